@@ -1,0 +1,75 @@
+package main
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// splitList splits a comma list, trimming blanks; an empty item is an error.
+func splitList(flag, s string) ([]string, error) {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+		if parts[i] == "" {
+			return nil, usagef("--%s %q: empty item in the list", flag, s)
+		}
+	}
+	return parts, nil
+}
+
+// intList parses a comma list of integers, each at least lo.
+func intList(flag, s string, lo int) ([]int, error) {
+	parts, err := splitList(flag, s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(parts))
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < lo {
+			return nil, usagef("--%s %s: want an integer ≥ %d", flag, p, lo)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// floatList parses a comma list of finite numbers accepted by ok; want
+// describes the allowed range for the message.
+func floatList(flag, s string, ok func(float64) bool, want string) ([]float64, error) {
+	parts, err := splitList(flag, s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(parts))
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || !ok(v) {
+			return nil, usagef("--%s %s: want %s", flag, p, want)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// parsedList parses a comma list with parse, prefixing errors with the flag.
+func parsedList[T any](flag, s string, parse func(string) (T, error)) ([]T, error) {
+	parts, err := splitList(flag, s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(parts))
+	for i, p := range parts {
+		v, err := parse(p)
+		if err != nil {
+			return nil, usagef("--%s: %s", flag, strings.TrimPrefix(err.Error(), "sim: "))
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func inOpenUnit(v float64) bool  { return v > 0 && v < 1 }
+func nonNegative(v float64) bool { return v >= 0 }
+func positive(v float64) bool    { return v > 0 }

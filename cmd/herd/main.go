@@ -1,0 +1,171 @@
+// Command herd computes when stale load boards make dispatchers herd: the
+// infinite-server refresh map, its fixed points and stability edge, the
+// classic mean-field models, and a finite discrete-event simulator that
+// witnesses them.
+//
+// Usage:
+//
+//	herd [command] [flags]
+//
+// Plain herd runs the default job. herd help lists the commands; herd help
+// CMD (or herd CMD -h) shows a command's flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+
+	"github.com/spf13/pflag"
+)
+
+// version is printed by herd version and recorded in every table.
+const version = "0.1.0-dev"
+
+// command is one subcommand: its flag set is built fresh for every call.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, env *env, args []string) error
+}
+
+// env is what a command may touch: its output streams.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+// commands is the command table, sorted by name.
+func commands() []command {
+	cs := []command{
+		{"sim", "simulate N servers with k dispatchers on a stale board (one row per flag combination)", runSim},
+		{"version", "print herd's version", func(_ context.Context, e *env, args []string) error {
+			if len(args) > 0 {
+				return usagef("version takes no arguments")
+			}
+			_, err := fmt.Fprintln(e.stdout, "herd", version)
+			return err
+		}},
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	return cs
+}
+
+// defaultCommand is what plain herd runs.
+const defaultCommand = "sim"
+
+// usageError is bad input: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// errInterrupted marks a run stopped by a signal after writing what it had.
+var errInterrupted = errors.New("interrupted: finished rows written, marked partial")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is herd without the process: it returns the exit status (0 success,
+// 1 a runtime or numerical failure, 2 bad usage).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	name := defaultCommand
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		name, args = args[0], args[1:]
+	}
+	var err error
+	switch name {
+	case "help":
+		err = help(e, args)
+	default:
+		cmd, ok := lookup(name)
+		if !ok {
+			err = usagef("unknown command %q; run 'herd help' for the list", name)
+			break
+		}
+		err = cmd.run(ctx, e, args)
+	}
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, pflag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "herd %s: %v\n", name, err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "herd %s: %v\n", name, err)
+		return 1
+	}
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func help(e *env, args []string) error {
+	if len(args) == 1 {
+		cmd, ok := lookup(args[0])
+		if !ok {
+			return usagef("unknown command %q", args[0])
+		}
+		return cmd.run(context.Background(), e, []string{"--help"})
+	}
+	if len(args) > 1 {
+		return usagef("help takes at most one command name")
+	}
+	fmt.Fprintf(e.stdout, "herd %s: load balancing on stale boards, exactly and fast.\n\n", version)
+	fmt.Fprintf(e.stdout, "Usage: herd [command] [flags]   (plain herd runs %q)\n\nCommands:\n", defaultCommand)
+	for _, c := range commands() {
+		fmt.Fprintf(e.stdout, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(e.stdout, "  help       herd help CMD shows a command's flags")
+	return nil
+}
+
+// newFlags returns a command's flag set; parse errors and -h come back as
+// errors, never as an exit.
+func newFlags(e *env, name, synopsis string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprintf(e.stdout, "Usage: herd %s\n\nFlags:\n", synopsis)
+		fs.SetOutput(e.stdout)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args, turning pflag's errors into usage errors; -h prints
+// the command's usage on stdout.
+func parse(fs *pflag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) { // pflag has printed the usage
+		return err
+	}
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}

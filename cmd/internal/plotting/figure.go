@@ -1,0 +1,138 @@
+package plotting
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+)
+
+// Series is one named curve or set of points.
+type Series struct {
+	Name string
+	X, Y []float64
+
+	// YErr, if not nil, holds symmetric error bars, one per point (the same
+	// length as Y). They are drawn for point series only; NaN, ±Inf and
+	// non-positive entries mean "no bar".
+	YErr []float64
+
+	// Line draws the series as a line without markers (a model curve);
+	// false draws markers (simulator points) with error bars if YErr is set.
+	// A line is broken where a point is skipped, never joined across it.
+	Line bool
+
+	// Group, if not empty, gives every series with the same Group the same
+	// colour (the colour of the group's first series), so a model curve and
+	// the simulator points it predicts can be matched by eye. Series with an
+	// empty Group each get their own colour.
+	Group string
+}
+
+// Band is a shaded vertical band across the whole Y range, e.g. the range
+// of load over which a model is bistable.
+type Band struct {
+	XMin, XMax float64
+	Label      string // legend entry; empty means none
+}
+
+// Figure is one plot.
+type Figure struct {
+	Title, XLabel, YLabel string
+	LogX, LogY            bool
+	Series                []Series
+	Bands                 []Band
+	Width, Height         float64 // inches; zero means 6 wide, 4 high
+}
+
+// Default figure size in inches.
+const (
+	DefaultWidth  = 6
+	DefaultHeight = 4
+)
+
+// ErrEmpty is returned (wrapped) by Save for a figure with no point that
+// can be drawn.
+var ErrEmpty = errors.New("plotting: nothing to plot")
+
+// Save draws fig and writes it to path, in the format given by the path's
+// extension: .png or .svg (any case). The file is written to a temporary
+// file in the same directory and renamed into place, so path is either
+// left as it was or holds the whole new plot.
+//
+// NaN and ±Inf points are skipped; on a log axis, points whose coordinate
+// is not positive are skipped too. A figure with no point left returns an
+// error wrapping ErrEmpty. Series with len(X) != len(Y), or a YErr whose
+// length differs from len(Y), are an error.
+func Save(fig Figure, path string) error {
+	format, err := formatOf(path)
+	if err != nil {
+		return err
+	}
+	b, err := render(fig, format)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(path, b); err != nil {
+		return fmt.Errorf("plotting: %w", err)
+	}
+	return nil
+}
+
+// formatOf returns the gonum/plot format name for path's extension.
+func formatOf(path string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png", ".svg":
+		return ext[1:], nil
+	}
+	return "", fmt.Errorf("plot file %q: want .png or .svg", path)
+}
+
+// SpansDecades reports whether the positive finite values in v span at
+// least 1.5 decades (max/min >= 10^1.5 ≈ 31.6): the rule by which callers
+// choose a logarithmic axis. Non-positive, NaN and ±Inf values are ignored.
+func SpansDecades(v []float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		if x > 0 && !math.IsInf(x, 1) {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	if !(lo <= hi) {
+		return false
+	}
+	// Compare logarithms: hi/lo may overflow.
+	return math.Log10(hi)-math.Log10(lo) >= 1.5
+}
+
+// render draws fig in the given format ("png" or "svg") and returns the
+// encoded bytes.
+func render(fig Figure, format string) ([]byte, error) {
+	w, h := fig.Width, fig.Height
+	if w == 0 {
+		w = DefaultWidth
+	}
+	if h == 0 {
+		h = DefaultHeight
+	}
+	if !(w > 0 && h > 0) || math.IsInf(w, 0) || math.IsInf(h, 0) {
+		return nil, fmt.Errorf("plotting: figure size %gx%g inches: want positive", fig.Width, fig.Height)
+	}
+	p, err := build(fig)
+	if err != nil {
+		return nil, err
+	}
+	wt, err := p.WriterTo(vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch, format)
+	if err != nil {
+		return nil, fmt.Errorf("plotting: %w", err)
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("plotting: %w", err)
+	}
+	return buf.Bytes(), nil
+}

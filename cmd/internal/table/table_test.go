@@ -1,0 +1,259 @@
+package table
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// sample is a table that exercises every cell kind, missing values,
+// quoting, notes, warnings and the partial marker.
+func sample() *Table {
+	t := &Table{
+		Title: "sweep: mean response time against load",
+		Meta: []Field{
+			{"version", "v0.1.0-test"},
+			{"seed", "42"},
+			{"policy", "jsq(d=2)"},
+			{"note", "stale view, period 1"},
+			{"empty", ""},
+		},
+		Columns: []Column{
+			{Name: "policy"},
+			{Name: "d"},
+			{Name: "rho"},
+			{Name: "mean"},
+			{Name: "p99", Digits: 3},
+			{Name: "stable"},
+		},
+		Warnings: []string{"rho=0.99: model did not converge in 500 iterations"},
+		Notes:    []string{"tipping point: rho=0.95 (bracket 0.94..0.96)"},
+		Partial:  true,
+	}
+	t.AddRow("random", 1, 0.5, 2.0, 4.6051701859880918, true)
+	t.AddRow("jsq", int64(2), 0.9, 2.6140000000000003, 1370.4, true)
+	t.AddRow("jsq, \"stale\"", 2, 0.95, 0.00123, 1.23e-7, false)
+	t.AddRow("round robin", 10, 0.99, math.NaN(), math.Inf(1), nil)
+	t.AddRow("x", -3, 1.0, -9.99996, 2.5e12, false)
+	return t
+}
+
+// TestGolden compares each writer's output with testdata/NAME.FORMAT.
+// Regenerate with: go test ./cmd/internal/table -update
+func TestGolden(t *testing.T) {
+	tables := []struct {
+		name  string
+		table func() *Table
+	}{
+		{"sample", sample},
+		{"empty", func() *Table { return &Table{Columns: []Column{{Name: "a"}, {Name: "b"}}} }},
+	}
+	for _, tt := range tables {
+		for _, format := range Formats {
+			t.Run(tt.name+"."+format, func(t *testing.T) {
+				t.Parallel()
+				var buf bytes.Buffer
+				if err := tt.table().Write(&buf, format); err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join("testdata", tt.name+"."+format)
+				if *update {
+					if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run with -update to create it)", err)
+				}
+				if got := buf.String(); got != string(want) {
+					t.Errorf("%s differs from golden file\ngot:\n%s\nwant:\n%s", format, got, want)
+				}
+			})
+		}
+	}
+}
+
+func TestFormatText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		f      float64
+		digits int
+		want   string
+	}{
+		// The examples of the package contract.
+		{"four digits", 2.614, 4, "2.614"},
+		{"integer part kept", 1370.4, 4, "1370"},
+		{"small no exponent", 0.00123, 4, "0.00123"},
+		{"zero digits means four", 2.61449, 0, "2.614"},
+		{"trailing zeros trimmed", 2.5, 4, "2.5"},
+		{"integer valued", 2, 4, "2"},
+		{"zero", 0, 4, "0"},
+		{"negative zero", math.Copysign(0, -1), 4, "0"},
+		{"rounds up a decade", 9.99996, 4, "10"},
+		{"rounds up below one", 0.099996, 4, "0.1"},
+		{"negative", -9.99996, 4, "-10"},
+		{"more integer digits than digits", 12345.6, 4, "12346"},
+		{"lower edge", 1e-4, 4, "0.0001"},
+		{"below lower edge", 1.23e-7, 3, "1.23e-07"},
+		{"upper edge", 999999999, 4, "999999999"},
+		{"above upper edge", 2.5e12, 4, "2.5e+12"},
+		{"three digits", 4.6051701859880918, 3, "4.61"},
+		{"many digits clamped", math.Pi, 40, "3.1415926535897931"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := formatText(tt.f, tt.digits); got != tt.want {
+				t.Errorf("formatText(%v, %d) = %q, want %q", tt.f, tt.digits, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCSVRoundTrip checks that every finite float reads back bit for bit
+// and that missing values are empty fields, never "NaN".
+func TestCSVRoundTrip(t *testing.T) {
+	t.Parallel()
+	floats := []float64{0.1, 1.0 / 3, 2.6140000000000003, 1e-300, 5e-324, math.MaxFloat64, -7.25}
+	tab := &Table{Columns: []Column{{Name: "x"}}}
+	for _, f := range floats {
+		tab.AddRow(f)
+	}
+	tab.AddRow(math.NaN())
+	tab.AddRow(math.Inf(-1))
+	tab.AddRow(nil)
+	var buf bytes.Buffer
+	if err := tab.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1+len(floats)+3 {
+		t.Fatalf("got %d records, want %d", len(recs), 1+len(floats)+3)
+	}
+	for i, f := range floats {
+		got, err := strconv.ParseFloat(recs[i+1][0], 64)
+		if err != nil || got != f {
+			t.Errorf("row %d: read back %v (err %v), want %v", i, got, err, f)
+		}
+	}
+	for _, r := range recs[1+len(floats):] {
+		if r[0] != "" {
+			t.Errorf("missing value written as %q, want empty field", r[0])
+		}
+	}
+}
+
+// TestJSONRoundTrip decodes the JSON output and checks its structure,
+// float round-trip and nulls.
+func TestJSONRoundTrip(t *testing.T) {
+	t.Parallel()
+	tab := sample()
+	var buf bytes.Buffer
+	if err := tab.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(buf.Bytes()) {
+		t.Fatalf("invalid JSON:\n%s", buf.String())
+	}
+	var doc struct {
+		Meta struct {
+			Title   string
+			Partial bool
+			Fields  []Field
+		}
+		Columns  []string
+		Rows     [][]any
+		Warnings []string
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Meta.Title != tab.Title || doc.Meta.Partial != tab.Partial {
+		t.Errorf("meta: got title %q partial %v, want %q %v", doc.Meta.Title, doc.Meta.Partial, tab.Title, tab.Partial)
+	}
+	if len(doc.Meta.Fields) != len(tab.Meta) {
+		t.Fatalf("got %d meta fields, want %d", len(doc.Meta.Fields), len(tab.Meta))
+	}
+	for i, f := range tab.Meta {
+		if doc.Meta.Fields[i] != f {
+			t.Errorf("meta field %d: got %+v, want %+v", i, doc.Meta.Fields[i], f)
+		}
+	}
+	if len(doc.Columns) != len(tab.Columns) || len(doc.Rows) != len(tab.Rows) {
+		t.Fatalf("got %d columns %d rows, want %d %d", len(doc.Columns), len(doc.Rows), len(tab.Columns), len(tab.Rows))
+	}
+	if got := doc.Rows[1][4]; got != 1370.4 {
+		t.Errorf("rows[1][4] = %v, want 1370.4", got)
+	}
+	if got := doc.Rows[1][3]; got != 2.6140000000000003 {
+		t.Errorf("rows[1][3] = %v, want 2.6140000000000003 bit for bit", got)
+	}
+	for j := 3; j < 6; j++ {
+		if got := doc.Rows[3][j]; got != nil {
+			t.Errorf("rows[3][%d] = %v, want null (NaN, Inf, nil)", j, got)
+		}
+	}
+	if len(doc.Warnings) != 1 {
+		t.Errorf("got warnings %q, want 1", doc.Warnings)
+	}
+}
+
+func TestAddRowPanics(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		const want = "table: row has 1 cells, want 2"
+		if r := recover(); r != want {
+			t.Errorf("panic = %v, want %q", r, want)
+		}
+	}()
+	tab := &Table{Columns: []Column{{Name: "a"}, {Name: "b"}}}
+	tab.AddRow(1)
+}
+
+// TestRaggedRows checks that rows set without AddRow give an error, not a
+// panic, from every writer.
+func TestRaggedRows(t *testing.T) {
+	t.Parallel()
+	tab := &Table{Columns: []Column{{Name: "a"}}, Rows: [][]any{{1}, {1, 2}}}
+	for _, format := range Formats {
+		err := tab.Write(&bytes.Buffer{}, format)
+		const want = "table: row 1 has 2 cells, want 1"
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: err = %v, want %q", format, err, want)
+		}
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	t.Parallel()
+	for _, s := range Formats {
+		if got, err := ParseFormat(s); err != nil || got != s {
+			t.Errorf("ParseFormat(%q) = %q, %v; want %q, nil", s, got, err, s)
+		}
+	}
+	for _, s := range []string{"", "TEXT", "tsv", "x"} {
+		_, err := ParseFormat(s)
+		want := "--format " + strconv.Quote(s) + ": want text, csv or json"
+		if err == nil || err.Error() != want {
+			t.Errorf("ParseFormat(%q) error = %v, want %q", s, err, want)
+		}
+	}
+	if err := (&Table{}).Write(&bytes.Buffer{}, "xml"); err == nil || !strings.Contains(err.Error(), "want text, csv or json") {
+		t.Errorf("Write(xml) error = %v, want the ParseFormat error", err)
+	}
+}

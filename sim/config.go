@@ -1,0 +1,484 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// PolicyKind names a dispatch rule (model.md §1).
+type PolicyKind int
+
+// The dispatch rules. Each dispatcher runs the same rule.
+const (
+	Random      PolicyKind = iota // a uniform server
+	RoundRobin                    // each dispatcher its own counter, random offset
+	LeastLoaded                   // smallest board value, ties uniformly at random
+	BestOfD                       // D distinct uniform probes, smallest board value
+	Left                          // Vöcking's Left[D]: one probe per contiguous group, ties leftmost
+	FirstDiff                     // probe until a value differs from the first probe's
+	Oracle                        // least remaining work, live and exact
+)
+
+// Policy is a dispatch rule with its parameter.
+type Policy struct {
+	Kind PolicyKind
+	// D is the number of probes for BestOfD and Left, and the target
+	// mean probes per job for FirstDiff.
+	D int
+	// WithReplacement makes BestOfD sample its D probes independently (as
+	// the mean-field literature does) instead of D distinct servers.
+	WithReplacement bool
+}
+
+// ParsePolicy reads random, rr, ll, sqd:D, sq2, left:D, firstdiff:D or oracle.
+func ParsePolicy(s string) (Policy, error) {
+	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
+	needD := func(kind PolicyKind) (Policy, error) {
+		if !hasArg {
+			return Policy{}, fmt.Errorf("sim: policy %q needs a number of probes, e.g. %s:2", s, name)
+		}
+		d, err := strconv.Atoi(arg)
+		if err != nil || d < 1 {
+			return Policy{}, fmt.Errorf("sim: policy %q: D must be an integer ≥ 1", s)
+		}
+		return Policy{Kind: kind, D: d}, nil
+	}
+	noArg := func(kind PolicyKind) (Policy, error) {
+		if hasArg {
+			return Policy{}, fmt.Errorf("sim: policy %q takes no parameter", s)
+		}
+		return Policy{Kind: kind}, nil
+	}
+	switch name {
+	case "random":
+		return noArg(Random)
+	case "rr":
+		return noArg(RoundRobin)
+	case "ll":
+		return noArg(LeastLoaded)
+	case "oracle":
+		return noArg(Oracle)
+	case "sq2":
+		if hasArg {
+			return Policy{}, fmt.Errorf("sim: policy %q takes no parameter (use sqd:D)", s)
+		}
+		return Policy{Kind: BestOfD, D: 2}, nil
+	case "sqd":
+		return needD(BestOfD)
+	case "left":
+		return needD(Left)
+	case "firstdiff":
+		return needD(FirstDiff)
+	}
+	return Policy{}, fmt.Errorf("sim: unknown policy %q: want random, rr, ll, sqd:D, sq2, left:D, firstdiff:D or oracle", s)
+}
+
+// String returns the name ParsePolicy reads.
+func (p Policy) String() string {
+	switch p.Kind {
+	case Random:
+		return "random"
+	case RoundRobin:
+		return "rr"
+	case LeastLoaded:
+		return "ll"
+	case Oracle:
+		return "oracle"
+	case BestOfD:
+		if p.D == 2 {
+			return "sq2"
+		}
+		return "sqd:" + strconv.Itoa(p.D)
+	case Left:
+		return "left:" + strconv.Itoa(p.D)
+	case FirstDiff:
+		return "firstdiff:" + strconv.Itoa(p.D)
+	}
+	return fmt.Sprintf("policy(%d)", int(p.Kind))
+}
+
+// readsBoard reports whether the rule looks at the board (and so at tallies).
+func (p Policy) readsBoard() bool {
+	switch p.Kind {
+	case LeastLoaded, BestOfD, Left, FirstDiff:
+		return true
+	}
+	return false
+}
+
+// Tally is how a dispatcher corrects the stale board between refreshes.
+type Tally int
+
+// Tallies. All reset at every refresh.
+const (
+	TallyNone   Tally = iota // the board as it is
+	TallyOwn                 // board + this dispatcher's own sends since the refresh
+	TallyShared              // board + every dispatcher's sends since the refresh
+)
+
+// ParseTally reads none, own or shared.
+func ParseTally(s string) (Tally, error) {
+	switch s {
+	case "none":
+		return TallyNone, nil
+	case "own":
+		return TallyOwn, nil
+	case "shared":
+		return TallyShared, nil
+	}
+	return 0, fmt.Errorf("sim: unknown tally %q: want none, own or shared", s)
+}
+
+func (t Tally) String() string {
+	switch t {
+	case TallyNone:
+		return "none"
+	case TallyOwn:
+		return "own"
+	case TallyShared:
+		return "shared"
+	}
+	return fmt.Sprintf("tally(%d)", int(t))
+}
+
+// SizeKind names a job-size distribution. All have mean 1.
+type SizeKind int
+
+// Job-size distributions (model.md §1).
+const (
+	Exp    SizeKind = iota // exponential, mean 1
+	H2                     // hyperexponential, balanced means, squared CV C ≥ 1
+	Det                    // all sizes 1
+	Pareto                 // mean-1 Pareto with shape α > 1
+)
+
+// Sizes is a job-size distribution with its parameter (C for H2, α for Pareto).
+type Sizes struct {
+	Kind  SizeKind
+	Param float64
+}
+
+// ParseSizes reads exp, det, h2:C or pareto:A.
+func ParseSizes(s string) (Sizes, error) {
+	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
+	switch name {
+	case "exp", "det":
+		if hasArg {
+			return Sizes{}, fmt.Errorf("sim: sizes %q take no parameter", s)
+		}
+		if name == "exp" {
+			return Sizes{Kind: Exp}, nil
+		}
+		return Sizes{Kind: Det}, nil
+	case "h2", "pareto":
+		if !hasArg {
+			return Sizes{}, fmt.Errorf("sim: sizes %q need a parameter, e.g. h2:10 or pareto:2.5", s)
+		}
+		v, err := strconv.ParseFloat(arg, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return Sizes{}, fmt.Errorf("sim: sizes %q: parameter is not a number", s)
+		}
+		z := Sizes{Kind: H2, Param: v}
+		if name == "pareto" {
+			z.Kind = Pareto
+		}
+		return z, z.validate()
+	}
+	return Sizes{}, fmt.Errorf("sim: unknown sizes %q: want exp, det, h2:C or pareto:A", s)
+}
+
+func (z Sizes) validate() error {
+	switch z.Kind {
+	case Exp, Det:
+		return nil
+	case H2:
+		if !(z.Param >= 1) {
+			return fmt.Errorf("sim: sizes h2:%g: C must be ≥ 1", z.Param)
+		}
+		return nil
+	case Pareto:
+		if !(z.Param > 1) {
+			return fmt.Errorf("sim: sizes pareto:%g: A must be > 1 (mean 1 needs a finite mean)", z.Param)
+		}
+		return nil
+	}
+	return fmt.Errorf("sim: unknown size kind %d", int(z.Kind))
+}
+
+func (z Sizes) String() string {
+	switch z.Kind {
+	case Exp:
+		return "exp"
+	case Det:
+		return "det"
+	case H2:
+		return "h2:" + fmtFloat(z.Param)
+	case Pareto:
+		return "pareto:" + fmtFloat(z.Param)
+	}
+	return fmt.Sprintf("sizes(%d)", int(z.Kind))
+}
+
+// SecondMoment returns E[S²] of the size distribution (+Inf for Pareto with α ≤ 2).
+func (z Sizes) SecondMoment() float64 {
+	switch z.Kind {
+	case Det:
+		return 1
+	case H2:
+		return 1 + z.Param
+	case Pareto:
+		if z.Param <= 2 {
+			return math.Inf(1)
+		}
+		xm := (z.Param - 1) / z.Param
+		return z.Param * xm * xm / (z.Param - 2)
+	}
+	return 2
+}
+
+// StartKind names an initial state.
+type StartKind int
+
+// Start states (model.md §1).
+const (
+	StartEmpty    StartKind = iota // every queue empty
+	StartBalanced                  // every queue holds Q jobs
+	StartHalf                      // a uniformly random half holds B jobs, the rest empty
+	StartSpread                    // queue lengths spread evenly from 0 to M
+	StartSingle                    // one server holds B jobs
+)
+
+// Start is an initial state. Value is Q, B or M; when PerRefresh is set it
+// is a multiple of the refresh period (half:0.1T).
+type Start struct {
+	Kind       StartKind
+	Value      float64
+	PerRefresh bool
+}
+
+// ParseStart reads empty, balanced[:Q], half:B, spread:M or single:B, where
+// a number may be written as a multiple of T (half:0.1T).
+func ParseStart(s string) (Start, error) {
+	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
+	var st Start
+	switch name {
+	case "empty":
+		if hasArg {
+			return Start{}, fmt.Errorf("sim: start %q takes no parameter", s)
+		}
+		return Start{Kind: StartEmpty}, nil
+	case "balanced":
+		st.Kind = StartBalanced
+		if !hasArg {
+			return st, nil
+		}
+	case "half":
+		st.Kind = StartHalf
+	case "spread":
+		st.Kind = StartSpread
+	case "single":
+		st.Kind = StartSingle
+	default:
+		return Start{}, fmt.Errorf("sim: unknown start %q: want empty, balanced:Q, half:B, spread:M or single:B", s)
+	}
+	if !hasArg {
+		return Start{}, fmt.Errorf("sim: start %q needs a number, e.g. %s:10 or %s:0.1T", s, name, name)
+	}
+	if strings.HasSuffix(arg, "T") {
+		st.PerRefresh = true
+		arg = strings.TrimSuffix(arg, "T")
+	}
+	v, err := strconv.ParseFloat(arg, 64)
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return Start{}, fmt.Errorf("sim: start %q: the number must be ≥ 0", s)
+	}
+	st.Value = v
+	return st, nil
+}
+
+func (s Start) String() string {
+	num := fmtFloat(s.Value)
+	if s.PerRefresh {
+		num += "T"
+	}
+	switch s.Kind {
+	case StartEmpty:
+		return "empty"
+	case StartBalanced:
+		if s.Value == 0 && !s.PerRefresh {
+			return "balanced"
+		}
+		return "balanced:" + num
+	case StartHalf:
+		return "half:" + num
+	case StartSpread:
+		return "spread:" + num
+	case StartSingle:
+		return "single:" + num
+	}
+	return fmt.Sprintf("start(%d)", int(s.Kind))
+}
+
+// jobs returns the resolved number of jobs for the start parameter.
+func (s Start) jobs(refresh float64) int {
+	v := s.Value
+	if s.PerRefresh {
+		v *= refresh
+	}
+	return int(math.Round(v))
+}
+
+// Config describes one simulated system. The zero value of each field
+// means its default, as documented on the field.
+type Config struct {
+	Servers     int     // N ≥ 1; default 100
+	Dispatchers int     // k ≥ 1; default 1
+	Load        float64 // λ in (0, 1), arrival rate per server; default 0.9
+	// Refresh is the board period T in service times; 0 is a live board.
+	Refresh     float64
+	Policy      Policy // default Random
+	Tally       Tally  // default TallyNone; ignored by random, rr and oracle
+	Partitioned bool   // dispatcher i owns a contiguous block of servers
+	Sizes       Sizes  // default exponential
+	Start       Start  // default empty
+	// Horizon is the simulated time per run in service times; default 20,000.
+	Horizon float64
+	// Warmup is the time before which arrivals are not measured; default a
+	// quarter of the horizon. NoWarmup measures from time 0.
+	Warmup   float64
+	NoWarmup bool
+	// SampleEvery is the spacing of board samples on a live board (Refresh
+	// 0), in service times; default 1. With a refresh period the board is
+	// recorded at each refresh.
+	SampleEvery float64
+	// FirstDiffCap is the most probes one FirstDiff job may make; default
+	// (and at most) the number of servers it may probe. See firstdiff.go.
+	FirstDiffCap int
+	// KeepTrace keeps every board record (time, mean, min, max) of a run.
+	KeepTrace bool
+	// Observe, if set, is called at every board record (from time 0) and
+	// may stop the run by returning false (compare's tipping detector).
+	Observe func(BoardStat) bool
+}
+
+// withDefaults returns c with zero fields replaced by their defaults.
+func (c Config) withDefaults() Config {
+	if c.Servers == 0 {
+		c.Servers = 100
+	}
+	if c.Dispatchers == 0 {
+		c.Dispatchers = 1
+	}
+	if c.Load == 0 {
+		c.Load = 0.9
+	}
+	if c.Horizon == 0 {
+		c.Horizon = 20000
+	}
+	if c.Warmup == 0 && !c.NoWarmup {
+		c.Warmup = c.Horizon / 4
+	}
+	if c.NoWarmup {
+		c.Warmup = 0
+	}
+	if c.SampleEvery == 0 {
+		c.SampleEvery = 1
+	}
+	if !c.Policy.readsBoard() {
+		c.Tally = TallyNone
+	}
+	if c.Policy.Kind == BestOfD && c.Policy.D == 1 {
+		c.Policy.WithReplacement = false
+	}
+	return c
+}
+
+// Normalized returns the configuration with defaults filled in, as Run uses it.
+func (c Config) Normalized() Config { return c.withDefaults() }
+
+// ErrConfig marks invalid configurations.
+var ErrConfig = errors.New("invalid configuration")
+
+func cfgErr(format string, args ...any) error {
+	return fmt.Errorf("sim: %w: %s", ErrConfig, fmt.Sprintf(format, args...))
+}
+
+// Validate reports the first invalid field, naming its allowed range.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	switch {
+	case c.Servers < 1:
+		return cfgErr("Servers = %d, want ≥ 1", c.Servers)
+	case c.Dispatchers < 1:
+		return cfgErr("Dispatchers = %d, want ≥ 1", c.Dispatchers)
+	case !(c.Load > 0 && c.Load < 1):
+		return cfgErr("Load = %v, want in (0, 1)", c.Load)
+	case !(c.Refresh >= 0) || math.IsInf(c.Refresh, 0):
+		return cfgErr("Refresh = %v, want ≥ 0 (0 is a live board)", c.Refresh)
+	case c.Partitioned && c.Servers < c.Dispatchers:
+		return cfgErr("Partitioned needs Servers ≥ Dispatchers, have %d < %d", c.Servers, c.Dispatchers)
+	case !(c.Horizon > 0) || math.IsInf(c.Horizon, 0):
+		return cfgErr("Horizon = %v, want > 0", c.Horizon)
+	case !(c.Warmup >= 0 && c.Warmup < c.Horizon):
+		return cfgErr("Warmup = %v, want in [0, Horizon = %v)", c.Warmup, c.Horizon)
+	case !(c.SampleEvery > 0):
+		return cfgErr("SampleEvery = %v, want > 0", c.SampleEvery)
+	case c.FirstDiffCap < 0:
+		return cfgErr("FirstDiffCap = %d, want ≥ 0 (0 is the default)", c.FirstDiffCap)
+	}
+	if err := c.Sizes.validate(); err != nil {
+		return fmt.Errorf("%w (%w)", err, ErrConfig)
+	}
+	if c.Start.PerRefresh && c.Refresh == 0 {
+		return cfgErr("start %s is a multiple of T but the board is live (Refresh = 0)", c.Start)
+	}
+	block := c.Servers
+	if c.Partitioned {
+		block = c.Servers / c.Dispatchers
+	}
+	switch c.Policy.Kind {
+	case BestOfD:
+		if c.Policy.D < 1 {
+			return cfgErr("policy sqd:%d: D must be ≥ 1", c.Policy.D)
+		}
+		if !c.Policy.WithReplacement && c.Policy.D > block {
+			return cfgErr("policy %s samples %d distinct servers but a dispatcher reaches only %d", c.Policy, c.Policy.D, block)
+		}
+	case Left:
+		if c.Policy.D < 1 || c.Policy.D > block {
+			return cfgErr("policy left:%d: D must be in [1, %d] (servers a dispatcher reaches)", c.Policy.D, block)
+		}
+	case FirstDiff:
+		if c.Policy.D < 1 {
+			return cfgErr("policy firstdiff:%d: D must be ≥ 1", c.Policy.D)
+		}
+	case Random, RoundRobin, LeastLoaded, Oracle:
+	default:
+		return cfgErr("unknown policy kind %d", int(c.Policy.Kind))
+	}
+	if c.Tally < TallyNone || c.Tally > TallyShared {
+		return cfgErr("unknown tally %d", int(c.Tally))
+	}
+	if c.Start.Kind < StartEmpty || c.Start.Kind > StartSingle {
+		return cfgErr("unknown start kind %d", int(c.Start.Kind))
+	}
+	return nil
+}
+
+// Key is a canonical description of the configuration: the identity from
+// which a run's seed is derived (with the replication index).
+func (c Config) Key() string {
+	c = c.withDefaults()
+	pol := c.Policy.String()
+	if c.Policy.WithReplacement {
+		pol += "+repl"
+	}
+	return fmt.Sprintf("servers=%d dispatchers=%d load=%s refresh=%s policy=%s tally=%s partitioned=%t sizes=%s start=%s horizon=%s warmup=%s cap=%d",
+		c.Servers, c.Dispatchers, fmtFloat(c.Load), fmtFloat(c.Refresh), pol, c.Tally, c.Partitioned,
+		c.Sizes, c.Start, fmtFloat(c.Horizon), fmtFloat(c.Warmup), c.FirstDiffCap)
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

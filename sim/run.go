@@ -1,0 +1,475 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+)
+
+// BoardStat is one record of the board: at a refresh, or at a sample
+// instant when the board is live.
+type BoardStat struct {
+	Time     float64 // service times
+	Mean     float64 // mean board value over all servers
+	Min, Max int32   // the spread is Max − Min
+}
+
+// Result is one run.
+type Result struct {
+	// ResponseMean is the mean time in system (waiting + service) of the
+	// jobs that arrived in [Warmup, end), in service times.
+	ResponseMean float64
+	Jobs         int64 // jobs measured
+	Arrivals     int64 // all jobs simulated, warm-up included
+	// BoardMean is the mean board value over the records at or after the
+	// warm-up (refreshes, or samples on a live board); Records counts them.
+	BoardMean float64
+	Records   int
+	// ProbesMean is the mean number of servers probed per job (0 for
+	// rules that probe nothing: random, rr; N per job for ll, oracle).
+	ProbesMean float64
+	// End is the simulated time the run reached; Stopped is set when
+	// Config.Observe ended it before the horizon.
+	End     float64
+	Stopped bool
+	// Trace holds every board record when Config.KeepTrace is set.
+	Trace []BoardStat
+}
+
+// runner is the state of one run. One run is single-threaded and
+// deterministic given its seed.
+type runner struct {
+	ctx       context.Context // checked every 65,536 arrivals; nil: never
+	cancelled bool
+	c         Config
+	n, k      int
+	rng       *rand.Rand
+	last      []float64 // each server's last departure (Lindley)
+	rings     []ring    // each server's departure times (not used by live ll)
+	board     []int32
+
+	doms    []domain
+	domOf   []int // dispatcher → domain
+	waters  []water
+	waterOf []int     // dispatcher → water group
+	tallies [][]int32 // tally group → per-server sends since refresh
+	tallyOf []int     // dispatcher → tally group (−1: none)
+	rr      []int32   // round-robin counters, relative to the domain
+	credit  []int     // FirstDiff probe allowance per dispatcher
+	fdCap   int
+	live    bool
+
+	// live least loaded
+	q       []int32
+	pos     []int32
+	lists   [][][]int32 // domain → queue length → servers
+	minQ    []int32
+	departs eventHeap
+	// oracle
+	idle      [][]int32
+	busy      []eventHeap
+	oracleNew bool // the last oracle pick was idle
+	// distinct-probe marks for sqd with D > 16
+	mark  []uint32
+	epoch uint32
+
+	probes int64
+	sizes  Sizes
+	h2p    float64 // H2 phase-1 probability
+	h2m1   float64 // H2 phase means
+	h2m2   float64
+	parXm  float64
+	parInv float64
+}
+
+// Run simulates one run of c with the given seed. The result depends only
+// on c and seed.
+func Run(c Config, seed uint64) (Result, error) {
+	if err := c.Validate(); err != nil {
+		return Result{}, err
+	}
+	c = c.withDefaults()
+	r := newRunner(c, seed)
+	return r.run(), nil
+}
+
+func newRunner(c Config, seed uint64) *runner {
+	n, k := c.Servers, c.Dispatchers
+	r := &runner{
+		c: c, n: n, k: k,
+		rng:   rand.New(rand.NewPCG(seed, mix64(seed^0x6a09e667f3bcc909))),
+		last:  make([]float64, n),
+		board: make([]int32, n),
+		live:  c.Refresh == 0,
+		sizes: c.Sizes,
+	}
+	switch c.Sizes.Kind {
+	case H2:
+		cv := c.Sizes.Param
+		r.h2p = (1 + math.Sqrt((cv-1)/(cv+1))) / 2
+		r.h2m1 = 1 / (2 * r.h2p)
+		r.h2m2 = 1 / (2 * (1 - r.h2p))
+	case Pareto:
+		r.parXm = (c.Sizes.Param - 1) / c.Sizes.Param
+		r.parInv = -1 / c.Sizes.Param
+	}
+
+	// Domains: one for all, or one block per dispatcher (sizes differ by at most one).
+	ndom := 1
+	if c.Partitioned {
+		ndom = k
+	}
+	r.doms = make([]domain, ndom)
+	for i := range r.doms {
+		r.doms[i].lo = int32(i * n / ndom)
+		r.doms[i].hi = int32((i + 1) * n / ndom)
+	}
+	r.domOf = make([]int, k)
+	for d := range r.domOf {
+		if c.Partitioned {
+			r.domOf[d] = d
+		}
+	}
+
+	liveLL := r.live && c.Policy.Kind == LeastLoaded
+	if !liveLL {
+		r.rings = make([]ring, n)
+	}
+	switch c.Policy.Kind {
+	case RoundRobin:
+		r.rr = make([]int32, k)
+		for d := range r.rr {
+			r.rr[d] = int32(r.rng.IntN(r.doms[r.domOf[d]].size()))
+		}
+	case LeastLoaded:
+		if liveLL {
+			r.q = make([]int32, n)
+			r.pos = make([]int32, n)
+			r.lists = make([][][]int32, ndom)
+			r.minQ = make([]int32, ndom)
+			for i := range r.doms {
+				dom := &r.doms[i]
+				l0 := make([]int32, 0, dom.size())
+				for s := dom.lo; s < dom.hi; s++ {
+					r.pos[s] = int32(len(l0))
+					l0 = append(l0, s)
+				}
+				r.lists[i] = [][]int32{l0}
+			}
+			break
+		}
+		// One water group per tally group: own → per dispatcher; shared or
+		// none → per domain.
+		r.waterOf = make([]int, k)
+		if c.Tally == TallyOwn {
+			r.waters = make([]water, k)
+			for d := range r.waters {
+				r.waters[d] = water{raise: true, dom: &r.doms[r.domOf[d]]}
+				r.waterOf[d] = d
+			}
+		} else {
+			r.waters = make([]water, ndom)
+			for i := range r.waters {
+				r.waters[i] = water{raise: c.Tally == TallyShared, dom: &r.doms[i]}
+			}
+			for d := range r.waterOf {
+				r.waterOf[d] = r.domOf[d]
+			}
+		}
+	case BestOfD, Left, FirstDiff:
+		r.tallyOf = make([]int, k)
+		switch {
+		case r.live || c.Tally == TallyNone:
+			for d := range r.tallyOf {
+				r.tallyOf[d] = -1
+			}
+		case c.Tally == TallyOwn:
+			r.tallies = make([][]int32, k)
+			for d := range r.tallyOf {
+				r.tallyOf[d] = d
+			}
+		default: // shared: one tally per domain
+			r.tallies = make([][]int32, ndom)
+			for d := range r.tallyOf {
+				r.tallyOf[d] = r.domOf[d]
+			}
+		}
+		for i := range r.tallies {
+			r.tallies[i] = make([]int32, n)
+		}
+		if c.Policy.Kind == FirstDiff {
+			r.credit = make([]int, k)
+			r.fdCap = c.FirstDiffCap
+			if r.fdCap == 0 {
+				r.fdCap = r.doms[0].size()
+			}
+		}
+	case Oracle:
+		r.idle = make([][]int32, ndom)
+		r.busy = make([]eventHeap, ndom)
+		for i := range r.doms {
+			dom := &r.doms[i]
+			for s := dom.lo; s < dom.hi; s++ {
+				r.idle[i] = append(r.idle[i], s)
+			}
+		}
+	}
+	return r
+}
+
+// size draws one job size (mean 1).
+func (r *runner) size() float64 {
+	switch r.sizes.Kind {
+	case Det:
+		return 1
+	case H2:
+		if r.rng.Float64() < r.h2p {
+			return r.rng.ExpFloat64() * r.h2m1
+		}
+		return r.rng.ExpFloat64() * r.h2m2
+	case Pareto:
+		return r.parXm * math.Pow(1-r.rng.Float64(), r.parInv)
+	}
+	return r.rng.ExpFloat64()
+}
+
+// start lays down the initial state at time 0 (model.md §1): sizes of the
+// jobs present are drawn fresh; these jobs are never measured.
+func (r *runner) start() {
+	n := r.n
+	q0 := make([]int, n)
+	st := r.c.Start
+	b := st.jobs(r.c.Refresh)
+	switch st.Kind {
+	case StartBalanced:
+		for s := range q0 {
+			q0[s] = b
+		}
+	case StartHalf:
+		perm := r.rng.Perm(n)
+		for _, s := range perm[:n/2] {
+			q0[s] = b
+		}
+	case StartSpread:
+		perm := r.rng.Perm(n)
+		for i, s := range perm {
+			if n > 1 {
+				q0[s] = int(math.Round(float64(i) * float64(b) / float64(n-1)))
+			} else {
+				q0[s] = b
+			}
+		}
+	case StartSingle:
+		q0[r.rng.IntN(n)] = b
+	}
+	for s, m := range q0 {
+		t := 0.0
+		for j := 0; j < m; j++ {
+			t += r.size()
+			r.addDeparture(int32(s), t)
+		}
+		r.last[s] = t
+	}
+	if r.c.Policy.Kind == Oracle {
+		for i := range r.doms {
+			r.idle[i] = r.idle[i][:0]
+			dom := &r.doms[i]
+			for s := dom.lo; s < dom.hi; s++ {
+				if r.last[s] > 0 {
+					r.busy[i].push(event{r.last[s], s})
+				} else {
+					r.idle[i] = append(r.idle[i], s)
+				}
+			}
+		}
+	}
+}
+
+// addDeparture records a job at server s that leaves at time t.
+func (r *runner) addDeparture(s int32, t float64) {
+	if r.q != nil { // live least loaded
+		r.move(s, 1)
+		r.departs.push(event{t, s})
+		return
+	}
+	r.rings[s].push(t)
+}
+
+// move changes live queue length q[s] by delta (±1), keeping the bucket
+// lists of its domain.
+func (r *runner) move(s int32, delta int32) {
+	di := r.domainOfServer(s)
+	lists := r.lists[di]
+	from := r.q[s]
+	l := lists[from]
+	i := r.pos[s]
+	last := l[len(l)-1]
+	l[i] = last
+	r.pos[last] = i
+	lists[from] = l[:len(l)-1]
+	to := from + delta
+	if int(to) == len(lists) {
+		lists = append(lists, nil)
+		r.lists[di] = lists
+	}
+	r.pos[s] = int32(len(lists[to]))
+	lists[to] = append(lists[to], s)
+	r.q[s] = to
+	if to < r.minQ[di] {
+		r.minQ[di] = to
+	}
+}
+
+func (r *runner) domainOfServer(s int32) int {
+	if len(r.doms) == 1 {
+		return 0
+	}
+	// Blocks are [i*n/k, (i+1)*n/k): invert with a correction step.
+	i := int(int64(s) * int64(len(r.doms)) / int64(r.n))
+	for i+1 < len(r.doms) && s >= r.doms[i+1].lo {
+		i++
+	}
+	for s < r.doms[i].lo {
+		i--
+	}
+	return i
+}
+
+// drainLive processes live-least-loaded departures up to time t.
+func (r *runner) drainLive(t float64) {
+	for len(r.departs) > 0 && r.departs[0].t <= t {
+		e := r.departs.pop()
+		r.move(e.s, -1)
+	}
+}
+
+// observe reads every server's queue at time t into the board and returns
+// the record. On a stale board this is the refresh.
+func (r *runner) observe(t float64) BoardStat {
+	if r.q != nil {
+		r.drainLive(t)
+		copy(r.board, r.q)
+	} else {
+		for s := range r.rings {
+			r.board[s] = r.rings[s].count(t)
+		}
+	}
+	lo, hi := r.board[0], r.board[0]
+	var sum int64
+	for _, v := range r.board {
+		sum += int64(v)
+		lo = min(lo, v)
+		hi = max(hi, v)
+	}
+	return BoardStat{Time: t, Mean: float64(sum) / float64(r.n), Min: lo, Max: hi}
+}
+
+// refreshPolicy rebuilds what the rule derives from a new board.
+func (r *runner) refreshPolicy() {
+	if r.waters != nil {
+		for i := range r.doms {
+			r.doms[i].sortByBoard(r.board)
+		}
+		for i := range r.waters {
+			r.waters[i].reset()
+		}
+	}
+	for _, t := range r.tallies {
+		clear(t)
+	}
+}
+
+func (r *runner) run() Result {
+	c := r.c
+	r.start()
+	var res Result
+	var boardSum float64
+	record := func(t float64) bool {
+		st := r.observe(t)
+		if !r.live {
+			r.refreshPolicy()
+		}
+		if t >= c.Warmup {
+			boardSum += st.Mean
+			res.Records++
+		}
+		if c.KeepTrace {
+			res.Trace = append(res.Trace, st)
+		}
+		if c.Observe != nil && !c.Observe(st) {
+			return false
+		}
+		return true
+	}
+	step := c.Refresh
+	if r.live {
+		step = c.SampleEvery
+	}
+	// Records fall at i·step; computing them from an integer count keeps
+	// them exact over long horizons.
+	nrec := int64(0)
+	nextRec := 0.0
+	invRate := 1 / (c.Load * float64(r.n))
+	warm, horizon := c.Warmup, c.Horizon
+	var sum float64
+	var jobs, arrivals int64
+	t := 0.0
+	stopped := false
+	for {
+		t += r.rng.ExpFloat64() * invRate
+		if t >= horizon {
+			break
+		}
+		for t >= nextRec {
+			if !record(nextRec) {
+				stopped = true
+				break
+			}
+			nrec++
+			nextRec = float64(nrec) * step
+		}
+		if stopped {
+			break
+		}
+		d := 0
+		if r.k > 1 {
+			d = int(r.rng.Uint64N(uint64(r.k)))
+		}
+		s := r.choose(d, t)
+		start := r.last[s]
+		if start < t {
+			start = t
+		}
+		dep := start + r.size()
+		r.last[s] = dep
+		r.addDeparture(s, dep)
+		if r.busy != nil {
+			r.oracleAssigned(d, s)
+		}
+		arrivals++
+		if arrivals&0xffff == 0 && r.ctx != nil && r.ctx.Err() != nil {
+			r.cancelled = true
+			break
+		}
+		if t >= warm {
+			sum += dep - t
+			jobs++
+		}
+	}
+	res.End = min(t, horizon)
+	if stopped {
+		res.End = nextRec
+	}
+	res.Stopped = stopped
+	res.Jobs, res.Arrivals = jobs, arrivals
+	if jobs > 0 {
+		res.ResponseMean = sum / float64(jobs)
+	}
+	if res.Records > 0 {
+		res.BoardMean = boardSum / float64(res.Records)
+	}
+	if arrivals > 0 {
+		res.ProbesMean = float64(r.probes) / float64(arrivals)
+	}
+	return res
+}
