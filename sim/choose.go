@@ -75,10 +75,17 @@ func (r *runner) bestOfD(d int, dom *domain, t float64) int32 {
 		}
 		return r.sent(d, sa)
 	}
+	// Distinct probes: a short list for D ≤ 16, epoch marks beyond.
 	var seen [16]int32
-	if D > len(seen) && r.mark == nil {
+	useMarks := D > len(seen) && !r.c.Policy.WithReplacement
+	if useMarks && r.mark == nil {
 		r.mark = make([]uint32, r.n)
-		r.epoch = 1
+	}
+	if useMarks {
+		if r.epoch++; r.epoch == 0 { // wrapped: old marks could match
+			clear(r.mark)
+			r.epoch = 1
+		}
 	}
 	best := int32(-1)
 	var bestV int32
@@ -87,32 +94,27 @@ func (r *runner) bestOfD(d int, dom *domain, t float64) int32 {
 	draw:
 		for {
 			s = dom.lo + int32(r.rng.Uint64N(m))
-			if r.c.Policy.WithReplacement {
-				break
-			}
-			if i < len(seen) {
+			switch {
+			case r.c.Policy.WithReplacement:
+			case useMarks:
+				if r.mark[s] == r.epoch {
+					continue draw
+				}
+				r.mark[s] = r.epoch
+			default:
 				for _, x := range seen[:i] {
 					if x == s {
 						continue draw
 					}
 				}
 				seen[i] = s
-				break
 			}
-			// More than 16 distinct probes: rejection against epoch marks.
-			if r.mark[s] == r.epoch {
-				continue
-			}
-			r.mark[s] = r.epoch
 			break
 		}
 		v := r.value(d, s, t)
 		if best < 0 || v < bestV {
 			best, bestV = s, v
 		}
-	}
-	if D > len(seen) {
-		r.epoch++
 	}
 	return r.sent(d, best)
 }

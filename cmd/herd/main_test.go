@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// herd runs the command line in-process.
+func herd(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/herd -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+var simSmall = []string{"sim", "--servers", "20", "--horizon", "400", "--runs", "3",
+	"--policy", "ll,sq2,rr", "--refresh", "0,5", "--seed", "7"}
+
+func TestSimGolden(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{"text", "csv", "json"} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			out, errs, code := herd(t, append(simSmall, "--format", format)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			golden(t, "sim."+format, out)
+		})
+	}
+}
+
+// The same flags and seed print the same bytes whatever the number of workers.
+func TestSimWorkersSameBytes(t *testing.T) {
+	t.Parallel()
+	one, _, c1 := herd(t, append(simSmall, "--format", "csv", "--workers", "1")...)
+	eight, _, c8 := herd(t, append(simSmall, "--format", "csv", "--workers", "8")...)
+	if c1 != 0 || c8 != 0 || one != eight {
+		t.Errorf("--workers 1 and 8 differ (exit %d, %d):\n%s\n%s", c1, c8, one, eight)
+	}
+}
+
+// Bad input exits 2 with a message naming the flag and its range.
+func TestSimBadInput(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--load", "1"}, "--load 1: want a number in (0, 1)"},
+		{[]string{"--load", "0"}, "--load 0: want a number in (0, 1)"},
+		{[]string{"--load", "NaN"}, "--load NaN"},
+		{[]string{"--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
+		{[]string{"--servers", "0"}, "--servers 0: want an integer ≥ 1"},
+		{[]string{"--servers", "3", "--dispatchers", "5", "--partitioned"}, "--partitioned needs --servers ≥ --dispatchers"},
+		{[]string{"--refresh", "-1"}, "--refresh -1: want a number ≥ 0"},
+		{[]string{"--policy", "jsq"}, "--policy: unknown policy \"jsq\""},
+		{[]string{"--policy", "sqd:0"}, "--policy: policy \"sqd:0\": D must be an integer ≥ 1"},
+		{[]string{"--sizes", "h2:0.5"}, "--sizes: sizes h2:0.5: C must be ≥ 1"},
+		{[]string{"--sizes", "pareto:1"}, "--sizes: sizes pareto:1: A must be > 1"},
+		{[]string{"--sizes", "weibull"}, "--sizes: unknown sizes"},
+		{[]string{"--start", "full"}, "--start: unknown start"},
+		{[]string{"--start", "half:0.1T"}, "--start half:0.1T is a multiple of T but --refresh is 0"},
+		{[]string{"--tally", "mine"}, "--tally: unknown tally"},
+		{[]string{"--runs", "0"}, "--runs 0: want an integer ≥ 1"},
+		{[]string{"--horizon", "-5"}, "--horizon -5: want a number > 0"},
+		{[]string{"--warmup", "30000"}, "--warmup 30000: want less than the horizon"},
+		{[]string{"--format", "xml"}, "--format \"xml\": want text, csv or json"},
+		{[]string{"--refreshes", "10"}, "--refreshes needs --refresh > 0"},
+		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{[]string{"--servers", "2", "--policy", "sqd:3"}, "samples 3 distinct servers but a dispatcher reaches only 2"},
+	}
+	for _, tc := range cases {
+		out, errs, code := herd(t, append([]string{"sim"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) || out != "" {
+			t.Errorf("herd sim %v: exit %d, stderr %q, stdout %q; want exit 2 and a message containing %q",
+				tc.args, code, errs, out, tc.want)
+		}
+		if strings.Contains(errs, "panic") || strings.Contains(errs, "goroutine") {
+			t.Errorf("herd sim %v panicked: %s", tc.args, errs)
+		}
+	}
+}
+
+func TestHelpAndUnknown(t *testing.T) {
+	t.Parallel()
+	out, _, code := herd(t, "help")
+	if code != 0 || !strings.Contains(out, "sim") {
+		t.Errorf("herd help: exit %d, %q", code, out)
+	}
+	out, _, code = herd(t, "sim", "-h")
+	if code != 0 || !strings.Contains(out, "--refresh") {
+		t.Errorf("herd sim -h: exit %d, %q", code, out)
+	}
+	_, errs, code := herd(t, "frobnicate")
+	if code != 2 || !strings.Contains(errs, "unknown command") {
+		t.Errorf("herd frobnicate: exit %d, %q", code, errs)
+	}
+}
+
+// The plot is written (atomically, by plotting.Save) and is an SVG.
+func TestSimPlot(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "sim.svg")
+	_, errs, code := herd(t, append(simSmall, "--plot", path)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !bytes.Contains(b, []byte("<svg")) {
+		t.Errorf("plot not written: %v", err)
+	}
+	_, errs, code = herd(t, "sim", "--servers", "10", "--horizon", "50", "--runs", "2", "--plot", path)
+	if code != 2 || !strings.Contains(errs, "--plot needs a list-valued numeric flag") {
+		t.Errorf("plot without a list: exit %d, %q", code, errs)
+	}
+}
+
+// An interrupted run prints what finished, marked partial, and exits 1.
+func TestSimInterrupted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, append(simSmall, "--format", "json"), &out, &errb)
+	if code != 1 || !strings.Contains(out.String(), `"partial": true`) || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("cancelled run: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
