@@ -73,6 +73,7 @@ type runner struct {
 	mark  []uint32
 	epoch uint32
 
+	lp     loop
 	probes int64
 	sizes  Sizes
 	h2p    float64 // H2 phase-1 probability
@@ -379,57 +380,75 @@ func (r *runner) refreshPolicy() {
 	}
 }
 
+// loop is the state of a run's event loop, kept between advance calls.
+type loop struct {
+	next     float64 // time of the next arrival
+	nrec     int64   // board records made; the next falls at nrec·step
+	nextRec  float64
+	step     float64
+	sum      float64 // response times of measured jobs
+	boardSum float64
+	jobs     int64
+	arrivals int64
+	records  int
+	stopped  bool
+	trace    []BoardStat
+}
+
+// run simulates from the start state to the horizon.
 func (r *runner) run() Result {
-	c := r.c
+	r.begin()
+	r.advance(r.c.Horizon)
+	return r.result()
+}
+
+// begin lays down the start state and draws the first arrival.
+func (r *runner) begin() {
 	r.start()
-	var res Result
-	var boardSum float64
-	record := func(t float64) bool {
-		st := r.observe(t)
-		if !r.live {
-			r.refreshPolicy()
-		}
-		if t >= c.Warmup {
-			boardSum += st.Mean
-			res.Records++
-		}
-		if c.KeepTrace {
-			res.Trace = append(res.Trace, st)
-		}
-		if c.Observe != nil && !c.Observe(st) {
-			return false
-		}
-		return true
-	}
-	step := c.Refresh
+	r.lp.step = r.c.Refresh
 	if r.live {
-		step = c.SampleEvery
+		r.lp.step = r.c.SampleEvery
 	}
-	// Records fall at i·step; computing them from an integer count keeps
-	// them exact over long horizons.
-	nrec := int64(0)
-	nextRec := 0.0
-	invRate := 1 / (c.Load * float64(r.n))
-	warm, horizon := c.Warmup, c.Horizon
-	var sum float64
-	var jobs, arrivals int64
-	t := 0.0
-	stopped := false
-	for {
-		t += r.rng.ExpFloat64() * invRate
-		if t >= horizon {
-			break
-		}
-		for t >= nextRec {
-			if !record(nextRec) {
-				stopped = true
-				break
+	r.lp.next = r.rng.ExpFloat64() / (r.c.Load * float64(r.n))
+}
+
+// record makes the board record at time t; false stops the run.
+func (r *runner) record(t float64) bool {
+	st := r.observe(t)
+	if !r.live {
+		r.refreshPolicy()
+	}
+	if t >= r.c.Warmup {
+		r.lp.boardSum += st.Mean
+		r.lp.records++
+	}
+	if r.c.KeepTrace {
+		r.lp.trace = append(r.lp.trace, st)
+	}
+	return r.c.Observe == nil || r.c.Observe(st)
+}
+
+// advance processes every arrival before until (and the board records
+// before them). It returns false when the run was stopped or cancelled.
+func (r *runner) advance(until float64) bool {
+	lp := &r.lp
+	if lp.stopped || r.cancelled {
+		return false
+	}
+	invRate := 1 / (r.c.Load * float64(r.n))
+	warm := r.c.Warmup
+	t := lp.next
+	for t < until {
+		for t >= lp.nextRec {
+			if !r.record(lp.nextRec) {
+				lp.stopped = true
+				lp.next = t
+				return false
 			}
-			nrec++
-			nextRec = float64(nrec) * step
-		}
-		if stopped {
-			break
+			// Records fall at i·step, computed from an integer count so
+			// that they stay exact over long horizons.
+			lp.nrec++
+			lp.nextRec = float64(lp.nrec) * lp.step
 		}
 		d := 0
 		if r.k > 1 {
@@ -446,30 +465,40 @@ func (r *runner) run() Result {
 		if r.busy != nil {
 			r.oracleAssigned(d, s)
 		}
-		arrivals++
-		if arrivals&0xffff == 0 && r.ctx != nil && r.ctx.Err() != nil {
-			r.cancelled = true
-			break
-		}
+		lp.arrivals++
 		if t >= warm {
-			sum += dep - t
-			jobs++
+			lp.sum += dep - t
+			lp.jobs++
+		}
+		t += r.rng.ExpFloat64() * invRate
+		if lp.arrivals&0xffff == 0 && r.ctx != nil && r.ctx.Err() != nil {
+			r.cancelled = true
+			lp.next = t
+			return false
 		}
 	}
-	res.End = min(t, horizon)
-	if stopped {
-		res.End = nextRec
+	lp.next = t
+	return true
+}
+
+// result summarises the run so far.
+func (r *runner) result() Result {
+	lp := &r.lp
+	res := Result{
+		Jobs: lp.jobs, Arrivals: lp.arrivals, Records: lp.records,
+		Stopped: lp.stopped, Trace: lp.trace, End: r.c.Horizon,
 	}
-	res.Stopped = stopped
-	res.Jobs, res.Arrivals = jobs, arrivals
-	if jobs > 0 {
-		res.ResponseMean = sum / float64(jobs)
+	if lp.stopped {
+		res.End = lp.nextRec
 	}
-	if res.Records > 0 {
-		res.BoardMean = boardSum / float64(res.Records)
+	if lp.jobs > 0 {
+		res.ResponseMean = lp.sum / float64(lp.jobs)
 	}
-	if arrivals > 0 {
-		res.ProbesMean = float64(r.probes) / float64(arrivals)
+	if lp.records > 0 {
+		res.BoardMean = lp.boardSum / float64(lp.records)
+	}
+	if lp.arrivals > 0 {
+		res.ProbesMean = float64(r.probes) / float64(lp.arrivals)
 	}
 	return res
 }

@@ -1,0 +1,110 @@
+// Package fixedpoint solves fixed-point problems x = F(x) on R^n, with F
+// given as a function on []float64, and analyses their fixed points: local
+// stability from the spectrum of the Jacobian, continuation along a
+// parameter, and the parameter value at which a property of the solution
+// changes.
+//
+// # Problems
+//
+// A Problem bundles the map F (a Map, which writes F(x) into dst and may
+// report an error when x lies outside its domain), an optional analytic
+// Jacobian DF, and an optional KinkFunc for piecewise-smooth maps. Write
+// G(x) = F(x) − x; a fixed point is a root of G. All residuals reported by
+// the solvers are ‖G(x)‖∞ = max_i |F(x)_i − x_i|, and every tolerance is an
+// absolute tolerance on that norm, so F should be scaled so that its
+// components are of order one.
+//
+// # Methods
+//
+//   - Iterate: plain or damped iteration x_{n+1} = (1−β)x_n + βF(x_n), with
+//     detection of periodic orbits x_{n} = x_{n−p}, p ≤ MaxPeriod.
+//   - Anderson: Anderson acceleration of depth m with mixing β (Anderson
+//     1965, in the form of Walker & Ni 2011), with the least-squares problem
+//     solved by Householder QR and safeguarded against ill-conditioning.
+//   - Newton: Newton's method on G with a dense Jacobian (supplied or by
+//     one-sided finite differences), LU solves and an Armijo backtracking line
+//     search on ‖G‖₂ (Kelley 1995, ch. 5 and 8).
+//   - NewtonKrylov: inexact Newton with restarted GMRES and matrix-free
+//     Jacobian–vector products by finite differences (Kelley 1995, ch. 6).
+//   - Eigenvalues and Arnoldi: the spectrum of DF at a point, dense
+//     (LAPACK via gonum/mat) or by the Arnoldi process on finite-difference
+//     Jacobian–vector products (Saad 2011, ch. 6); SpectralRadius.
+//   - Continue: natural-parameter continuation of a fixed point of F(·; μ)
+//     with a secant predictor, Newton corrector and step halving (Allgower &
+//     Georg 2003, ch. 1–2), reporting where the branch is lost.
+//   - Locate: where a boolean predicate of a parameter changes value, by a
+//     grid scan and bisection, evaluating each parameter value at most once.
+//
+// # Affine constraints
+//
+// Many maps preserve an affine set x0 + S, for example probability vectors,
+// for which Σx = 1 is conserved and S = {v : Σv = 0}. On such a set the
+// Jacobian of G is singular in the directions normal to S (for x = xP the
+// eigenvalue 1 of P gives a zero eigenvalue of DG), so Newton's method must
+// be restricted to S. A Subspace describes S by an orthonormal basis Q (an
+// n×r matrix) and an orthogonal projector Π = QQᵀ. When NewtonSettings.Subspace
+// is set, Newton solves the reduced r×r system Qᵀ DG Q y = −Qᵀ G and steps
+// x ← x + Qy, so iterates stay in x0 + S; NewtonKrylov, Arnoldi and
+// Eigenvalues restrict the Jacobian to S in the same way (the spectrum
+// reported is that of QᵀDF Q). Start from an x0 on the wanted affine set
+// (Σx0 = 1 for a probability vector) and use SumZero(n) for S. The map is
+// assumed to map x0 + S into itself, so that G(x) ∈ S; convergence is still
+// judged on the full residual ‖G(x)‖∞.
+//
+// # Piecewise-smooth maps
+//
+// A piecewise-smooth map is smooth on each of finitely many regions and
+// continuous across their borders, but its derivative jumps there (a kink).
+// A finite difference (F(x+hd) − F(x))/h whose step straddles a border
+// averages the two one-sided derivatives and is wrong by O(1), whatever h.
+// This matters near a border-collision bifurcation, where a fixed point
+// reaches the border (di Bernardo et al. 2008, ch. 3): the stable fixed
+// point and its stability are determined by the derivative of the piece on
+// which it lies. A caller who knows where the borders are supplies
+// Problem.Kink: Kink(x, d) returns the distance t > 0, in units of d, to the
+// first border crossed by the open segment {x + s·d : 0 < s < t} (+Inf if
+// none). All finite differences in this package then use the step
+//
+//	h = min(h0·max(1, scale)/‖d‖∞, t/2)
+//
+// forward along d, and when the forward step is shortened by a border and
+// the backward direction −d allows a longer one, the backward difference
+// (F(x−hd) − F(x))/(−h) instead. A difference therefore never straddles a
+// border and is the one-sided derivative of the piece containing x (for a
+// point exactly on a border, of the piece on the roomier side). The
+// relative step h0 defaults to sqrt(ε) ≈ 1.5e-8 (Kelley 1995, §5.6).
+//
+// # Errors
+//
+// Solvers return a result and an error. The error is nil exactly when the
+// result's Status is Converged; a solver that stops without converging (the
+// iteration budget is spent, an orbit is periodic, the iterates diverge, the
+// linear algebra or line search fails) returns an error wrapping
+// ErrNotConverged, with the result holding the last point reached, its
+// residual and the iteration counts. Errors returned by the map are wrapped
+// and returned with Status MapFailed. Invalid settings are reported by
+// Validate; mismatched lengths and nil maps are programmer errors and panic.
+//
+// # References
+//
+//   - D. G. Anderson, Iterative procedures for nonlinear integral equations,
+//     J. ACM 12(4):547–560, 1965.
+//   - H. F. Walker and P. Ni, Anderson acceleration for fixed-point
+//     iterations, SIAM J. Numer. Anal. 49(4):1715–1735, 2011 (Algorithm AA
+//     and §4 on the QR least-squares solution and dropping columns).
+//   - C. T. Kelley, Iterative Methods for Linear and Nonlinear Equations,
+//     SIAM Frontiers in Applied Mathematics 16, 1995 (GMRES ch. 3; inexact
+//     Newton and forcing terms ch. 6; finite-difference Jacobians and
+//     directional derivatives §5.6, §6.2; Armijo line search ch. 8).
+//   - Y. Saad, Numerical Methods for Large Eigenvalue Problems, 2nd ed.,
+//     SIAM Classics in Applied Mathematics 66, 2011 (Arnoldi process with
+//     reorthogonalisation §6.2, Ritz residual estimate §6.2.2).
+//   - Y. Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., SIAM,
+//     2003 (GMRES with Givens rotations, Algorithm 6.9).
+//   - M. di Bernardo, C. J. Budd, A. R. Champneys and P. Kowalczyk,
+//     Piecewise-smooth Dynamical Systems: Theory and Applications, Springer
+//     Applied Mathematical Sciences 163, 2008 (ch. 3: border-collision bifurcations
+//     of maps, the piecewise-linear normal form x ↦ a·x + μ, b·x + μ).
+//   - E. L. Allgower and K. Georg, Introduction to Numerical Continuation
+//     Methods, SIAM Classics in Applied Mathematics 45, 2003.
+package fixedpoint
