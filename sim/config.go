@@ -351,7 +351,7 @@ type Config struct {
 	Warmup   float64
 	NoWarmup bool
 	// SampleEvery is the spacing of board samples on a live board (Refresh
-	// 0), in service times; default 1. With a refresh period the board is
+	// 0), in service times; default 10. With a refresh period the board is
 	// recorded at each refresh.
 	SampleEvery float64
 	// FirstDiffCap is the most probes one FirstDiff job may make; default
@@ -385,7 +385,7 @@ func (c Config) withDefaults() Config {
 		c.Warmup = 0
 	}
 	if c.SampleEvery == 0 {
-		c.SampleEvery = 1
+		c.SampleEvery = 10
 	}
 	if !c.Policy.readsBoard() {
 		c.Tally = TallyNone

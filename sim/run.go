@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 )
 
 // BoardStat is one record of the board: at a refresh, or at a sample
@@ -43,10 +42,16 @@ type runner struct {
 	cancelled bool
 	c         Config
 	n, k      int
-	rng       *rand.Rand
+	rng       *rng
 	last      []float64 // each server's last departure (Lindley)
-	rings     []ring    // each server's departure times (not used by live ll)
-	board     []int32
+	// How queue lengths are known, by rule: live least loaded keeps them
+	// exactly (q, below); the live probing rules (sqd, left, firstdiff on a
+	// live board) keep each server's departure times in a ring; every
+	// other rule only needs them at board records, and logs just the jobs
+	// that will still be in the system at the next record.
+	rings []ring
+	log   []event
+	board []int32
 
 	doms    []domain
 	domOf   []int // dispatcher → domain
@@ -98,7 +103,7 @@ func newRunner(c Config, seed uint64) *runner {
 	n, k := c.Servers, c.Dispatchers
 	r := &runner{
 		c: c, n: n, k: k,
-		rng:   rand.New(rand.NewPCG(seed, mix64(seed^0x6a09e667f3bcc909))),
+		rng:   newRNG(seed),
 		last:  make([]float64, n),
 		board: make([]int32, n),
 		live:  c.Refresh == 0,
@@ -133,7 +138,7 @@ func newRunner(c Config, seed uint64) *runner {
 	}
 
 	liveLL := r.live && c.Policy.Kind == LeastLoaded
-	if !liveLL {
+	if r.live && (c.Policy.Kind == BestOfD || c.Policy.Kind == Left || c.Policy.Kind == FirstDiff) {
 		r.rings = make([]ring, n)
 	}
 	switch c.Policy.Kind {
@@ -288,12 +293,15 @@ func (r *runner) start() {
 
 // addDeparture records a job at server s that leaves at time t.
 func (r *runner) addDeparture(s int32, t float64) {
-	if r.q != nil { // live least loaded
+	switch {
+	case r.q != nil: // live least loaded
 		r.move(s, 1)
 		r.departs.push(event{t, s})
-		return
+	case r.rings != nil:
+		r.rings[s].push(t)
+	case t > r.lp.nextRec:
+		r.log = append(r.log, event{t, s})
 	}
-	r.rings[s].push(t)
 }
 
 // move changes live queue length q[s] by delta (±1), keeping the bucket
@@ -347,13 +355,36 @@ func (r *runner) drainLive(t float64) {
 // observe reads every server's queue at time t into the board and returns
 // the record. On a stale board this is the refresh.
 func (r *runner) observe(t float64) BoardStat {
-	if r.q != nil {
+	switch {
+	case r.q != nil:
 		r.drainLive(t)
 		copy(r.board, r.q)
-	} else {
+	case r.rings != nil:
 		for s := range r.rings {
 			r.board[s] = r.rings[s].count(t)
 		}
+	default:
+		// Count the logged jobs still present, and keep only those that
+		// will still be present at the next record.
+		clear(r.board)
+		next := float64(r.lp.nrec+1) * r.lp.step
+		// Branch-free: whether a job is still present is a coin toss
+		// for the branch predictor.
+		log, board := r.log, r.board
+		k := 0
+		for _, e := range log {
+			present, stays := 0, 0
+			if e.t > t {
+				present = 1
+			}
+			if e.t > next {
+				stays = 1
+			}
+			board[e.s] += int32(present)
+			log[k] = e
+			k += stays
+		}
+		r.log = log[:k]
 	}
 	lo, hi := r.board[0], r.board[0]
 	var sum int64
@@ -437,18 +468,25 @@ func (r *runner) advance(until float64) bool {
 	}
 	invRate := 1 / (r.c.Load * float64(r.n))
 	warm := r.c.Warmup
-	t := lp.next
+	// The hot counters live in locals and go back to lp on every exit.
+	t, sum, jobs, arrivals := lp.next, lp.sum, lp.jobs, lp.arrivals
+	nextRec := lp.nextRec
+	ok := true
 	for t < until {
-		for t >= lp.nextRec {
-			if !r.record(lp.nextRec) {
-				lp.stopped = true
-				lp.next = t
-				return false
+		if t >= nextRec {
+			lp.sum, lp.jobs, lp.arrivals = sum, jobs, arrivals
+			for t >= lp.nextRec {
+				if !r.record(lp.nextRec) {
+					lp.stopped = true
+					lp.next = t
+					return false
+				}
+				// Records fall at i·step, computed from an integer count
+				// so that they stay exact over long horizons.
+				lp.nrec++
+				lp.nextRec = float64(lp.nrec) * lp.step
 			}
-			// Records fall at i·step, computed from an integer count so
-			// that they stay exact over long horizons.
-			lp.nrec++
-			lp.nextRec = float64(lp.nrec) * lp.step
+			nextRec = lp.nextRec
 		}
 		d := 0
 		if r.k > 1 {
@@ -459,26 +497,32 @@ func (r *runner) advance(until float64) bool {
 		if start < t {
 			start = t
 		}
-		dep := start + r.size()
+		var size float64
+		if r.sizes.Kind == Exp {
+			size = r.rng.ExpFloat64()
+		} else {
+			size = r.size()
+		}
+		dep := start + size
 		r.last[s] = dep
 		r.addDeparture(s, dep)
 		if r.busy != nil {
 			r.oracleAssigned(d, s)
 		}
-		lp.arrivals++
+		arrivals++
 		if t >= warm {
-			lp.sum += dep - t
-			lp.jobs++
+			sum += dep - t
+			jobs++
 		}
 		t += r.rng.ExpFloat64() * invRate
-		if lp.arrivals&0xffff == 0 && r.ctx != nil && r.ctx.Err() != nil {
+		if arrivals&0xffff == 0 && r.ctx != nil && r.ctx.Err() != nil {
 			r.cancelled = true
-			lp.next = t
-			return false
+			ok = false
+			break
 		}
 	}
-	lp.next = t
-	return true
+	lp.next, lp.sum, lp.jobs, lp.arrivals = t, sum, jobs, arrivals
+	return ok
 }
 
 // result summarises the run so far.

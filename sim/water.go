@@ -1,7 +1,5 @@
 package sim
 
-import "math/rand/v2"
-
 // domain is the block of servers one or more dispatchers choose from: all
 // servers, or one dispatcher's block when partitioned. At each refresh its
 // servers are sorted by board value (a counting sort), so that a water
@@ -85,7 +83,7 @@ func (w *water) reset() {
 	w.next = w.next[:0]
 }
 
-func (w *water) pick(rng *rand.Rand) int32 {
+func (w *water) pick(g *rng) int32 {
 	if len(w.cur) == 0 {
 		w.level++
 		w.cur, w.next = w.next, w.cur[:0]
@@ -94,7 +92,7 @@ func (w *water) pick(rng *rand.Rand) int32 {
 	n := len(w.cur)
 	i := 0
 	if n > 1 {
-		i = int(rng.Uint64N(uint64(n)))
+		i = int(g.Uint64N(uint64(n)))
 	}
 	s := w.cur[i]
 	if w.raise {
