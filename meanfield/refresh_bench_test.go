@@ -1,0 +1,62 @@
+package meanfield
+
+import "testing"
+
+// benchBoard iterates the map n times from p to reach a representative
+// state for a benchmark.
+func benchBoard(b *testing.B, m *RefreshMap, p []float64, n int) []float64 {
+	b.Helper()
+	for i := 0; i < n; i++ {
+		res, err := m.Apply(nil, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p = res.Next
+	}
+	return p
+}
+
+// BenchmarkRefreshApply times one application of the refresh map. The
+// reference implementation behind model.md §2 reports 5.4 ms (k = 5,
+// λ = 0.9, T = 300, balanced), 173 ms (k = 10, λ = 0.95, T = 2,800) and
+// about 1 s (T = 3,000 in a herd).
+func BenchmarkRefreshApply(b *testing.B) {
+	cases := []struct {
+		name  string
+		k     int
+		load  float64
+		T     float64
+		start []float64
+		warm  int
+	}{
+		// Near the balanced fixed point: 40 iterations from empty (it
+		// converges to 1e-11 in 44).
+		{"k5_l0.9_T300_balanced", 5, 0.9, 300, BoardEmpty(), 40},
+		// 10 iterations from empty: a balanced state (board mean ≈ 12).
+		{"k10_l0.95_T2800_balanced", 10, 0.95, 2800, BoardEmpty(), 10},
+		// Half the servers at 0.4T (model.md §1 start half:0.4T), a few
+		// iterations into the herd.
+		{"k5_l0.9_T3000_herd", 5, 0.9, 3000, BoardHalf(1200), 3},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := NewRefreshMap(Refresh{Dispatchers: c.k, Load: c.load, Period: c.T})
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := benchBoard(b, m, c.start, c.warm)
+			dst := make([]float64, 0, 4*len(p)+1024)
+			var res RefreshResult
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err = m.Apply(dst, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Rows), "rows")
+			b.ReportMetric(float64(res.Windows), "windows")
+			b.ReportMetric(res.BoardMean, "board")
+		})
+	}
+}
