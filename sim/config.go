@@ -340,7 +340,7 @@ type Config struct {
 	// Refresh is the board period T in service times; 0 is a live board.
 	Refresh     float64
 	Policy      Policy // default Random
-	Tally       Tally  // default TallyNone; ignored by random, rr and oracle
+	Tally       Tally  // default TallyNone; moot (reported as none) for random, rr, oracle and on a live board
 	Partitioned bool   // dispatcher i owns a contiguous block of servers
 	Sizes       Sizes  // default exponential
 	Start       Start  // default empty
@@ -387,8 +387,8 @@ func (c Config) withDefaults() Config {
 	if c.SampleEvery == 0 {
 		c.SampleEvery = 10
 	}
-	if !c.Policy.readsBoard() {
-		c.Tally = TallyNone
+	if !c.Policy.readsBoard() || c.Refresh == 0 {
+		c.Tally = TallyNone // nothing to correct: the rule ignores the board, or the board is exact
 	}
 	if c.Policy.Kind == BestOfD && c.Policy.D == 1 {
 		c.Policy.WithReplacement = false
