@@ -41,6 +41,8 @@ type env struct {
 // commands is the command table, sorted by name.
 func commands() []command {
 	cs := []command{
+		{"edge", "the tipping point of the balanced state for each (k, λ), from the refresh map (the default job)", runEdge},
+		{"point", "iterate the refresh map from a start board to its attractor", runPoint},
 		{"sim", "simulate N servers with k dispatchers on a stale board (one row per flag combination)", runSim},
 		{"version", "print herd's version", func(_ context.Context, e *env, args []string) error {
 			if len(args) > 0 {
@@ -55,7 +57,7 @@ func commands() []command {
 }
 
 // defaultCommand is what plain herd runs.
-const defaultCommand = "sim"
+const defaultCommand = "edge"
 
 // usageError is bad input: exit status 2.
 type usageError struct{ msg string }

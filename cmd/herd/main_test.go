@@ -155,3 +155,36 @@ func TestSimInterrupted(t *testing.T) {
 		t.Errorf("cancelled run: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }
+
+// herd point and herd edge: bad input exits 2 naming the flag and range.
+func TestModelBadInput(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"point", "--refresh", "0"}, "--refresh 0: want a number > 0"},
+		{[]string{"point", "--refresh", "-3"}, "--refresh -3: want a number > 0"},
+		{[]string{"point"}, "--refresh is required"},
+		{[]string{"point", "--refresh", "100", "--load", "1.5"}, "--load 1.5: want a number in (0, 1)"},
+		{[]string{"point", "--refresh", "100", "--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
+		{[]string{"point", "--refresh", "100", "--start", "half"}, "--start: start \"half\" needs a number"},
+		{[]string{"point", "--refresh", "100", "--start", "half:x"}, "the number must be ≥ 0"},
+		{[]string{"point", "--refresh", "100", "--start", "lopsided"}, "unknown start"},
+		{[]string{"point", "--refresh", "100", "--max-iter", "0"}, "--max-iter 0"},
+		{[]string{"edge", "--load", "0"}, "--load 0: want a number in (0, 1)"},
+		{[]string{"edge", "--load", "1"}, "--load 1: want a number in (0, 1)"},
+		{[]string{"edge", "--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
+		{[]string{"edge", "--tolerance", "0"}, "--tolerance 0"},
+		{[]string{"edge", "--workers", "0"}, "--workers 0"},
+		{[]string{"edge", "--plot", "x.pdf"}, "--plot \"x.pdf\": want a file name ending in .png or .svg"},
+		{[]string{"--format", "yaml"}, "--format \"yaml\""},
+	}
+	for _, tc := range cases {
+		out, errs, code := herd(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) || out != "" {
+			t.Errorf("herd %v: exit %d, stderr %q, stdout %q; want exit 2 and a message containing %q",
+				tc.args, code, errs, out, tc.want)
+		}
+	}
+}

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 
 	"herd/cmd/internal/table"
@@ -37,16 +35,15 @@ func runSim(ctx context.Context, e *env, args []string) error {
 	warmup := fs.String("warmup", "auto", "time discarded before measuring, in mean service times (auto: a quarter of the horizon)")
 	runs := fs.Int("runs", 8, "independent replications per row, integer ≥ 1 (standard errors need ≥ 2)")
 	seed := fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the run's parameters")
-	workers := fs.Int("workers", runtime.NumCPU(), "runs simulated in parallel (the output does not depend on it)")
-	format := fs.String("format", "text", "output format: text, csv or json")
+	out := addOutputFlags(fs, "runs simulated")
 	plotFile := fs.String("plot", "", "also draw response_mean ± 1.96 s.e. against the list-valued flag into FILE.png or FILE.svg")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 
-	fmtName, err := table.ParseFormat(*format)
+	fmtName, err := out.check()
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	ns, err := intList("servers", *servers, 1)
 	if err != nil {
@@ -83,14 +80,18 @@ func runSim(ctx context.Context, e *env, args []string) error {
 	switch {
 	case *runs < 1:
 		return usagef("--runs %d: want an integer ≥ 1", *runs)
-	case *workers < 1:
-		return usagef("--workers %d: want an integer ≥ 1", *workers)
 	case !(*horizon > 0) || math.IsInf(*horizon, 0):
 		return usagef("--horizon %v: want a number > 0 (service times)", *horizon)
 	case *refreshes < 0:
 		return usagef("--refreshes %d: want an integer ≥ 0", *refreshes)
 	case *fdCap < 0:
 		return usagef("--firstdiff-cap %d: want an integer ≥ 0", *fdCap)
+	}
+	if err := checkPlotPath(*plotFile); err != nil {
+		return err
+	}
+	if *plotFile != "" && len(ns) < 2 && len(ks) < 2 && len(loads) < 2 && len(ts) < 2 {
+		return usagef("--plot needs a list-valued numeric flag (--refresh, --load, --servers or --dispatchers)")
 	}
 	autoWarm := *warmup == "auto"
 	var warm float64
@@ -156,7 +157,7 @@ func runSim(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	prog := newProgress(e.stderr, "sim", "runs")
-	results, done, runErr := sim.RunAll(ctx, tasks, *workers, prog.update)
+	results, done, runErr := sim.RunAll(ctx, tasks, *out.workers, prog.update)
 	prog.finish()
 
 	t := &table.Table{
@@ -200,24 +201,16 @@ func runSim(ctx context.Context, e *env, args []string) error {
 			s.Board.SE, s.Probes.Mean, c.Horizon, c.Warmup)
 	}
 	t.Warnings = simWarnings(rows, *runs)
-	if runErr != nil {
-		t.Partial = true
-	}
-	if err := t.Write(e.stdout, fmtName); err != nil {
+	err = writeTable(ctx, e, t, fmtName, func() error {
+		if *plotFile == "" || len(sums) == 0 {
+			return nil
+		}
+		return plotSim(*plotFile, sums, ns, ks, loads, ts)
+	})
+	if err != nil {
 		return err
 	}
-	if *plotFile != "" && len(sums) > 0 {
-		if err := plotSim(*plotFile, sums, ns, ks, loads, ts); err != nil {
-			return err
-		}
-	}
-	if runErr != nil {
-		if errors.Is(runErr, context.Canceled) {
-			return errInterrupted
-		}
-		return runErr
-	}
-	return nil
+	return runErr
 }
 
 func policyName(p sim.Policy) string {

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"herd/cmd/internal/plotting"
+	"herd/cmd/internal/table"
+	"herd/meanfield"
+)
+
+// lawScaled is the published rule of thumb for the edge: T(1−λ)² ≈ 0.9(k−2).
+func lawScaled(k int) float64 { return 0.9 * float64(k-2) }
+
+func runEdge(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "edge", "edge [--dispatchers LIST] [--load LIST] [flags]   (plain herd runs this)")
+	dispatchers := fs.String("dispatchers", "2,3,4,5,6,8,10", "dispatchers k, integers ≥ 1 (list)")
+	load := fs.String("load", "0.8,0.9,0.95", "loads λ per server, in (0, 1) (list)")
+	relTol := fs.Float64("tolerance", 1e-4, "relative precision of the edge in T")
+	out := addOutputFlags(fs, "edges computed")
+	plotFile := fs.String("plot", "", "also draw edge_scaled against k, one series per load, with the law 0.9(k−2), into FILE.png or FILE.svg")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmtName, err := out.check()
+	if err != nil {
+		return err
+	}
+	ks, err := intList("dispatchers", *dispatchers, 1)
+	if err != nil {
+		return err
+	}
+	loads, err := floatList("load", *load, inOpenUnit, "a number in (0, 1)")
+	if err != nil {
+		return err
+	}
+	if err := checkPlotPath(*plotFile); err != nil {
+		return err
+	}
+	if !(*relTol > 0 && *relTol < 0.1) {
+		return usagef("--tolerance %v: want a number in (0, 0.1)", *relTol)
+	}
+	var settings []meanfield.EdgeSettings
+	for _, lam := range loads {
+		for _, k := range ks {
+			s := meanfield.EdgeSettings{Dispatchers: k, Load: lam, RelTol: *relTol}
+			if err := s.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			settings = append(settings, s)
+		}
+	}
+	results := make([]meanfield.EdgeResult, len(settings))
+	errs := make([]error, len(settings))
+	prog := newProgress(e.stderr, "edge", "edges")
+	done := parallel(ctx, len(settings), *out.workers, func(i int) {
+		results[i], errs[i] = meanfield.Edge(settings[i])
+	}, prog.update)
+	prog.finish()
+
+	t := &table.Table{
+		Title: "herd edge: where the balanced state of k dispatchers with own tallies tips (refresh map, N → ∞)",
+		Meta: []table.Field{
+			{Key: "version", Value: version},
+			{Key: "tolerance", Value: strconv.FormatFloat(*relTol, 'g', -1, 64)},
+			{Key: "protocol", Value: "lowest T at which iteration from empty, all-at-1 and all-at-3 boards reaches a balanced fixed point"},
+		},
+		Columns: []table.Column{
+			{Name: "dispatchers"}, {Name: "load"}, {Name: "edge_refresh", Digits: 6},
+			{Name: "edge_scaled", Digits: 5}, {Name: "branch_scaled", Digits: 5}, {Name: "law_scaled", Digits: 3},
+			{Name: "ratio", Digits: 4}, {Name: "crossing"}, {Name: "node_radius", Digits: 4},
+			{Name: "herd_period"}, {Name: "herd_board_mean", Digits: 5},
+			{Name: "saddle_eigenvalue", Digits: 4}, {Name: "maps"},
+		},
+	}
+	worst := map[float64]float64{}
+	worstK := map[float64]int{}
+	var failures []string
+	for i, s := range settings {
+		if !done[i] {
+			continue
+		}
+		if errs[i] != nil {
+			failures = append(failures, fmt.Sprintf("k=%d λ=%g: %v", s.Dispatchers, s.Load, errs[i]))
+			continue
+		}
+		r := results[i]
+		law := lawScaled(s.Dispatchers)
+		row := []any{s.Dispatchers, s.Load, nil, nil, nil, law, nil, r.Crossing, nil, nil, nil, nil, r.Maps}
+		if r.Found {
+			row[2], row[3] = r.Refresh, r.Scaled
+			if r.BranchScaled > 0 {
+				row[4] = r.BranchScaled
+			}
+			if law > 0 {
+				ratio := r.Scaled / law
+				row[6] = ratio
+				if dev := math.Abs(ratio - 1); dev >= worst[s.Load] {
+					worst[s.Load], worstK[s.Load] = dev, s.Dispatchers
+				}
+			}
+			if !math.IsNaN(r.NodeRadius) {
+				row[8] = r.NodeRadius
+			}
+			if r.Herd.Period > 0 {
+				row[9], row[10] = r.Herd.Period, r.Herd.BoardMean
+			}
+			if !math.IsNaN(r.SaddleEigenvalue) {
+				row[11] = r.SaddleEigenvalue
+			}
+		}
+		t.AddRow(row...)
+	}
+	for _, lam := range loads {
+		if _, ok := worst[lam]; ok {
+			t.Notes = append(t.Notes, fmt.Sprintf("λ = %g: largest deviation from the law 0.9(k−2): %+.1f%% (k = %d)",
+				lam, 100*signedDev(results, settings, done, lam, worstK[lam]), worstK[lam]))
+		}
+	}
+	t.Warnings = failures
+	err = writeTable(ctx, e, t, fmtName, func() error {
+		if *plotFile == "" {
+			return nil
+		}
+		return plotEdge(*plotFile, settings, results, done, ks, loads)
+	})
+	if err != nil {
+		return err
+	}
+	if len(failures) > 0 {
+		return fmt.Errorf("%d edge(s) failed: %s", len(failures), failures[0])
+	}
+	return nil
+}
+
+func signedDev(results []meanfield.EdgeResult, settings []meanfield.EdgeSettings, done []bool, lam float64, k int) float64 {
+	for i, s := range settings {
+		if done[i] && s.Load == lam && s.Dispatchers == k {
+			return results[i].Scaled/lawScaled(k) - 1
+		}
+	}
+	return math.NaN()
+}
+
+func plotEdge(path string, settings []meanfield.EdgeSettings, results []meanfield.EdgeResult, done []bool, ks []int, loads []float64) error {
+	fig := plotting.Figure{
+		Title:  "edge of the balanced state (refresh map, N → ∞)",
+		XLabel: "dispatchers k",
+		YLabel: "T_edge (1−λ)²",
+	}
+	for _, lam := range loads {
+		sr := plotting.Series{Name: "λ = " + strconv.FormatFloat(lam, 'g', -1, 64)}
+		for i, s := range settings {
+			if done[i] && s.Load == lam && results[i].Found {
+				sr.X = append(sr.X, float64(s.Dispatchers))
+				sr.Y = append(sr.Y, results[i].Scaled)
+			}
+		}
+		fig.Series = append(fig.Series, sr)
+	}
+	law := plotting.Series{Name: "law 0.9(k−2)", Line: true}
+	for _, k := range ks {
+		law.X = append(law.X, float64(k))
+		law.Y = append(law.Y, lawScaled(k))
+	}
+	fig.Series = append(fig.Series, law)
+	if err := plotting.Save(fig, path); err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	return nil
+}

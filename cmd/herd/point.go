@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"herd/cmd/internal/table"
+	"herd/meanfield"
+)
+
+// boardStart is a start board of herd point: empty, balanced:Q, half:B (B
+// may be a multiple of T) or geometric (the M/M/1 law at the load).
+type boardStart struct {
+	name  string
+	kind  string
+	value float64
+	perT  bool
+}
+
+func parseBoardStart(s string) (boardStart, error) {
+	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
+	st := boardStart{name: strings.TrimSpace(s), kind: name}
+	switch name {
+	case "empty", "geometric":
+		if hasArg {
+			return st, fmt.Errorf("start %q takes no parameter", s)
+		}
+		return st, nil
+	case "balanced", "half":
+		if !hasArg {
+			return st, fmt.Errorf("start %q needs a number, e.g. %s:3 or %s:0.1T", s, name, name)
+		}
+		if strings.HasSuffix(arg, "T") {
+			st.perT = true
+			arg = strings.TrimSuffix(arg, "T")
+		}
+		v, err := strconv.ParseFloat(arg, 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			return st, fmt.Errorf("start %q: the number must be ≥ 0", s)
+		}
+		st.value = v
+		return st, nil
+	}
+	return st, fmt.Errorf("unknown start %q: want empty, balanced:Q, half:B or geometric", s)
+}
+
+// board builds the start distribution for load λ and period T.
+func (b boardStart) board(load, refresh float64) []float64 {
+	v := b.value
+	if b.perT {
+		v *= refresh
+	}
+	q := int(math.Round(v))
+	switch b.kind {
+	case "balanced":
+		return meanfield.BoardBalanced(q)
+	case "half":
+		return meanfield.BoardHalf(q)
+	case "geometric":
+		return meanfield.BoardGeometric(load, 1e-15)
+	}
+	return meanfield.BoardEmpty()
+}
+
+func attractorName(a meanfield.Attractor) string {
+	switch a.Kind {
+	case meanfield.FixedPoint:
+		return "fixed"
+	case meanfield.Periodic:
+		return "period-" + strconv.Itoa(a.Period)
+	}
+	return "unconverged"
+}
+
+func runPoint(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "point", "point --dispatchers K --load L --refresh T [--start S] [flags]   (lists allowed: one row per combination)")
+	dispatchers := fs.String("dispatchers", "5", "dispatchers k, integer ≥ 1 (list)")
+	load := fs.String("load", "0.9", "load λ per server, in (0, 1) (list)")
+	refresh := fs.String("refresh", "", "board refresh period T in mean service times, > 0 (list; required)")
+	start := fs.String("start", "empty", "start board: empty, balanced:Q, half:B (B may be a multiple of T: half:0.1T), geometric (list)")
+	maxIter := fs.Int("max-iter", 5000, "most refresh-map applications before giving up")
+	tol := fs.Float64("tol", 1e-10, "convergence: L1 distance between a board and the one a period earlier")
+	out := addOutputFlags(fs, "points computed")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmtName, err := out.check()
+	if err != nil {
+		return err
+	}
+	if *refresh == "" {
+		return usagef("--refresh is required: the board refresh period T > 0 in service times")
+	}
+	ks, err := intList("dispatchers", *dispatchers, 1)
+	if err != nil {
+		return err
+	}
+	loads, err := floatList("load", *load, inOpenUnit, "a number in (0, 1)")
+	if err != nil {
+		return err
+	}
+	ts, err := floatList("refresh", *refresh, positive, "a number > 0 (service times)")
+	if err != nil {
+		return err
+	}
+	starts, err := parsedList("start", *start, parseBoardStart)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *maxIter < 1:
+		return usagef("--max-iter %d: want an integer ≥ 1", *maxIter)
+	case !(*tol > 0) || math.IsInf(*tol, 0):
+		return usagef("--tol %v: want a number > 0", *tol)
+	}
+
+	type job struct {
+		r     meanfield.Refresh
+		start boardStart
+	}
+	var jobs []job
+	for _, k := range ks {
+		for _, lam := range loads {
+			for _, T := range ts {
+				for _, st := range starts {
+					r := meanfield.Refresh{Dispatchers: k, Load: lam, Period: T}
+					if err := r.Validate(); err != nil {
+						return usagef("%v", err)
+					}
+					jobs = append(jobs, job{r, st})
+				}
+			}
+		}
+	}
+	results := make([]meanfield.Attractor, len(jobs))
+	errs := make([]error, len(jobs))
+	prog := newProgress(e.stderr, "point", "points")
+	done := parallel(ctx, len(jobs), *out.workers, func(i int) {
+		j := jobs[i]
+		results[i], errs[i] = meanfield.FindAttractor(j.r, j.start.board(j.r.Load, j.r.Period),
+			meanfield.AttractorSettings{MaxIter: *maxIter, Tol: *tol, Spectrum: true})
+	}, prog.update)
+	prog.finish()
+
+	t := &table.Table{
+		Title: "herd point: the refresh map's attractor from a start board (k dispatchers with own tallies, N → ∞)",
+		Meta: []table.Field{
+			{Key: "version", Value: version},
+			{Key: "max_iter", Value: strconv.Itoa(*maxIter)},
+			{Key: "tol", Value: strconv.FormatFloat(*tol, 'g', -1, 64)},
+		},
+		Columns: []table.Column{
+			{Name: "dispatchers"}, {Name: "load"}, {Name: "refresh"}, {Name: "start"},
+			{Name: "attractor"}, {Name: "board_mean", Digits: 6}, {Name: "queue_mean", Digits: 6},
+			{Name: "response_mean", Digits: 6}, {Name: "spectral_radius", Digits: 4},
+			{Name: "cut_phase", Digits: 4}, {Name: "iterations"}, {Name: "truncation", Digits: 2},
+			{Name: "balanced"}, {Name: "residual", Digits: 2},
+		},
+	}
+	var failed []string
+	for i, j := range jobs {
+		if !done[i] {
+			continue
+		}
+		a := results[i]
+		if errs[i] != nil && !errors.Is(errs[i], meanfield.ErrNotConverged) {
+			return errs[i]
+		}
+		if a.Kind == meanfield.Unconverged {
+			failed = append(failed, fmt.Sprintf("k=%d λ=%g T=%g start %s: not converged after %d maps (residual %.3g)",
+				j.r.Dispatchers, j.r.Load, j.r.Period, j.start.name, a.Iterations, a.Residual))
+		}
+		var radius any
+		if !math.IsNaN(a.SpectralRadius) {
+			radius = a.SpectralRadius
+		}
+		t.AddRow(j.r.Dispatchers, j.r.Load, j.r.Period, j.start.name, attractorName(a),
+			a.BoardMean, a.QueueMean, a.Response, radius, a.CutPhase, a.Iterations, a.Truncation,
+			a.Balanced, a.Residual)
+	}
+	t.Warnings = failed
+	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d point(s) did not converge: %s", len(failed), failed[0])
+	}
+	return nil
+}

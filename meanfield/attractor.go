@@ -1,0 +1,317 @@
+package meanfield
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/cmplx"
+
+	"herd/fixedpoint"
+)
+
+// AttractorKind says what kind of attractor FindAttractor reached.
+type AttractorKind int
+
+const (
+	// Unconverged: neither a fixed point nor a periodic orbit was found
+	// within MaxIter maps.
+	Unconverged AttractorKind = iota
+	// FixedPoint: ‖p_{n+1} − p_n‖₁ ≤ Tol.
+	FixedPoint
+	// Periodic: ‖p_{n+1} − p_{n+1−P}‖₁ ≤ Tol for a period 2 ≤ P ≤ MaxPeriod.
+	Periodic
+)
+
+var attractorNames = [...]string{"unconverged", "fixed", "periodic"}
+
+// String returns "unconverged", "fixed" or "periodic".
+func (k AttractorKind) String() string {
+	if k < 0 || int(k) >= len(attractorNames) {
+		return fmt.Sprintf("AttractorKind(%d)", int(k))
+	}
+	return attractorNames[k]
+}
+
+// Defaults of AttractorSettings.
+const (
+	DefaultAttractorMaxIter   = 5000
+	DefaultAttractorTol       = 1e-10
+	DefaultAttractorMaxPeriod = 8
+)
+
+// BalancedQueueScale separates balanced states from herds: a state is
+// balanced only when its board mean is at most BalancedQueueScale/(1 − λ).
+//
+// model.md §2 and §4: a herd stores a backlog that grows with T (board mean
+// 0.3–0.8·T), while a balanced state keeps a queue of order 1/(1 − λ)
+// whatever T. Measured with this map from the empty board (k = 2…10,
+// λ = 0.8…0.95, T(1−λ)² = 0.02…8): every non-herd fixed point has
+// (1 − λ)·mean ≤ 0.91 (most 0.25–0.7), the smallest herd (k = 5, λ = 0.9,
+// T = 20, the herded fixed point of validation.md with mean 15.9) has 1.59,
+// and herds near an edge T(1−λ)² ≈ 0.9(k − 2) have at least
+// 0.3·0.9/(1 − λ) ≥ 1.35. The threshold 1.2 sits between.
+const BalancedQueueScale = 1.2
+
+// AttractorSettings controls FindAttractor. The zero value gives the
+// defaults.
+type AttractorSettings struct {
+	// MaxIter is the largest number of map applications. Zero means 5000.
+	MaxIter int
+	// Tol: converged when ‖p_n − p_{n−P}‖₁ ≤ Tol (L1 distance of boards).
+	// Zero means 1e-10.
+	Tol float64
+	// MaxPeriod is the largest period checked. Zero means 8.
+	MaxPeriod int
+	// Spectrum computes the spectral radius of the map's Jacobian at a
+	// fixed point (Arnoldi on kink-aware one-sided differences, restricted
+	// to boards of unit mass; about 20–50 extra maps).
+	Spectrum bool
+}
+
+// Validate reports the first setting out of range, naming the field.
+func (s AttractorSettings) Validate() error {
+	switch {
+	case s.MaxIter < 0:
+		return fmt.Errorf("meanfield: AttractorSettings.MaxIter = %d, want ≥ 0 (0 means %d)", s.MaxIter, DefaultAttractorMaxIter)
+	case !(s.Tol >= 0 && s.Tol < 1):
+		return fmt.Errorf("meanfield: AttractorSettings.Tol = %v outside [0, 1) (0 means %g)", s.Tol, DefaultAttractorTol)
+	case s.MaxPeriod < 0 || s.MaxPeriod > 64:
+		return fmt.Errorf("meanfield: AttractorSettings.MaxPeriod = %d outside [0, 64] (0 means %d)", s.MaxPeriod, DefaultAttractorMaxPeriod)
+	}
+	return nil
+}
+
+func (s AttractorSettings) withDefaults() AttractorSettings {
+	if s.MaxIter == 0 {
+		s.MaxIter = DefaultAttractorMaxIter
+	}
+	if s.Tol == 0 {
+		s.Tol = DefaultAttractorTol
+	}
+	if s.MaxPeriod == 0 {
+		s.MaxPeriod = DefaultAttractorMaxPeriod
+	}
+	return s
+}
+
+// Attractor is the attractor of the refresh map reached from a start board.
+type Attractor struct {
+	Kind AttractorKind
+	// Period is 1 for a fixed point, P for a period-P orbit, 0 when
+	// unconverged.
+	Period int
+	// Board is the fixed point, or the first point of the orbit (for an
+	// unconverged run, the last board reached).
+	Board []float64
+	// BoardMean, QueueMean and Response are averages over the orbit's P
+	// points (over the last map for an unconverged run); Response =
+	// QueueMean/λ (Little's law).
+	BoardMean, QueueMean, Response float64
+	// CutPhase and KinkDistance are those of the map applied to Board.
+	CutPhase, KinkDistance float64
+	// SpectralRadius is that of the Jacobian at a fixed point when
+	// Settings.Spectrum is set, else NaN.
+	SpectralRadius float64
+	// Balanced reports a balanced state: a fixed point whose board mean is
+	// at most BalancedQueueScale/(1 − λ). Herds (board mean growing with T)
+	// and periodic orbits are not balanced.
+	Balanced bool
+	// Iterations counts map applications (spectrum included); Residual is
+	// the last ‖p_n − p_{n−P}‖₁ (P = 1 when unconverged); Truncation is the
+	// largest truncation mass of one map application seen.
+	Iterations int
+	Residual   float64
+	Truncation float64
+	// Window is the cut window of Board's map application.
+	Window int
+}
+
+// balancedMean reports whether a board mean is on the balanced scale.
+func balancedMean(mean, load float64) bool {
+	return mean*(1-load) <= BalancedQueueScale
+}
+
+// FindAttractor iterates the refresh map of r from start until the boards
+// close up on a fixed point or a periodic orbit of period P ≤ MaxPeriod,
+// ‖p_{n+1} − p_{n+1−P}‖₁ ≤ Tol (the smallest such P, with the orbit's
+// points at least sqrt(Tol) apart for P ≥ 2, so that a fixed point
+// approached with a multiplier near −1 does not pass for a 2-cycle). The
+// state is classified by the attractor it ends in, not by the way there.
+//
+// When MaxIter maps pass first, FindAttractor returns the last state
+// reached (Kind Unconverged) with an error wrapping ErrNotConverged.
+// Invalid settings or boards, and map failures, return other errors.
+func FindAttractor(r Refresh, start []float64, s AttractorSettings) (Attractor, error) {
+	if err := s.Validate(); err != nil {
+		return Attractor{}, err
+	}
+	m, err := NewRefreshMap(r)
+	if err != nil {
+		return Attractor{}, err
+	}
+	return findAttractor(m, start, s.withDefaults(), nil)
+}
+
+// orbitStat is what FindAttractor keeps of one map application.
+type orbitStat struct {
+	board, queue, phase, kink float64
+	window                    int
+}
+
+// findAttractor is FindAttractor on a prepared map and defaulted settings.
+// stop, if not nil, is called after every map with the application's
+// result and may end the run early (the result is then Unconverged and
+// the error nil).
+func findAttractor(m *RefreshMap, start []float64, s AttractorSettings, stop func(RefreshResult) bool) (Attractor, error) {
+	lam := m.set.Load
+	P := s.MaxPeriod
+	ring := make([][]float64, P+1) // ring[i%(P+1)] = p_i
+	stats := make([]orbitStat, P+1)
+	dist := make([]float64, P+1)
+	p := append([]float64(nil), start...)
+	ring[0] = p
+	var out Attractor
+	out.SpectralRadius = math.NaN()
+	var res RefreshResult
+	for n := 0; n < s.MaxIter; n++ {
+		var err error
+		// Reuse the storage of the board that leaves the ring.
+		dst := ring[(n+1)%(P+1)]
+		if n < P {
+			dst = nil
+		}
+		res, err = m.Apply(dst, p)
+		out.Iterations++
+		if err != nil {
+			return out, fmt.Errorf("meanfield: attractor: map %d: %w", n+1, err)
+		}
+		out.Truncation = max(out.Truncation, res.Truncation)
+		stats[n%(P+1)] = orbitStat{res.BoardMean, res.QueueMean, res.CutPhase, res.KinkDistance, res.Window}
+		p = res.Next
+		ring[(n+1)%(P+1)] = p
+		// dist[d] = ‖p_{n+1} − p_{n+1−d}‖₁.
+		minSep := math.Inf(1)
+		per := 0
+		for d := 1; d <= min(P, n+1); d++ {
+			dist[d] = l1(p, ring[(n+1-d)%(P+1)])
+			if dist[d] <= s.Tol && (d == 1 || minSep >= math.Sqrt(s.Tol)) {
+				per = d
+				break
+			}
+			minSep = min(minSep, dist[d])
+		}
+		out.Residual = dist[1]
+		if per > 0 {
+			out.Period = per
+			out.Residual = dist[per]
+			out.Kind = Periodic
+			if per == 1 {
+				out.Kind = FixedPoint
+			}
+			// The orbit is p_{n+2−per}, …, p_{n+1}; its maps are n+1−per … n.
+			first := (n + 2 - per) % (P + 1)
+			out.Board = append([]float64(nil), ring[first]...)
+			if per == 1 {
+				out.Board = append([]float64(nil), p...)
+			}
+			var bm, qm float64
+			for j := 0; j < per; j++ {
+				st := stats[(n-j)%(P+1)]
+				bm += st.board
+				qm += st.queue
+			}
+			out.BoardMean, out.QueueMean = bm/float64(per), qm/float64(per)
+			out.Response = out.QueueMean / lam
+			// The map applied to Board: for a fixed point the last map (its
+			// input p_n is within Tol of Board), for an orbit map n+2−per,
+			// whose input is Board itself.
+			st := stats[n%(P+1)]
+			if per > 1 {
+				st = stats[(n+2-per)%(P+1)]
+			}
+			out.CutPhase, out.KinkDistance, out.Window = st.phase, st.kink, st.window
+			out.Balanced = per == 1 && balancedMean(out.BoardMean, lam)
+			if per == 1 && s.Spectrum {
+				rad, maps, err := spectralRadius(m, out.Board)
+				out.Iterations += maps
+				if err != nil {
+					return out, err
+				}
+				out.SpectralRadius = rad
+			}
+			return out, nil
+		}
+		if stop != nil && stop(res) {
+			break
+		}
+	}
+	out.Board = append([]float64(nil), p...)
+	out.BoardMean, out.QueueMean, out.Response = res.BoardMean, res.QueueMean, res.Response
+	out.CutPhase, out.KinkDistance, out.Window = res.CutPhase, res.KinkDistance, res.Window
+	if stop != nil && out.Iterations < s.MaxIter {
+		return out, nil
+	}
+	return out, fmt.Errorf("meanfield: attractor: ‖p_n − p_{n−1}‖₁ = %.3g after %d maps: %w", out.Residual, out.Iterations, ErrNotConverged)
+}
+
+// l1 returns Σ|p_i − q_i|, the shorter slice padded with zeros.
+func l1(p, q []float64) float64 {
+	if len(p) < len(q) {
+		p, q = q, p
+	}
+	var d float64
+	for i, x := range q {
+		d += math.Abs(p[i] - x)
+	}
+	for _, x := range p[len(q):] {
+		d += math.Abs(x)
+	}
+	return d
+}
+
+// eigenSettings are those of the Arnoldi runs on the refresh map.
+var eigenSettings = fixedpoint.ArnoldiSettings{Tol: 1e-6, MaxDim: 60, Seed: 1}
+
+// spectrumRowMin: the Jacobian is taken on the board's rows holding at
+// least this mass (see refreshProblem).
+const spectrumRowMin = 1e-6
+
+// leadingEigenvalues returns the leading eigenvalues (by modulus) of the
+// Jacobian of m's map at the board p, restricted to boards of unit mass
+// and to the rows of p holding at least spectrumRowMin (the tail beyond,
+// of negligible mass, is held fixed), by matrix-free Arnoldi with
+// kink-aware one-sided differences (fixedpoint.Arnoldi; model.md §2: about
+// 20 maps reproduce the dense spectrum to 6 digits). It also returns the
+// number of maps.
+func leadingEigenvalues(m *RefreshMap, p []float64, count int) ([]complex128, int, error) {
+	n := len(p)
+	for n > 2 && p[n-1] < spectrumRowMin {
+		n--
+	}
+	base := make([]float64, len(p)+8)
+	copy(base, p)
+	x := append([]float64(nil), p[:n]...)
+	maps := 0
+	prob := refreshProblem(m, base, n, &maps)
+	set := eigenSettings
+	set.Subspace = fixedpoint.SumZero(n)
+	set.MaxDim = min(set.MaxDim, n-1)
+	res, err := fixedpoint.Arnoldi(prob, x, min(count, n-1), &set)
+	if err != nil && !(errors.Is(err, fixedpoint.ErrNotConverged) && res != nil) {
+		return nil, maps, fmt.Errorf("meanfield: spectrum: %w", err)
+	}
+	return res.Values, maps, nil
+}
+
+// spectralRadius returns the spectral radius of the map's Jacobian at p.
+func spectralRadius(m *RefreshMap, p []float64) (float64, int, error) {
+	ev, maps, err := leadingEigenvalues(m, p, 3)
+	if err != nil {
+		return math.NaN(), maps, err
+	}
+	r := 0.0
+	for _, e := range ev {
+		r = max(r, cmplx.Abs(e))
+	}
+	return r, maps, nil
+}

@@ -1,0 +1,83 @@
+package meanfield
+
+import (
+	"fmt"
+	"math"
+
+	"herd/fixedpoint"
+)
+
+// refreshProblem wraps a RefreshMap as a fixedpoint.Problem on the first
+// n rows of boards near base: a point y ∈ R^n stands for the board y
+// followed by base's rows n, n+1, … (held fixed), and F(y) is the first n
+// rows of the map's image. Choose n so that base's rows below n are well
+// above the finite-difference displacement (≈1.5e-8): the rows beyond,
+// carrying a negligible mass, cannot then be pushed negative, which the
+// map would reject (and clipping them would corrupt the derivative). Entries
+// still negative are read as 0. Problem.Kink locates the window boundaries
+// exactly (see refreshKink). Use it with fixedpoint.SumZero(n).
+func refreshProblem(m *RefreshMap, base []float64, n int, maps *int) fixedpoint.Problem {
+	buf := append([]float64(nil), base...)
+	var out []float64
+	f := func(dst, x []float64) error {
+		for i, e := range x {
+			buf[i] = max(e, 0)
+		}
+		res, err := m.Apply(out, buf)
+		*maps++
+		if err != nil {
+			return err
+		}
+		out = res.Next
+		clear(dst)
+		copy(dst, res.Next)
+		return nil
+	}
+	set := m.Settings()
+	return fixedpoint.Problem{F: f, Kink: func(x, d []float64) float64 {
+		return refreshKink(set.Dispatchers, set.Load, set.Period, x, d)
+	}}
+}
+
+// refreshKink returns the largest t > 0 such that the segment
+// {x + s·d : 0 < s < t} of boards crosses no window boundary τ_v = T
+// (+Inf if none): the map is smooth on that segment. The boundaries are
+// affine in the board,
+//
+//	τ_v(x) = (k/λ) Σ_{u<v} F_x(u),  F_x(u) = Σ_{b≤u} x_b (F = 1 past the top),
+//
+// so τ_v(x + s·d) = τ_v(x) + s·(k/λ) Σ_{u<v} D(u), D the cumulative sum of d
+// (which is 0 past the top when Σd = 0). As τ_v is non-decreasing in v, the
+// first boundary to reach T is τ_c or τ_{c+1}, c the cut window; all
+// boundaries up to c+1 are checked.
+func refreshKink(k int, lam, T float64, x, d []float64) float64 {
+	c := float64(k) / lam
+	var fx, fd, tau, slope float64
+	best := math.Inf(1)
+	n := len(x)
+	for v := 0; ; v++ {
+		// Boundary τ_v against T.
+		if v > 0 && slope != 0 {
+			if s := (T - tau) / slope; s > 0 && s < best {
+				best = s
+			}
+		}
+		if tau > T {
+			break // τ_v > T: the cut window is v − 1, and v = c + 1 is done
+		}
+		if v < n {
+			fx += x[v]
+			fd += d[v]
+		}
+		wx, wd := fx, fd
+		if v >= n-1 {
+			wx, wd = 1, fd // past the top: F = 1, D = Σd
+		}
+		tau += c * wx
+		slope += c * wd
+		if v > 4*n+int(T/c)+8 {
+			panic(fmt.Sprintf("meanfield: refreshKink: no window end before T = %v", T))
+		}
+	}
+	return best
+}
