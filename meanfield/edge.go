@@ -131,7 +131,7 @@ const (
 	edgeHerdRun   = 3     // … for this many consecutive maps
 	edgeMaxStep   = 0.1   // largest relative continuation step
 	edgeScanStep  = 0.005 // relative spacing of the scan below a lost branch
-	edgeHerdTol   = 1e-5  // L1 tolerance of the herd attractor (herds drift slowly)
+	edgeHerdTol   = 1e-4  // L1 tolerance of the herd attractor (herds drift slowly)
 )
 
 // edgeRun is the state of one Edge computation.
@@ -331,7 +331,7 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error)
 // The node's spectral radius comes from Arnoldi at the last fixed point;
 // the saddle's leading eigenvalue from Arnoldi at the same board with T
 // moved just past its window's end (the other piece of the map); the herd
-// from FindAttractor (L1 tolerance 1e-5, HerdMaps maps) continuing the
+// from FindAttractor (L1 tolerance 1e-4, HerdMaps maps) continuing the
 // empty board's run just below the edge.
 //
 // When no balanced state exists at BranchFrom, Edge returns an error

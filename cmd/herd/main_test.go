@@ -188,3 +188,37 @@ func TestModelBadInput(t *testing.T) {
 		}
 	}
 }
+
+// herd point and herd edge print their tables (text, rounded to the digits
+// shown): the published board means 5.49 (k = 5, T = 400) and 15.9 (T =
+// 20, herded), and the edge 2.90 at k = 5, λ = 0.9 with none at k = 2.
+func TestModelGolden(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"point.text", []string{"point", "--dispatchers", "5", "--load", "0.9", "--refresh", "20,400"}},
+		{"point-herd.text", []string{"point", "--dispatchers", "5", "--load", "0.9", "--refresh", "1100", "--start", "half:0.1T,balanced:6"}},
+		{"edge.text", []string{"edge", "--dispatchers", "2,5", "--load", "0.9"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out, errs, code := herd(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			golden(t, tc.name, out)
+		})
+	}
+}
+
+// The default job is herd edge.
+func TestDefaultIsEdge(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "--dispatchers", "2", "--load", "0.9", "--format", "csv")
+	if code != 0 || !strings.HasPrefix(out, "dispatchers,load,edge_refresh,edge_scaled,branch_scaled,law_scaled,ratio,crossing,node_radius,herd_period,herd_board_mean") {
+		t.Errorf("plain herd: exit %d, %q, %q", code, out, errs)
+	}
+}
