@@ -70,9 +70,9 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 		Columns: []table.Column{
 			{Name: "dispatchers"}, {Name: "load"}, {Name: "edge_refresh", Digits: 6},
 			{Name: "edge_scaled", Digits: 5}, {Name: "branch_scaled", Digits: 5}, {Name: "law_scaled", Digits: 3},
-			{Name: "ratio", Digits: 4}, {Name: "crossing"}, {Name: "node_radius", Digits: 4},
+			{Name: "ratio", Digits: 4}, {Name: "crossing"}, {Name: "node_radius", Digits: 3},
 			{Name: "herd_period"}, {Name: "herd_board_mean", Digits: 5},
-			{Name: "saddle_eigenvalue", Digits: 4}, {Name: "maps"},
+			{Name: "saddle_eigenvalue", Digits: 3}, {Name: "maps"},
 		},
 	}
 	worst := map[float64]float64{}

@@ -43,6 +43,7 @@ func commands() []command {
 	cs := []command{
 		{"edge", "the tipping point of the balanced state for each (k, λ), from the refresh map (the default job)", runEdge},
 		{"point", "iterate the refresh map from a start board to its attractor", runPoint},
+		{"validate", "check closed forms, models and the simulator against the published figures", runValidate},
 		{"sim", "simulate N servers with k dispatchers on a stale board (one row per flag combination)", runSim},
 		{"version", "print herd's version", func(_ context.Context, e *env, args []string) error {
 			if len(args) > 0 {

@@ -222,3 +222,16 @@ func TestDefaultIsEdge(t *testing.T) {
 		t.Errorf("plain herd: exit %d, %q, %q", code, out, errs)
 	}
 }
+
+// herd validate --quick passes: every quick check agrees with its closed
+// form, model or published figure.
+func TestValidateQuick(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "validate", "--quick", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("herd validate --quick: exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.HasPrefix(out, "check,source,published,closed_form_or_model,simulated,simulated_se,z,verdict") {
+		t.Errorf("header: %q", strings.SplitN(out, "\n", 2)[0])
+	}
+}

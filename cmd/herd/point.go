@@ -156,9 +156,9 @@ func runPoint(ctx context.Context, e *env, args []string) error {
 		Columns: []table.Column{
 			{Name: "dispatchers"}, {Name: "load"}, {Name: "refresh"}, {Name: "start"},
 			{Name: "attractor"}, {Name: "board_mean", Digits: 6}, {Name: "queue_mean", Digits: 6},
-			{Name: "response_mean", Digits: 6}, {Name: "spectral_radius", Digits: 4},
-			{Name: "cut_phase", Digits: 4}, {Name: "iterations"}, {Name: "truncation", Digits: 2},
-			{Name: "balanced"}, {Name: "residual", Digits: 2},
+			{Name: "response_mean", Digits: 6}, {Name: "spectral_radius", Digits: 3},
+			{Name: "cut_phase", Digits: 4}, {Name: "iterations"}, {Name: "truncation", Digits: 1},
+			{Name: "balanced"}, {Name: "residual", Digits: 1},
 		},
 	}
 	var failed []string

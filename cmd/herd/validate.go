@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"herd/cmd/internal/table"
+	"herd/compare"
+)
+
+func runValidate(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "validate", "validate [--quick] [flags]")
+	quick := fs.Bool("quick", false, "CI-sized run lengths and the fast checks only (under 3 minutes on 2 cores)")
+	seed := fs.Uint64("seed", 1, "master seed of the simulations")
+	out := addOutputFlags(fs, "simulation runs")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmtName, err := out.check()
+	if err != nil {
+		return err
+	}
+	prog := newProgress(e.stderr, "validate", "checks")
+	rows, runErr := compare.Validate(ctx, compare.Options{Quick: *quick, Seed: *seed, Workers: *out.workers, Progress: prog.update})
+	prog.finish()
+
+	t := &table.Table{
+		Title: "herd validate: closed forms, models and the simulator against validation.md",
+		Meta: []table.Field{
+			{Key: "version", Value: version},
+			{Key: "quick", Value: strconv.FormatBool(*quick)},
+			{Key: "seed", Value: strconv.FormatUint(*seed, 10)},
+		},
+		Columns: []table.Column{
+			{Name: "check"}, {Name: "source"}, {Name: "published"},
+			{Name: "closed_form_or_model", Digits: 6}, {Name: "simulated", Digits: 6}, {Name: "simulated_se", Digits: 2},
+			{Name: "z", Digits: 3}, {Name: "verdict"}, {Name: "note"}, {Name: "runs"},
+		},
+	}
+	count := map[compare.Verdict]int{}
+	for _, r := range rows {
+		count[r.Verdict]++
+		t.AddRow(r.Check, r.Source, r.Published, finite(r.Reference), finite(r.Simulated), finite(r.SimulatedSE),
+			finite(r.Z), string(r.Verdict), r.Note, r.Runs)
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d checks: %d pass, %d fail, %d disputed",
+		len(rows), count[compare.Pass], count[compare.Fail], count[compare.Disputed]))
+	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if n := compare.Failed(rows); n > 0 {
+		return fmt.Errorf("%d check(s) failed", n)
+	}
+	return nil
+}
+
+// finite returns x, or nil (printed as missing) for NaN and ±Inf.
+func finite(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}
