@@ -226,9 +226,13 @@ type RefreshMap struct {
 	mom           []float64 // (step n, j) first moments Σ_q q·vₙ(q, j)
 
 	full, cut winPlan
-	scratch   []float64 // Poisson scratch for injections and drains
-	scratch2  []float64
-	binBuf    []float64
+	// Poisson(t) laws at the last two window boundaries: window v's end is
+	// window v+1's start, where class v+1 is injected, so each boundary's
+	// law is computed once and serves the injection and both drain
+	// integrals that touch it.
+	laws    [2]poissonLaw
+	lawLast int // index of the law returned last
+	binBuf  []float64
 
 	// Per-application bookkeeping.
 	trimEps, chainEps, pmfEps float64
@@ -252,6 +256,7 @@ type winPlan struct {
 	q0      int       // rows ≥ q0 cannot empty in the window
 	kmin    int       // shift of kern[0]
 	kern    []float64 // law of Binomial(k, l/w) − Pois(l)
+	krev    []float64 // kern reversed
 	pbuf    []float64
 }
 
@@ -358,6 +363,7 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 	m.rows = n
 	m.rowErr = false
 	m.full.valid = false
+	m.laws[0].valid, m.laws[1].valid = false, false
 	m.lo, m.hi = 0, 0
 	m.water = m.water[:0]
 
@@ -409,13 +415,20 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 	clear(dst)
 	copy(dst[m.lo:m.hi], m.water[m.lo:m.hi])
 	if v+1 < n {
-		lo, pmf := poissonPMF(m.scratch, T, m.pmfEps)
-		m.scratch = pmf
+		pl := m.law(T)
+		// Classes at or below the bottom of the Poisson support have
+		// emptied with certainty: their shares go to row 0 at once.
+		var gone float64
 		for b := v + 1; b < n; b++ {
-			if m.p[b] > 0 {
-				pureDeath(dst, m.p[b], b, lo, pmf)
+			switch {
+			case m.p[b] == 0:
+			case b <= pl.lo:
+				gone += m.p[b]
+			default:
+				pl.pureDeath(dst, m.p[b], b)
 			}
 		}
+		dst[0] += gone * pl.tail[0]
 	}
 	for size > 1 && dst[size-1] == 0 {
 		size--
@@ -429,17 +442,52 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 	return res, nil
 }
 
-// pureDeath adds mass·P(q) for a server starting at b served at rate 1
-// with nothing arriving, given the Poisson(t) law pmf of services starting
-// at d = lo: P(q = b − d) = π(d) for d < b and P(q = 0) = Σ_{d≥b} π(d).
-func pureDeath(dst []float64, mass float64, b, lo int, pmf []float64) {
-	for i, pi := range pmf {
-		d := lo + i
-		if d < b {
-			dst[b-d] += mass * pi
-		} else {
-			dst[0] += mass * pi
+// poissonLaw is the Poisson(x) law of the services by time x of a server
+// that never empties, cut as by poissonPMF, with its tail sums.
+type poissonLaw struct {
+	x     float64
+	valid bool
+	lo    int       // pmf[i] = π(lo + i)
+	pmf   []float64 // π(d), d = lo … lo + len(pmf) − 1
+	tail  []float64 // tail[i] = Σ_{i' ≥ i} pmf[i'], summed from the top down
+}
+
+// law returns the Poisson(x) law, from the two-entry cache of boundary
+// laws when x is one of them; otherwise it replaces the entry not returned
+// last, so the laws of two consecutive calls are valid together.
+func (m *RefreshMap) law(x float64) *poissonLaw {
+	for i := range m.laws {
+		if l := &m.laws[i]; l.valid && l.x == x {
+			m.lawLast = i
+			return l
 		}
+	}
+	m.lawLast = 1 - m.lawLast
+	l := &m.laws[m.lawLast]
+	l.x, l.valid = x, true
+	l.lo, l.pmf = poissonPMF(l.pmf, x, m.pmfEps)
+	l.tail = grow(l.tail, len(l.pmf))
+	var s float64
+	for i := len(l.pmf) - 1; i >= 0; i-- {
+		s += l.pmf[i]
+		l.tail[i] = s
+	}
+	return l
+}
+
+// pureDeath adds mass·P(q) for a server starting at b served at rate 1
+// with nothing arriving by time x: with π the Poisson(x) law,
+// P(q = b − d) = π(d) for d < b and P(q = 0) = Σ_{d≥b} π(d) (a tail sum).
+func (l *poissonLaw) pureDeath(dst []float64, mass float64, b int) {
+	n := min(max(b-l.lo, 0), len(l.pmf)) // pmf[:n] holds the d < b
+	if n > 0 {
+		row := dst[b-l.lo-n+1 : b-l.lo+1]
+		for i, pi := range l.pmf[:n] {
+			row[n-1-i] += mass * pi // d = lo + i, row b − d
+		}
+	}
+	if n < len(l.pmf) {
+		dst[0] += mass * l.tail[n]
 	}
 }
 
@@ -472,9 +520,9 @@ func (m *RefreshMap) inject(b int, tau float64) {
 	if m.rowErr {
 		return
 	}
-	lo, pmf := poissonPMF(m.scratch, tau, m.pmfEps)
-	m.scratch = pmf
-	pureDeath(m.water, m.p[b], b, lo, pmf)
+	pl := m.law(tau)
+	pl.pureDeath(m.water, m.p[b], b)
+	lo, pmf := pl.lo, pl.pmf
 	// Update the active range.
 	top := 1 // highest row b − lo, or 0 when every path has emptied
 	if lo < b {
@@ -509,9 +557,7 @@ func (m *RefreshMap) plan(pl *winPlan, w, l float64) {
 
 	// End weights of slice j.
 	pl.endJ = grow(pl.endJ, k+1)
-	for j := 0; j <= k; j++ {
-		pl.endJ[j] = poissonAt(r*(w-l), k-j) / pk
-	}
+	poissonHead(pl.endJ, r*(w-l), pk)
 
 	// Node weights.
 	nodes := len(m.glx)
@@ -529,9 +575,7 @@ func (m *RefreshMap) plan(pl *winPlan, w, l float64) {
 				row[lo+t] = pi
 			}
 		}
-		for j := 0; j <= k; j++ {
-			pl.nodeJ[i*(k+1)+j] = poissonAt(r*(w-u), k-j) / pk
-		}
+		poissonHead(pl.nodeJ[i*(k+1):(i+1)*(k+1)], r*(w-u), pk)
 	}
 
 	// q0: P(Pois(w) ≥ q0) < pmfEps, so rows ≥ q0 never empty.
@@ -557,6 +601,29 @@ func (m *RefreshMap) plan(pl *winPlan, w, l float64) {
 			// shift a − d with d = lo + t; index (a − d) − kmin
 			pl.kern[a-(lo+t)+dmax] += pa * pd
 		}
+	}
+	pl.krev = grow(pl.krev, len(pl.kern))
+	for i, g := range pl.kern {
+		pl.krev[len(pl.kern)-1-i] = g
+	}
+}
+
+// poissonHead sets dst[j] = Pois(x; k − j)/pk for j = 0 … k = len(dst) − 1,
+// the weights of slice j, exactly as poissonAt computes each (one shared
+// product e^{−x}·Π x/i while e^{−x} is representable).
+func poissonHead(dst []float64, x, pk float64) {
+	k := len(dst) - 1
+	if !(x > 0) || x >= 700 {
+		for j := range dst {
+			dst[j] = poissonAt(x, k-j) / pk
+		}
+		return
+	}
+	p := math.Exp(-x)
+	dst[k] = p / pk
+	for i := 1; i <= k; i++ {
+		p *= x / float64(i)
+		dst[k-i] = p / pk
 	}
 }
 
@@ -638,25 +705,31 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int) float64 {
 				}
 			}
 			// One uniformised step: arrival w.p. a from (q−1, j−1), service
-			// w.p. d from (q+1, j); a service at q = 0 stays.
+			// w.p. d from (q+1, j); a service at q = 0 stays. Slice j only
+			// reaches rows q < split + j (j arrivals on a start below
+			// split); the rows above stay zero in both buffers.
 			for j := 0; j <= min(jmax+1, k); j++ {
-				cj := cur[j*R : (j+1)*R]
-				nx := nxt[j*R : (j+1)*R]
+				top := split + j // rows [0, top) of slice j
+				cj := cur[j*R : j*R+top]
+				nx := nxt[j*R : j*R+top]
 				if j == 0 {
-					nx[0] = d * (cj[0] + cj[1])
-					for q := 1; q < R-1; q++ {
-						nx[q] = d * cj[q+1]
+					nx[0] = d * (cj[0] + cur[1])
+					c1, n1 := cur[2:top+1], nx[1:top] // cur[top] = 0 < R
+					n1 = n1[:len(c1)]
+					for q, x := range c1 {
+						n1[q] = d * x
 					}
-					nx[R-1] = 0
 					continue
 				}
-				cm := cur[(j-1)*R : j*R]
+				cm := cur[(j-1)*R : (j-1)*R+top-1]
 				nx[0] = d * (cj[0] + cj[1])
-				cj, cm, nx = cj[2:R], cm[:R-2], nx[1:R-1]
-				for q, x := range cj {
-					nx[q] = d*x + a*cm[q]
+				// nx[q] = d·cj[q+1] + a·cm[q−1] for 1 ≤ q ≤ top − 2.
+				c1, m1, n1 := cj[2:top], cm[:top-2], nx[1:top-1]
+				m1, n1 = m1[:len(c1)], n1[:len(c1)]
+				for q, x := range c1 {
+					n1[q] = d*x + a*m1[q]
 				}
-				nxt[(j+1)*R-1] = a * cur[j*R-2]
+				nx[top-1] = a * cm[top-2] // cj[top] = 0
 			}
 			cur, nxt = nxt, cur
 		}
@@ -697,21 +770,14 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int) float64 {
 	// High rows [max(lo, split), hi): never empty, so q + Bin − Pois.
 	if hs := max(lo, split); hs < hi {
 		var mass, first float64
+		src := m.water[hs:hi]
+		for i, x := range src {
+			mass += x
+			first += float64(hs+i) * x
+		}
 		// The kernel is a convolution of two normalised laws: it moves
 		// mass without losing any.
-		kern, kmin := pl.kern, pl.kmin
-		for q := hs; q < hi; q++ {
-			x := m.water[q]
-			if x == 0 {
-				continue
-			}
-			mass += x
-			first += float64(q) * x
-			o := out[q+kmin : q+kmin+len(kern)]
-			for t, g := range kern {
-				o[t] += x * g
-			}
-		}
+		convolveAdd(out[hs+pl.kmin:hi+pl.kmin+len(pl.kern)-1], src, pl.krev)
 		// E[q(u)] = q + k u/W − u: arrivals Binomial(k, u/W), services Pois(u).
 		drift := float64(k)/pl.w - 1
 		for i := 0; i < nodes; i++ {
@@ -740,6 +806,42 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int) float64 {
 		m.rows = m.hi
 	}
 	return integral
+}
+
+// convolveAdd adds the full convolution of x with the kernel g to dst,
+// dst[i] += Σ_t g[t] x[i−t], len(dst) = len(x) + len(g) − 1, given grev, g
+// reversed. Each output is a dot product of grev with a window of x, so
+// every dst row is read and written once (the scatter form x[q]·g would
+// read and write it len(g) times).
+func convolveAdd(dst, x, grev []float64) {
+	K := len(grev)
+	if len(dst) != len(x)+K-1 {
+		panic("meanfield: convolveAdd length mismatch")
+	}
+	for i := range dst {
+		// Terms x[i−K+1+u]·grev[u] with 0 ≤ i−K+1+u < len(x).
+		u0 := max(0, K-1-i)
+		u1 := min(K, len(x)+K-1-i)
+		dst[i] += dot(grev[u0:u1], x[i-K+1+u0:i-K+1+u1])
+	}
+}
+
+// dot returns Σ a_i b_i with four partial sums (len(b) ≥ len(a)).
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		aa, bb := a[i:i+4:i+4], b[i:i+4:i+4]
+		s0 += aa[0] * bb[0]
+		s1 += aa[1] * bb[1]
+		s2 += aa[2] * bb[2]
+		s3 += aa[3] * bb[3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // trimWater finds the active rows and drops rows at either end whose
@@ -782,29 +884,29 @@ func (m *RefreshMap) trimWater() {
 // the board up. The tails Q are suffix sums of the Poisson vectors (Q = 1
 // below both supports, where the difference is exactly 0).
 func (m *RefreshMap) drainIntegral(t1, t2 float64, v int) float64 {
-	lo1, p1 := poissonPMF(m.scratch, t1, m.pmfEps)
-	m.scratch = p1
-	lo2, p2 := poissonPMF(m.scratch2, t2, m.pmfEps)
-	m.scratch2 = p2
-	dmin := min(lo1, lo2)
+	l1, l2 := m.law(t1), m.law(t2)
+	dmin := min(l1.lo, l2.lo)
 	if dmin >= m.top {
 		return 0
 	}
-	dtop := max(lo1+len(p1), lo2+len(p2)) - 1
-	var q1, q2, s float64 // suffix sums Σ_{i>d} π(i)
+	// Only d < top contribute (S₁ = S₂ = 0 from the top up).
+	dtop := min(max(l1.lo+len(l1.pmf), l2.lo+len(l2.pmf))-1, m.top-1)
+	var s float64
 	for d := dtop; d >= dmin; d-- {
-		if d < m.top {
-			x := max(v, d)
-			s += (m.s2[x] - float64(d)*m.s1[x]) * (q2 - q1)
-		}
-		if i := d - lo1; i >= 0 && i < len(p1) {
-			q1 += p1[i]
-		}
-		if i := d - lo2; i >= 0 && i < len(p2) {
-			q2 += p2[i]
-		}
+		x := max(v, d)
+		s += (m.s2[x] - float64(d)*m.s1[x]) * (l2.above(d) - l1.above(d))
 	}
 	return s
+}
+
+// above returns Q(d) = Σ_{i>d} π(i), the tail sum above d (1 below the
+// support, as the sum of the whole vector).
+func (l *poissonLaw) above(d int) float64 {
+	i := max(d-l.lo+1, 0)
+	if i >= len(l.tail) {
+		return 0
+	}
+	return l.tail[i]
 }
 
 // Board constructors for the start states of model.md §1.

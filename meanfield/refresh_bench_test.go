@@ -32,6 +32,13 @@ func BenchmarkRefreshApply(b *testing.B) {
 		// Near the balanced fixed point: 40 iterations from empty (it
 		// converges to 1e-11 in 44).
 		{"k5_l0.9_T300_balanced", 5, 0.9, 300, BoardEmpty(), 40},
+		// Half the servers at 0.4T, a few maps into the herd.
+		{"k5_l0.9_T300_herd", 5, 0.9, 300, BoardHalf(120), 3},
+		// The edge computation's parameters (k = 10, λ = 0.95, T ≈ 2,730):
+		// a balanced state, 10 maps from empty, and a herd, 3 maps from
+		// half the servers at 0.4T (thousands of rows, board mean ≈ 1,000).
+		{"k10_l0.95_T2730_balanced", 10, 0.95, 2730, BoardEmpty(), 10},
+		{"k10_l0.95_T2730_herd", 10, 0.95, 2730, BoardHalf(int(0.4 * 2730)), 3},
 		// 10 iterations from empty: a balanced state (board mean ≈ 12).
 		{"k10_l0.95_T2800_balanced", 10, 0.95, 2800, BoardEmpty(), 10},
 		// Half the servers at 0.4T (model.md §1 start half:0.4T), a few

@@ -1,6 +1,10 @@
 package meanfield
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -750,5 +754,177 @@ func TestRefreshHerdSlow(t *testing.T) {
 		if res.Truncation >= DefaultRefreshTol {
 			t.Errorf("T=%v: truncation %.3g", c.T, res.Truncation)
 		}
+	}
+}
+
+// updateRefreshGolden rewrites testdata/refresh_golden.json.gz from the
+// current implementation (go test -run TestRefreshGolden -update-refresh).
+var updateRefreshGolden = flag.Bool("update-refresh", false, "rewrite testdata/refresh_golden.json.gz")
+
+// refreshGoldenCase is one input of the refresh map and its recorded
+// result.
+type refreshGoldenCase struct {
+	Name         string
+	Dispatchers  int
+	Load, Period float64
+	Tol          float64 `json:",omitempty"`
+	Nodes        int     `json:",omitempty"`
+	Board        []float64
+	Next         []float64
+	QueueMean    float64
+	BoardMean    float64
+	CutPhase     float64
+	KinkDistance float64
+	Truncation   float64
+	Window       int
+	Windows      int
+}
+
+func (c refreshGoldenCase) settings() Refresh {
+	return Refresh{Dispatchers: c.Dispatchers, Load: c.Load, Period: c.Period, Tol: c.Tol, Nodes: c.Nodes}
+}
+
+// refreshGoldenInputs returns the inputs of the golden test: balanced,
+// herded, half-loaded, spread and geometric boards, k from 1 to 10, λ from
+// 0.8 to 0.95 and T from 20 to 3,000. Boards reached by iterating the map
+// are stored in the golden file, so the check compares one application on
+// identical inputs.
+func refreshGoldenInputs(t *testing.T) []refreshGoldenCase {
+	iter := func(r Refresh, p []float64, n int) []float64 {
+		m, err := NewRefreshMap(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			res, err := m.Apply(nil, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p = res.Next
+		}
+		return p
+	}
+	cs := []struct {
+		name  string
+		r     Refresh
+		start []float64
+		maps  int
+		tol   float64
+		nodes int
+	}{
+		{"k1_l0.9_T20_spread", Refresh{Dispatchers: 1, Load: 0.9, Period: 20}, BoardSpread(15), 0, 0, 0},
+		{"k3_l0.8_T50_half", Refresh{Dispatchers: 3, Load: 0.8, Period: 50}, BoardHalf(20), 0, 0, 0},
+		{"k3_l0.95_T100_geometric", Refresh{Dispatchers: 3, Load: 0.95, Period: 100}, BoardGeometric(0.95, 0), 0, 0, 0},
+		{"k10_l0.8_T37.3_spread", Refresh{Dispatchers: 10, Load: 0.8, Period: 37.3}, BoardSpread(40), 0, 0, 0},
+		{"k5_l0.9_T300_balanced", Refresh{Dispatchers: 5, Load: 0.9, Period: 300}, BoardEmpty(), 40, 0, 0},
+		{"k5_l0.9_T300_balanced_tol1e-15_nodes8", Refresh{Dispatchers: 5, Load: 0.9, Period: 300}, BoardEmpty(), 40, 1e-15, 8},
+		{"k5_l0.9_T300_herd", Refresh{Dispatchers: 5, Load: 0.9, Period: 300}, BoardHalf(120), 3, 0, 0},
+		{"k5_l0.9_T1100_half", Refresh{Dispatchers: 5, Load: 0.9, Period: 1100}, BoardHalf(110), 0, 0, 0},
+		{"k10_l0.95_T2730_balanced", Refresh{Dispatchers: 10, Load: 0.95, Period: 2730}, BoardEmpty(), 10, 0, 0},
+		{"k10_l0.95_T2730_herd", Refresh{Dispatchers: 10, Load: 0.95, Period: 2730}, BoardHalf(1092), 3, 0, 0},
+		{"k5_l0.9_T3000_herd", Refresh{Dispatchers: 5, Load: 0.9, Period: 3000}, BoardHalf(1200), 3, 0, 0},
+	}
+	out := make([]refreshGoldenCase, len(cs))
+	for i, c := range cs {
+		r := c.r
+		r.Tol, r.Nodes = c.tol, c.nodes
+		out[i] = refreshGoldenCase{Name: c.name, Dispatchers: r.Dispatchers, Load: r.Load, Period: r.Period,
+			Tol: c.tol, Nodes: c.nodes, Board: iter(r, c.start, c.maps)}
+	}
+	return out
+}
+
+// TestRefreshGolden checks Apply against results recorded, before the map
+// was optimised for speed, by the straightforward implementation of commit
+// 930f0dd (testdata/refresh_golden.json.gz): ‖Δp'‖₁ ≤ 1e-12, QueueMean and
+// BoardMean within 1e-10 relative, CutPhase and KinkDistance within 1e-12,
+// Truncation within 1e-13, and the same windows.
+func TestRefreshGolden(t *testing.T) {
+	const path = "testdata/refresh_golden.json.gz"
+	if *updateRefreshGolden {
+		cases := refreshGoldenInputs(t)
+		for i := range cases {
+			c := &cases[i]
+			res, err := c.settings().Apply(c.Board)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Next = res.Next
+			c.QueueMean, c.BoardMean = res.QueueMean, res.BoardMean
+			c.CutPhase, c.KinkDistance = res.CutPhase, res.KinkDistance
+			c.Truncation, c.Window, c.Windows = res.Truncation, res.Window, res.Windows
+		}
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		enc := json.NewEncoder(zw)
+		enc.SetIndent("", " ")
+		if err := enc.Encode(cases); err != nil {
+			t.Fatal(err)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []refreshGoldenCase
+	if err := json.NewDecoder(zr).Decode(&cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 8 {
+		t.Fatalf("%s holds %d cases, want at least 8", path, len(cases))
+	}
+	rel := func(got, want float64) float64 { return math.Abs(got-want) / math.Max(math.Abs(want), 1e-300) }
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			m, err := NewRefreshMap(c.settings())
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Twice on one map: a reused workspace must not change the result.
+			for pass := 0; pass < 2; pass++ {
+				res, err := m.Apply(nil, c.Board)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := l1Dist(res.Next, c.Next)
+				t.Logf("pass %d: ‖Δp'‖₁ = %.2g, rel. Δ queue mean = %.2g, Δ truncation = %.2g (rows %d, windows %d)",
+					pass, d, rel(res.QueueMean, c.QueueMean), res.Truncation-c.Truncation, len(c.Next), c.Windows)
+				if d > 1e-12 {
+					t.Errorf("pass %d: ‖p' − p'_golden‖₁ = %.3g, want ≤ 1e-12", pass, d)
+				}
+				if e := rel(res.QueueMean, c.QueueMean); e > 1e-10 {
+					t.Errorf("pass %d: QueueMean = %.17g, want %.17g (rel. diff %.2g)", pass, res.QueueMean, c.QueueMean, e)
+				}
+				if e := rel(res.BoardMean, c.BoardMean); e > 1e-10 {
+					t.Errorf("pass %d: BoardMean = %.17g, want %.17g (rel. diff %.2g)", pass, res.BoardMean, c.BoardMean, e)
+				}
+				if math.Abs(res.CutPhase-c.CutPhase) > 1e-12 || math.Abs(res.KinkDistance-c.KinkDistance) > 1e-12 {
+					t.Errorf("pass %d: CutPhase, KinkDistance = %.17g, %.17g; want %.17g, %.17g",
+						pass, res.CutPhase, res.KinkDistance, c.CutPhase, c.KinkDistance)
+				}
+				if math.Abs(res.Truncation-c.Truncation) > 1e-13 {
+					t.Errorf("pass %d: Truncation = %.3g, want %.3g", pass, res.Truncation, c.Truncation)
+				}
+				if res.Window != c.Window || res.Windows != c.Windows {
+					t.Errorf("pass %d: window %d of %d, want %d of %d", pass, res.Window, res.Windows, c.Window, c.Windows)
+				}
+			}
+		})
 	}
 }
