@@ -79,6 +79,17 @@ type Task struct {
 // ones stop at their next check; done[i] reports which tasks finished.
 // progress, if set, is called (serially) after each finished task.
 func RunAll(ctx context.Context, tasks []Task, workers int, progress func(done, total int)) (results []Result, done []bool, err error) {
+	var notify func(int, Result, int, int)
+	if progress != nil {
+		notify = func(_ int, _ Result, d, total int) { progress(d, total) }
+	}
+	return RunAllNotify(ctx, tasks, workers, notify)
+}
+
+// RunAllNotify is RunAll with a callback that also receives each finished
+// task's index and result, serially, as it finishes: a caller can record
+// finished runs before the whole batch is done.
+func RunAllNotify(ctx context.Context, tasks []Task, workers int, notify func(i int, r Result, done, total int)) (results []Result, done []bool, err error) {
 	for _, t := range tasks {
 		if err := t.Config.Validate(); err != nil {
 			return nil, nil, err
@@ -115,8 +126,8 @@ func RunAll(ctx context.Context, tasks []Task, workers int, progress func(done, 
 				mu.Lock()
 				results[i], done[i] = res, true
 				finished++
-				if progress != nil {
-					progress(finished, len(tasks))
+				if notify != nil {
+					notify(i, res, finished, len(tasks))
 				}
 				mu.Unlock()
 			}

@@ -41,6 +41,8 @@ type env struct {
 // commands is the command table, sorted by name.
 func commands() []command {
 	cs := []command{
+		{"bracket", "bracket the edge with the simulator at N servers (resumable with --out)", runBracket},
+		{"scaling", "fit edge(N) = edge(∞) + a·N^(−β) to the brackets", runScaling},
 		{"edge", "the tipping point of the balanced state for each (k, λ), from the refresh map (the default job)", runEdge},
 		{"point", "iterate the refresh map from a start board to its attractor", runPoint},
 		{"validate", "check closed forms, models and the simulator against the published figures", runValidate},

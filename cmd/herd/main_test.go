@@ -235,3 +235,51 @@ func TestValidateQuick(t *testing.T) {
 		t.Errorf("header: %q", strings.SplitN(out, "\n", 2)[0])
 	}
 }
+
+// herd bracket: bad input exits 2 naming the flag; a run log (--out) makes
+// a rerun skip recorded runs and print the same bytes.
+func TestBracketCLI(t *testing.T) {
+	t.Parallel()
+	bad := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--servers", "3"}, "--servers 3: want at least --dispatchers = 5"},
+		{[]string{"--runs", "1"}, "--runs 1: want an integer ≥ 2"},
+		{[]string{"--resolution", "0"}, "--resolution 0: want a number > 0"},
+		{[]string{"--refreshes", "5"}, "--refreshes 5: want an integer ≥ 10"},
+		{[]string{"--load", "1"}, "--load 1: want a number in (0, 1)"},
+		{[]string{"--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
+		{[]string{"--grid", "1,-2"}, "--grid -2"},
+	}
+	for _, tc := range bad {
+		_, errs, code := herd(t, append([]string{"bracket"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("herd bracket %v: exit %d, %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "runs.csv")
+	args := []string{"bracket", "--servers", "25", "--runs", "3", "--refreshes", "50", "--grid", "2,3,4,5", "--format", "csv", "--out", log}
+	first, errs, code := herd(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(data), "\n"); got != 1+4*3 {
+		t.Errorf("run log has %d lines, want a header and 12 runs", got)
+	}
+	// Keep half the log, tear the last line, and rerun.
+	lines := strings.SplitAfter(string(data), "\n")
+	torn := strings.Join(lines[:7], "") + lines[7][:5]
+	if err := os.WriteFile(log, []byte(torn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again, errs, code := herd(t, args...)
+	if code != 0 || again != first {
+		t.Errorf("resumed run: exit %d (%s), output\n%s\nwant\n%s", code, errs, again, first)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -69,4 +70,27 @@ func checkPlotPath(path string) error {
 		return nil
 	}
 	return usagef("--plot %q: want a file name ending in .png or .svg", path)
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory and a rename, so path holds either its old content or all of
+// the new.
+func writeAtomic(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

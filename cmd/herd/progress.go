@@ -45,3 +45,23 @@ func (p *progress) finish() {
 		fmt.Fprintln(p.w)
 	}
 }
+
+// updateETA also shows the time elapsed since start and an estimate of the
+// time remaining (the total may grow as work is discovered).
+func (p *progress) updateETA(done, total int, start time.Time) {
+	if p.w == nil {
+		return
+	}
+	now := time.Now()
+	if done < total && now.Sub(p.last) < 250*time.Millisecond {
+		return
+	}
+	p.last = now
+	p.shown = true
+	el := now.Sub(start)
+	eta := "?"
+	if done > 0 {
+		eta = (time.Duration(float64(el) / float64(done) * float64(total-done))).Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "\r%s: %d/%d %s, %s elapsed, about %s left   ", p.name, done, total, p.unit, el.Round(time.Second), eta)
+}

@@ -1,0 +1,361 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"herd/cmd/internal/plotting"
+	"herd/cmd/internal/table"
+	"herd/compare"
+)
+
+// bracketFlags are the flags herd bracket and herd scaling share.
+type bracketFlags struct {
+	servers, grid           *string
+	dispatchers             *int
+	load, resolution        *float64
+	runs, refreshes, cut    *int
+	seed                    *uint64
+	out, points, plot, from *string
+	outFlags                *outputFlags
+}
+
+func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
+	return &bracketFlags{
+		servers:     fs.String("servers", "25,100,400,1600", "servers N, integers ≥ dispatchers (list: one bracket each)"),
+		dispatchers: fs.Int("dispatchers", 5, "dispatchers k, integer ≥ 1 (least loaded with own tallies)"),
+		load:        fs.Float64("load", 0.9, "load λ per server, in (0, 1)"),
+		runs:        fs.Int("runs", 6, "runs per refresh period, integer ≥ 2"),
+		refreshes:   fs.Int("refreshes", 1000, "refresh periods per run (a run stops when it tips), integer ≥ 10"),
+		cut:         fs.Int("cut", 300, "the shorter run length also reported, in refreshes"),
+		resolution:  fs.Float64("resolution", 0.05, "bisect until no gap inside the bracket exceeds this, in T(1−λ)²"),
+		grid:        fs.String("grid", "", "fixed list of T(1−λ)² to run (no extension or bisection); default: adaptive around the model's edge"),
+		seed:        fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the run's parameters"),
+		out:         fs.String("out", "", "record every finished run in FILE as it finishes; a rerun with the same flags skips what is recorded (resume)"),
+		points:      fs.String("points", "", "write the per-T tipping table (CSV) to FILE"),
+		plot:        fs.String("plot", "", "draw the brackets against N with the model's edge into FILE.png or FILE.svg"),
+		outFlags:    addOutputFlags(fs, "runs simulated"),
+	}
+}
+
+// settings validates the flags and returns one BracketSettings per N.
+func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
+	ns, err := intList("servers", *f.servers, 1)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case *f.dispatchers < 1:
+		return nil, usagef("--dispatchers %d: want an integer ≥ 1", *f.dispatchers)
+	case !inOpenUnit(*f.load):
+		return nil, usagef("--load %v: want a number in (0, 1)", *f.load)
+	case *f.runs < 2:
+		return nil, usagef("--runs %d: want an integer ≥ 2", *f.runs)
+	case *f.refreshes < 10:
+		return nil, usagef("--refreshes %d: want an integer ≥ 10", *f.refreshes)
+	case *f.cut < 1:
+		return nil, usagef("--cut %d: want an integer ≥ 1", *f.cut)
+	case !(*f.resolution > 0) || math.IsInf(*f.resolution, 0):
+		return nil, usagef("--resolution %v: want a number > 0 (in T(1−λ)²)", *f.resolution)
+	}
+	if err := checkPlotPath(*f.plot); err != nil {
+		return nil, err
+	}
+	var grid []float64
+	if *f.grid != "" {
+		grid, err = floatList("grid", *f.grid, positive, "a number > 0 (T(1−λ)²)")
+		if err != nil {
+			return nil, err
+		}
+	}
+	var out []compare.BracketSettings
+	for _, n := range ns {
+		if n < *f.dispatchers {
+			return nil, usagef("--servers %d: want at least --dispatchers = %d", n, *f.dispatchers)
+		}
+		out = append(out, compare.BracketSettings{
+			Servers: n, Dispatchers: *f.dispatchers, Load: *f.load, Runs: *f.runs,
+			Refreshes: *f.refreshes, Cut: *f.cut, Resolution: *f.resolution,
+			Grid: grid, Fixed: grid != nil, Seed: *f.seed, Workers: *f.outFlags.workers,
+		})
+	}
+	return out, nil
+}
+
+func runBracket(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "bracket", "bracket [--servers LIST] [--dispatchers K] [--load L] [flags]")
+	f := addBracketFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmtName, err := f.outFlags.check()
+	if err != nil {
+		return err
+	}
+	set, err := f.settings()
+	if err != nil {
+		return err
+	}
+	results, runErr := brackets(ctx, e, f, set)
+	t := bracketTable(results)
+	err = writeTable(ctx, e, t, fmtName, func() error {
+		if *f.points != "" {
+			if err := writeAtomic(*f.points, pointsCSV(results)); err != nil {
+				return fmt.Errorf("--points: %w", err)
+			}
+		}
+		if *f.plot != "" {
+			return plotBrackets(*f.plot, results, nil)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return runErr
+}
+
+// brackets runs the brackets one N after another (each spreads its runs
+// over the workers), recording runs in --out as they finish.
+func brackets(ctx context.Context, e *env, f *bracketFlags, set []compare.BracketSettings) ([]compare.BracketResult, error) {
+	var store *fileStore
+	if *f.out != "" {
+		var err error
+		store, err = openFileStore(*f.out)
+		if err != nil {
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+		defer store.Close()
+	}
+	var results []compare.BracketResult
+	for _, s := range set {
+		start := time.Now()
+		prog := newProgress(e.stderr, fmt.Sprintf("bracket N=%d", s.Servers), "runs")
+		var st compare.Store
+		if store != nil {
+			st = store
+		}
+		r, err := compare.Bracket(ctx, s, st, func(done, total int) {
+			prog.updateETA(done, total, start)
+		})
+		prog.finish()
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return results, errInterrupted
+			}
+			return results, err
+		}
+		if prog.w != nil {
+			fmt.Fprintf(prog.w, "bracket N=%d: %d runs, %.3g jobs in %.1f s\n", s.Servers, r.Runs, float64(r.Jobs), time.Since(start).Seconds())
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+func nanNil(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}
+
+func bracketTable(results []compare.BracketResult) *table.Table {
+	t := &table.Table{
+		Title: "herd bracket: the edge of the balanced state at N servers, as T(1−λ)² (least loaded + own tally, balanced start)",
+		Meta:  []table.Field{{Key: "version", Value: version}},
+		Columns: []table.Column{
+			{Name: "servers"}, {Name: "dispatchers"}, {Name: "load"}, {Name: "runs"}, {Name: "refreshes"},
+			{Name: "lower_scaled", Digits: 4}, {Name: "upper_scaled", Digits: 4}, {Name: "model_scaled", Digits: 5},
+			{Name: "lower_scaled_300", Digits: 4}, {Name: "upper_scaled_300", Digits: 4},
+			{Name: "cut"}, {Name: "points"}, {Name: "resolution"}, {Name: "seed"},
+		},
+	}
+	for _, r := range results {
+		s := r.Settings
+		t.AddRow(s.Servers, s.Dispatchers, s.Load, s.Runs, s.Refreshes,
+			nanNil(r.Lower), nanNil(r.Upper), nanNil(r.ModelScaled), nanNil(r.LowerCut), nanNil(r.UpperCut),
+			s.Cut, len(r.Points), s.Resolution, int64(s.Seed))
+		if math.IsNaN(r.Lower) || math.IsNaN(r.Upper) {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("N = %d: the points do not determine both ends of the bracket (see --points)", s.Servers))
+		}
+	}
+	if len(results) > 0 && results[0].Settings.Cut != 300 {
+		t.Notes = append(t.Notes, fmt.Sprintf("the *_300 columns use runs cut at %d refreshes", results[0].Settings.Cut))
+	}
+	return t
+}
+
+// pointsCSV is the per-T tipping table of every bracket.
+func pointsCSV(results []compare.BracketResult) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"servers", "dispatchers", "load", "scaled", "refresh", "runs", "tipped", "tipped_fraction", "median_tip_refresh", "tipped_cut", "tipped_fraction_cut", "cut"})
+	f := func(x float64) string {
+		if math.IsNaN(x) {
+			return ""
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	for _, r := range results {
+		s := r.Settings
+		for _, p := range r.Points {
+			frac, fracCut := math.NaN(), math.NaN()
+			if p.Runs > 0 {
+				frac, fracCut = float64(p.Tipped)/float64(p.Runs), float64(p.TippedCut)/float64(p.Runs)
+			}
+			w.Write([]string{strconv.Itoa(s.Servers), strconv.Itoa(s.Dispatchers), f(s.Load), f(p.Scaled), f(p.Refresh),
+				strconv.Itoa(p.Runs), strconv.Itoa(p.Tipped), f(frac), f(p.MedianTip), strconv.Itoa(p.TippedCut), f(fracCut), strconv.Itoa(s.Cut)})
+		}
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// plotBrackets draws each bracket as a point at its midpoint with the
+// bracket as its error bar, against N on a log axis, with the model's
+// edge (and, if fit is set, the fitted law) as lines.
+func plotBrackets(path string, results []compare.BracketResult, fit *compare.ScalingFit) error {
+	full := plotting.Series{Name: "bracket (full runs)"}
+	cut := plotting.Series{Name: "bracket (runs cut)"}
+	model := plotting.Series{Name: "refresh map (N → ∞)", Line: true}
+	for _, r := range results {
+		n := float64(r.Settings.Servers)
+		if !math.IsNaN(r.Lower) && !math.IsNaN(r.Upper) {
+			full.X = append(full.X, n)
+			full.Y = append(full.Y, (r.Lower+r.Upper)/2)
+			full.YErr = append(full.YErr, (r.Upper-r.Lower)/2)
+		}
+		if !math.IsNaN(r.LowerCut) && !math.IsNaN(r.UpperCut) {
+			cut.X = append(cut.X, n*1.06)
+			cut.Y = append(cut.Y, (r.LowerCut+r.UpperCut)/2)
+			cut.YErr = append(cut.YErr, (r.UpperCut-r.LowerCut)/2)
+		}
+		if !math.IsNaN(r.ModelScaled) {
+			model.X = append(model.X, n)
+			model.Y = append(model.Y, r.ModelScaled)
+		}
+	}
+	fig := plotting.Figure{
+		Title:  "edge of the balanced state against N",
+		XLabel: "servers N",
+		YLabel: "T_edge (1−λ)² (bars: bracket)",
+		LogX:   true,
+		Series: []plotting.Series{full, cut, model},
+	}
+	if fit != nil && !math.IsNaN(fit.EdgeInf) && len(model.X) > 0 {
+		law := plotting.Series{Name: fmt.Sprintf("fit %.3g + %.3g N^−%.2g", fit.EdgeInf, fit.A, fit.Beta), Line: true}
+		lo, hi := model.X[0], model.X[len(model.X)-1]
+		for i := 0; i <= 40; i++ {
+			n := lo * math.Pow(hi/lo*4, float64(i)/40)
+			law.X = append(law.X, n)
+			law.Y = append(law.Y, fit.EdgeInf+fit.A*math.Pow(n, -fit.Beta))
+		}
+		fig.Series = append(fig.Series, law)
+	}
+	if err := plotting.Save(fig, path); err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	return nil
+}
+
+// fileStore is the --out run log: one CSV line per finished run, appended
+// and flushed as each run finishes, so an interrupted bracket loses at
+// most the runs in flight. A torn last line is ignored on reading.
+type fileStore struct {
+	mu   sync.Mutex
+	f    *os.File
+	w    *bufio.Writer
+	runs map[string]compare.RunRecord
+}
+
+var storeHeader = "servers,dispatchers,load,scaled,refreshes,rep,seed,tipped_at"
+
+func openFileStore(path string) (*fileStore, error) {
+	s := &fileStore{runs: map[string]compare.RunRecord{}}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	complete := len(data)
+	if complete > 0 && data[complete-1] != '\n' {
+		complete = bytes.LastIndexByte(data, '\n') + 1 // drop a torn last line
+	}
+	r := csv.NewReader(bytes.NewReader(data[:complete]))
+	r.FieldsPerRecord = -1
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil || len(rec) != 8 || rec[0] == "servers" {
+			continue
+		}
+		var x compare.RunRecord
+		var e [8]error
+		x.Servers, e[0] = strconv.Atoi(rec[0])
+		x.Dispatchers, e[1] = strconv.Atoi(rec[1])
+		x.Load, e[2] = strconv.ParseFloat(rec[2], 64)
+		x.Scaled, e[3] = strconv.ParseFloat(rec[3], 64)
+		x.Refreshes, e[4] = strconv.Atoi(rec[4])
+		x.Rep, e[5] = strconv.Atoi(rec[5])
+		x.Seed, e[6] = strconv.ParseUint(rec[6], 10, 64)
+		x.TippedAt, e[7] = strconv.Atoi(rec[7])
+		if errors.Join(e[:]...) == nil {
+			s.runs[x.Key()] = x
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Truncate(int64(complete)); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(int64(complete), io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.f, s.w = f, bufio.NewWriter(f)
+	if complete == 0 {
+		fmt.Fprintln(s.w, storeHeader)
+	}
+	return s, s.w.Flush()
+}
+
+func (s *fileStore) Get(key string) (compare.RunRecord, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.runs[key]
+	return r, ok
+}
+
+func (s *fileStore) Put(r compare.RunRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs[r.Key()] = r
+	fmt.Fprintf(s.w, "%d,%d,%s,%s,%d,%d,%d,%d\n", r.Servers, r.Dispatchers,
+		strconv.FormatFloat(r.Load, 'g', -1, 64), strconv.FormatFloat(r.Scaled, 'g', -1, 64),
+		r.Refreshes, r.Rep, r.Seed, r.TippedAt)
+	return s.w.Flush()
+}
+
+func (s *fileStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.w.Flush()
+	return errors.Join(err, s.f.Close())
+}

@@ -1,0 +1,100 @@
+package compare
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// memStore is an in-memory Store.
+type memStore map[string]RunRecord
+
+func (m memStore) Get(k string) (RunRecord, bool) { r, ok := m[k]; return r, ok }
+func (m memStore) Put(r RunRecord) error          { m[r.Key()] = r; return nil }
+
+// A small bracket at N = 25 (5 dispatchers, λ = 0.9) finds both ends,
+// refines to the resolution, and a resumed bracket — half of its runs
+// recorded, then interrupted — ends with the same result.
+func TestBracketResume(t *testing.T) {
+	t.Parallel()
+	s := BracketSettings{Servers: 25, Dispatchers: 5, Load: 0.9, Runs: 4, Refreshes: 100, Resolution: 0.2,
+		ModelScaled: 2.8992 /* herd edge, k = 5, λ = 0.9 */, Workers: 2}
+	full, err := Bracket(context.Background(), s, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.IsNaN(full.Lower) || math.IsNaN(full.Upper) || !(full.Lower < full.Upper) {
+		t.Fatalf("bracket [%v, %v], want both ends", full.Lower, full.Upper)
+	}
+	// Interrupt after some runs, keeping what was recorded.
+	store := memStore{}
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	_, err = Bracket(ctx, s, store, func(done, total int) {
+		if n++; n == 10 {
+			cancel()
+		}
+	})
+	if err == nil {
+		t.Fatal("interrupted bracket returned no error")
+	}
+	if len(store) < 10 {
+		t.Fatalf("%d runs recorded before the interruption, want at least 10", len(store))
+	}
+	resumed, err := Bracket(context.Background(), s, store, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumed.Lower != full.Lower || resumed.Upper != full.Upper || resumed.LowerCut != full.LowerCut ||
+		len(resumed.Points) != len(full.Points) {
+		t.Errorf("resumed [%v, %v] (%d points), uninterrupted [%v, %v] (%d points)",
+			resumed.Lower, resumed.Upper, len(resumed.Points), full.Lower, full.Upper, len(full.Points))
+	}
+	for i := range full.Points {
+		if resumed.Points[i] != full.Points[i] && !(math.IsNaN(full.Points[i].MedianTip) && math.IsNaN(resumed.Points[i].MedianTip)) {
+			t.Errorf("point %d: resumed %+v, uninterrupted %+v", i, resumed.Points[i], full.Points[i])
+		}
+	}
+	t.Logf("N = 25, 100 refreshes: [%v, %v], %d points", full.Lower, full.Upper, len(full.Points))
+}
+
+func TestBracketOf(t *testing.T) {
+	t.Parallel()
+	pts := []PointStat{
+		{Scaled: 1, Runs: 6, Tipped: 6, TippedCut: 6},
+		{Scaled: 2, Runs: 6, Tipped: 6, TippedCut: 3},
+		{Scaled: 3, Runs: 6, Tipped: 4, TippedCut: 1},
+		{Scaled: 4, Runs: 6, Tipped: 1, TippedCut: 0},
+		{Scaled: 5, Runs: 6, Tipped: 0, TippedCut: 0},
+	}
+	if lo, hi := bracketOf(pts, 6, false); lo != 2 || hi != 4 {
+		t.Errorf("full runs: [%v, %v], want [2, 4]", lo, hi)
+	}
+	if lo, hi := bracketOf(pts, 6, true); lo != 1 || hi != 3 {
+		t.Errorf("cut runs: [%v, %v], want [1, 3]", lo, hi)
+	}
+}
+
+// The scaling fit recovers a known law from brackets drawn around it.
+func TestFitScaling(t *testing.T) {
+	t.Parallel()
+	const e, a, beta = 2.9, 6.0, 0.5 // a made-up law
+	ns := []int{25, 100, 400, 1600}
+	var lo, hi []float64
+	for i, n := range ns {
+		y := e + a*math.Pow(float64(n), -beta)
+		off := []float64{0.01, -0.02, 0.015, -0.01}[i]
+		lo = append(lo, y+off-0.05)
+		hi = append(hi, y+off+0.05)
+	}
+	fit, err := FitScaling(ns, lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(fit.EdgeInfLow <= e && e <= fit.EdgeInfHigh) || math.Abs(fit.EdgeInf-e) > 0.1 {
+		t.Errorf("edge(∞) = %.4g in [%.4g, %.4g], want %v inside and within 0.1", fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh, e)
+	}
+	if _, err := FitScaling(ns[:2], lo[:2], hi[:2]); err == nil {
+		t.Error("two brackets: want an error")
+	}
+}

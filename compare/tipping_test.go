@@ -1,0 +1,90 @@
+package compare
+
+import (
+	"testing"
+
+	"herd/sim"
+)
+
+func tipRun(t *testing.T, c sim.Config, refreshes int, seed uint64) (bool, int) {
+	t.Helper()
+	d := NewDetector(c.Load, c.Refresh, true)
+	c.Observe = d.Observe
+	c.Horizon = float64(refreshes) * c.Refresh
+	c.NoWarmup = true
+	if _, err := sim.Run(c, seed); err != nil {
+		t.Fatal(err)
+	}
+	return d.Tipped()
+}
+
+// The detector calls the herd (model.md §4, validation.md): 5 dispatchers,
+// λ = 0.9, least loaded with own tallies, below the edge from a balanced
+// start (T(1−λ)² = 2 < 2.90), and above it from a start with half the
+// servers at 0.1T (T = 1,100: the published herd of 449).
+func TestDetectorCallsHerd(t *testing.T) {
+	t.Parallel()
+	base := sim.Config{Servers: 100, Dispatchers: 5, Load: 0.9, Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn}
+	cases := []struct {
+		name  string
+		T     float64
+		start sim.Start
+	}{
+		{"below the edge, balanced start", 200, sim.Start{Kind: sim.StartBalanced}},
+		{"above the edge, half 0.1T", 1100, sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}},
+	}
+	for _, tc := range cases {
+		for seed := uint64(1); seed <= 3; seed++ {
+			c := base
+			c.Refresh, c.Start = tc.T, tc.start
+			tipped, at := tipRun(t, c, 300, seed)
+			if !tipped {
+				t.Errorf("%s, seed %d: not tipped in 300 refreshes", tc.name, seed)
+			} else {
+				t.Logf("%s, seed %d: tipped at refresh %d", tc.name, seed, at)
+			}
+		}
+	}
+}
+
+// The detector does not misfire where the published test did: 80% load,
+// 3 dispatchers, T = 20–45, 100 or 800 servers, where the mean time stays
+// 3.5–5.6 with no herd (validation.md). Nor does a 2-dispatcher system
+// that recovers from a half start with 0.2T.
+func TestDetectorNoHerd(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{100, 800} {
+		for _, T := range []float64{20, 30, 45} {
+			c := sim.Config{Servers: n, Dispatchers: 3, Load: 0.8, Refresh: T, Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn}
+			refreshes := 400
+			if n == 800 {
+				refreshes = 100
+			}
+			if tipped, at := tipRun(t, c, refreshes, 1); tipped {
+				t.Errorf("N = %d, T = %v: called tipped at refresh %d", n, T, at)
+			}
+		}
+	}
+	for _, T := range []float64{5, 20, 100, 300} {
+		c := sim.Config{Servers: 100, Dispatchers: 2, Load: 0.9, Refresh: T, Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
+			Start: sim.Start{Kind: sim.StartHalf, Value: 0.2, PerRefresh: true}}
+		if tipped, at := tipRun(t, c, 200, 1); tipped {
+			t.Errorf("2 dispatchers, half 0.2T, T = %v: called tipped at refresh %d", T, at)
+		}
+	}
+}
+
+func TestDetectorWindow(t *testing.T) {
+	t.Parallel()
+	d := &Detector{Threshold: 10, Window: 3}
+	for i, m := range []float64{50, 50, 5, 50, 50, 50, 50} {
+		d.Observe(sim.BoardStat{Mean: m})
+		tipped, at := d.Tipped()
+		if want := i >= 5; tipped != want {
+			t.Fatalf("after record %d: tipped %v, want %v", i, tipped, want)
+		}
+		if tipped && at != 5 {
+			t.Fatalf("tipped at %d, want 5", at)
+		}
+	}
+}
