@@ -42,6 +42,7 @@ type env struct {
 func commands() []command {
 	cs := []command{
 		{"bracket", "bracket the edge with the simulator at N servers (resumable with --out)", runBracket},
+		{"merge", "combine the part files of a sharded sweep into the unsharded output", runMerge},
 		{"scaling", "fit edge(N) = edge(∞) + a·N^(−β) to the brackets", runScaling},
 		{"edge", "the tipping point of the balanced state for each (k, λ), from the refresh map (the default job)", runEdge},
 		{"point", "iterate the refresh map from a start board to its attractor", runPoint},
