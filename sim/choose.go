@@ -56,35 +56,86 @@ func (r *runner) uniform(dom *domain) int32 {
 	return dom.lo + int32(r.rng.Uint64N(uint64(dom.size())))
 }
 
-// bestOfD probes D servers — distinct, or independent with replacement —
-// and takes the smallest value. Probes come in uniformly random order, so
-// taking the first smallest is a uniform choice among tied probes.
+// bestOfD is best of D (sqd:D) for dispatcher d: see bestOf.
 func (r *runner) bestOfD(d int, dom *domain, t float64) int32 {
 	D := r.c.Policy.D
 	r.probes += int64(D)
-	m := uint64(dom.size())
-	if D == 2 && !r.c.Policy.WithReplacement {
-		a := r.rng.Uint64N(m)
-		b := r.rng.Uint64N(m - 1)
+	useMarks := D > len(probeList{}) && !r.c.Policy.WithReplacement
+	if useMarks && r.marks.mark == nil {
+		r.marks.mark = make([]uint32, r.n)
+	}
+	s := bestOf(r.rng, runnerView{r, d, t}, dom.lo, uint64(dom.size()), D, r.c.Policy.WithReplacement, &r.marks)
+	return r.sent(d, s)
+}
+
+// left is Vöcking's Left[D] for dispatcher d: see leftOf.
+func (r *runner) left(d int, dom *domain, t float64) int32 {
+	D := r.c.Policy.D
+	r.probes += int64(D)
+	return r.sent(d, leftOf(r.rng, runnerView{r, d, t}, dom.lo, dom.size(), D))
+}
+
+// firstDiff is FirstDiff[D] for dispatcher d, with the dispatcher's own
+// probe allowance: see firstDiffOf.
+func (r *runner) firstDiff(d int, dom *domain, t float64) int32 {
+	s, p := firstDiffOf(r.rng, runnerView{r, d, t}, dom.lo, uint64(dom.size()), r.c.Policy.D, &r.credit[d], r.fdCap)
+	r.probes += int64(p)
+	return r.sent(d, s)
+}
+
+// runnerView is what dispatcher d reads at time t, for the shared rules.
+type runnerView struct {
+	r *runner
+	d int
+	t float64
+}
+
+func (v runnerView) value(s int32) int32 { return v.r.value(v.d, s, v.t) }
+
+// viewer is what a probing rule reads: one value per server (or bin), the
+// smaller the better. The rules below are generic over it so that the
+// queueing simulator (runnerView) and balls into bins (loadView) run the
+// same code, each instantiation with its own concrete value method.
+type viewer interface{ value(s int32) int32 }
+
+// probeList holds the distinct probes drawn so far when D ≤ 16.
+type probeList [16]int32
+
+// probeMarks are epoch marks for distinct probes when D > 16: a server
+// is taken in the current draw when mark[s] == epoch.
+type probeMarks struct {
+	mark  []uint32
+	epoch uint32
+}
+
+// bestOf probes D servers of [lo, lo+m) — distinct, or independent with
+// replacement — and returns the one with the smallest value. Probes come
+// in uniformly random order, so taking the first smallest is a uniform
+// choice among tied probes (counted with multiplicity when drawn with
+// replacement). Distinct draws with D > 16 use marks (marks.mark must
+// hold an entry per server); the draw order of the random numbers is:
+// D == 2 distinct: two draws (the second from m − 1, shifted past the
+// first); otherwise one draw per probe, redrawn while it repeats.
+func bestOf[V viewer](g *rng, v V, lo int32, m uint64, D int, repl bool, marks *probeMarks) int32 {
+	if D == 2 && !repl {
+		a := g.Uint64N(m)
+		b := g.Uint64N(m - 1)
 		if b >= a {
 			b++
 		}
-		sa, sb := dom.lo+int32(a), dom.lo+int32(b)
-		if r.value(d, sb, t) < r.value(d, sa, t) {
-			return r.sent(d, sb)
+		sa, sb := lo+int32(a), lo+int32(b)
+		if v.value(sb) < v.value(sa) {
+			return sb
 		}
-		return r.sent(d, sa)
+		return sa
 	}
 	// Distinct probes: a short list for D ≤ 16, epoch marks beyond.
-	var seen [16]int32
-	useMarks := D > len(seen) && !r.c.Policy.WithReplacement
-	if useMarks && r.mark == nil {
-		r.mark = make([]uint32, r.n)
-	}
+	var seen probeList
+	useMarks := D > len(seen) && !repl
 	if useMarks {
-		if r.epoch++; r.epoch == 0 { // wrapped: old marks could match
-			clear(r.mark)
-			r.epoch = 1
+		if marks.epoch++; marks.epoch == 0 { // wrapped: old marks could match
+			clear(marks.mark)
+			marks.epoch = 1
 		}
 	}
 	best := int32(-1)
@@ -93,14 +144,14 @@ func (r *runner) bestOfD(d int, dom *domain, t float64) int32 {
 		var s int32
 	draw:
 		for {
-			s = dom.lo + int32(r.rng.Uint64N(m))
+			s = lo + int32(g.Uint64N(m))
 			switch {
-			case r.c.Policy.WithReplacement:
+			case repl:
 			case useMarks:
-				if r.mark[s] == r.epoch {
+				if marks.mark[s] == marks.epoch {
 					continue draw
 				}
-				r.mark[s] = r.epoch
+				marks.mark[s] = marks.epoch
 			default:
 				for _, x := range seen[:i] {
 					if x == s {
@@ -111,68 +162,62 @@ func (r *runner) bestOfD(d int, dom *domain, t float64) int32 {
 			}
 			break
 		}
-		v := r.value(d, s, t)
-		if best < 0 || v < bestV {
-			best, bestV = s, v
+		x := v.value(s)
+		if best < 0 || x < bestV {
+			best, bestV = s, x
 		}
 	}
-	return r.sent(d, best)
+	return best
 }
 
-// left is Vöcking's Left[D]: the domain splits into D contiguous groups of
-// nearly equal size; one uniform probe per group; the smallest value, ties
-// to the leftmost group (Vöcking, "How asymmetry helps load balancing",
-// J. ACM 50(4), 2003).
-func (r *runner) left(d int, dom *domain, t float64) int32 {
-	D := r.c.Policy.D
-	r.probes += int64(D)
-	m := dom.size()
+// leftOf is Vöcking's Left[D]: [lo, lo+m) splits into D contiguous groups
+// of nearly equal size (group g is [g·m/D, (g+1)·m/D)); one uniform probe
+// per group, left to right; the smallest value, ties to the leftmost group
+// (Vöcking, "How asymmetry helps load balancing", J. ACM 50(4), 2003).
+func leftOf[V viewer](g *rng, v V, lo int32, m, D int) int32 {
 	best := int32(-1)
 	var bestV int32
-	for g := 0; g < D; g++ {
-		lo, hi := g*m/D, (g+1)*m/D
-		s := dom.lo + int32(lo) + int32(r.rng.Uint64N(uint64(hi-lo)))
-		v := r.value(d, s, t)
-		if best < 0 || v < bestV {
-			best, bestV = s, v
+	for k := 0; k < D; k++ {
+		a, b := k*m/D, (k+1)*m/D
+		s := lo + int32(a) + int32(g.Uint64N(uint64(b-a)))
+		x := v.value(s)
+		if best < 0 || x < bestV {
+			best, bestV = s, x
 		}
 	}
-	return r.sent(d, best)
+	return best
 }
 
-// firstDiff is FirstDiff[D] (Augustine, Moses, Redlich & Upfal, "Balanced
-// allocation: patience is not a virtue", SODA 2016): probe uniform servers
-// one at a time until one reads a value different from the first probe's,
-// then send to the smaller of those two. If every probe reads the same
-// value, the job goes to the first probe.
+// firstDiffOf is FirstDiff[D] (Augustine, Moses, Redlich & Upfal, "Balanced
+// allocation: patience is not a virtue", SODA 2016; SIAM J. Comput. 2022):
+// probe uniform servers of [lo, lo+m) one at a time until one reads a value
+// different from the first probe's, then take the smaller of those two. If
+// every probe reads the same value, take the first probe. It returns the
+// choice and the probes made.
 //
 // The cap. The paper shows an average of at most D probes per ball; herd
-// makes that bound explicit and exact with a probe allowance: each
-// dispatcher earns D probes per job, a job always makes its first probe
-// and makes another only while its dispatcher's allowance covers it, and
-// never more than Config.FirstDiffCap probes (default: the servers it may
-// probe). So over any run the mean is at most D probes per job, and
-// Result.ProbesMean reports what was used.
-func (r *runner) firstDiff(d int, dom *domain, t float64) int32 {
-	r.credit[d] += r.c.Policy.D
-	first := r.uniform(dom)
-	v0 := r.value(d, first, t)
+// makes that bound explicit and exact with a probe allowance (model.md §1):
+// *credit earns D probes per call, a call always makes its first probe and
+// makes another only while the allowance covers it, and never more than
+// maxProbes probes. So over any run the mean is at most D probes per call.
+func firstDiffOf[V viewer](g *rng, v V, lo int32, m uint64, D int, credit *int, maxProbes int) (int32, int) {
+	*credit += D
+	first := lo + int32(g.Uint64N(m))
+	v0 := v.value(first)
 	p := 1
-	for p < r.fdCap && r.credit[d]-p >= 1 {
-		s := r.uniform(dom)
+	for p < maxProbes && *credit-p >= 1 {
+		s := lo + int32(g.Uint64N(m))
 		p++
-		if v := r.value(d, s, t); v != v0 {
-			r.credit[d] -= p
-			r.probes += int64(p)
-			if v < v0 {
-				return r.sent(d, s)
+		if x := v.value(s); x != v0 {
+			*credit -= p
+			if x < v0 {
+				return s, p
 			}
-			return r.sent(d, first)
+			return first, p
 		}
 	}
-	r.credit[d] -= p
-	r.probes += int64(p)
-	return r.sent(d, first)
+	*credit -= p
+	return first, p
 }
 
 // liveLeast takes a uniform server among those with the fewest jobs now.

@@ -75,8 +75,7 @@ type runner struct {
 	busy      []eventHeap
 	oracleNew bool // the last oracle pick was idle
 	// distinct-probe marks for sqd with D > 16
-	mark  []uint32
-	epoch uint32
+	marks probeMarks
 
 	lp     loop
 	probes int64

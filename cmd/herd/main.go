@@ -41,6 +41,7 @@ type env struct {
 // commands is the command table, sorted by name.
 func commands() []command {
 	cs := []command{
+		{"balls", "balls into bins: maximum load under uniform, Greedy[d], Left[d], FirstDiff[d], with stale loads", runBalls},
 		{"bracket", "bracket the edge with the simulator at N servers (resumable with --out)", runBracket},
 		{"merge", "combine the part files of a sharded sweep into the unsharded output", runMerge},
 		{"scaling", "fit edge(N) = edge(∞) + a·N^(−β) to the brackets", runScaling},

@@ -1,0 +1,353 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Balls into bins (validation.md, "Balls into bins"): m balls go one at a
+// time into n bins; each ball's rule probes bins and reads their loads.
+// The rules are the queueing simulator's own (bestOf, leftOf, firstDiffOf
+// in choose.go), instantiated over a load array:
+//
+//   - uniform: one uniform bin (Policy{Kind: Random}).
+//   - greedy:D, Greedy[D] (Azar, Broder, Karlin & Upfal, "Balanced
+//     allocations", SIAM J. Comput. 29(1), 1999): D independent uniform
+//     probes, with replacement (Policy{Kind: BestOfD, WithReplacement:
+//     true}); the least loaded, ties to the first drawn of the tied probes,
+//     which is a uniform choice among them since probes come in random
+//     order. ln ln n / ln D + O(1) for m = n.
+//   - left:D, Left[D] (Vöcking, "How asymmetry helps load balancing",
+//     J. ACM 50(4), 2003): D contiguous groups, one uniform probe each,
+//     ties to the left. ln ln n / (D ln φ_D) + O(1), φ_D the D-th
+//     generalised golden ratio.
+//   - firstdiff:D, FirstDiff[D] (Augustine, Moses, Redlich & Upfal,
+//     "Balanced allocation: patience is not a virtue", SODA 2016): probe
+//     until a load differs from the first probe's. Its cap is herd's probe
+//     allowance (firstDiffOf): the run earns D probes per ball, so the mean
+//     is at most D probes per ball exactly, and no ball makes more than
+//     BallsConfig.FirstDiffCap probes.
+//
+// Stale loads: with Batch = B the probes read the loads as of the last
+// multiple of B balls (B = 1 is the classic, exact setting). The snapshot
+// is kept by a change log of the bins filled since it was taken, so a
+// batch costs O(B), not O(n).
+
+// BallsConfig describes one balls-into-bins experiment. The zero value of
+// each field means its default.
+type BallsConfig struct {
+	Bins  int // n ≥ 1; default 1,024
+	Balls int // m ≥ 1; default n
+	// Policy is Random (uniform), BestOfD with WithReplacement (Greedy[D]),
+	// Left or FirstDiff; ParseBallsPolicy reads the names. Default uniform.
+	Policy Policy
+	// Batch is B ≥ 1: probes see the loads as of the last multiple of B
+	// balls; default 1 (exact loads).
+	Batch int
+	// FirstDiffCap is the most probes one FirstDiff ball may make; default
+	// (0) the number of bins.
+	FirstDiffCap int
+}
+
+// ParseBallsPolicy reads uniform, greedy:D, left:D or firstdiff:D.
+func ParseBallsPolicy(s string) (Policy, error) {
+	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
+	var kind PolicyKind
+	switch name {
+	case "uniform":
+		if hasArg {
+			return Policy{}, fmt.Errorf("sim: policy %q takes no parameter", s)
+		}
+		return Policy{Kind: Random}, nil
+	case "greedy":
+		kind = BestOfD
+	case "left":
+		kind = Left
+	case "firstdiff":
+		kind = FirstDiff
+	default:
+		return Policy{}, fmt.Errorf("sim: unknown policy %q: want uniform, greedy:D, left:D or firstdiff:D", s)
+	}
+	if !hasArg {
+		return Policy{}, fmt.Errorf("sim: policy %q needs a number of probes, e.g. %s:2", s, name)
+	}
+	d, err := strconv.Atoi(arg)
+	if err != nil || d < 1 {
+		return Policy{}, fmt.Errorf("sim: policy %q: D must be an integer ≥ 1", s)
+	}
+	return Policy{Kind: kind, D: d, WithReplacement: kind == BestOfD}, nil
+}
+
+// BallsPolicyName returns the name ParseBallsPolicy reads.
+func BallsPolicyName(p Policy) string {
+	switch p.Kind {
+	case Random:
+		return "uniform"
+	case BestOfD:
+		return "greedy:" + strconv.Itoa(p.D)
+	case Left:
+		return "left:" + strconv.Itoa(p.D)
+	case FirstDiff:
+		return "firstdiff:" + strconv.Itoa(p.D)
+	}
+	return p.String()
+}
+
+func (c BallsConfig) withDefaults() BallsConfig {
+	if c.Bins == 0 {
+		c.Bins = 1024
+	}
+	if c.Balls == 0 {
+		c.Balls = c.Bins
+	}
+	if c.Batch == 0 {
+		c.Batch = 1
+	}
+	if c.FirstDiffCap == 0 {
+		c.FirstDiffCap = c.Bins
+	}
+	if c.Policy.Kind == BestOfD {
+		c.Policy.WithReplacement = true
+	}
+	if c.Policy.Kind == Random {
+		c.Policy.D = 0
+	}
+	return c
+}
+
+// Normalized returns the configuration with defaults filled in.
+func (c BallsConfig) Normalized() BallsConfig { return c.withDefaults() }
+
+// Validate reports the first invalid field, naming its allowed range.
+func (c BallsConfig) Validate() error {
+	if c.FirstDiffCap < 0 {
+		return cfgErr("FirstDiffCap = %d, want ≥ 0 (0 is the number of bins)", c.FirstDiffCap)
+	}
+	c = c.withDefaults()
+	switch {
+	case c.Bins < 1 || c.Bins > 1<<31-1:
+		return cfgErr("Bins = %d, want in [1, 2³¹−1]", c.Bins)
+	case c.Balls < 1:
+		return cfgErr("Balls = %d, want ≥ 1", c.Balls)
+	case c.Batch < 1:
+		return cfgErr("Batch = %d, want ≥ 1", c.Batch)
+	}
+	switch c.Policy.Kind {
+	case Random:
+	case BestOfD, FirstDiff:
+		if c.Policy.D < 1 {
+			return cfgErr("policy %s: D must be ≥ 1", BallsPolicyName(c.Policy))
+		}
+	case Left:
+		if c.Policy.D < 1 || c.Policy.D > c.Bins {
+			return cfgErr("policy %s: D must be in [1, %d] (the bins)", BallsPolicyName(c.Policy), c.Bins)
+		}
+	default:
+		return cfgErr("policy %s is not a balls-into-bins rule: want uniform, greedy:D, left:D or firstdiff:D", c.Policy)
+	}
+	return nil
+}
+
+// Key is a canonical description of the configuration: the identity from
+// which a run's seed is derived (with the replication index).
+func (c BallsConfig) Key() string {
+	c = c.withDefaults()
+	return fmt.Sprintf("balls bins=%d balls=%d policy=%s batch=%d cap=%d",
+		c.Bins, c.Balls, BallsPolicyName(c.Policy), c.Batch, c.FirstDiffCap)
+}
+
+// BallsResult is one run.
+type BallsResult struct {
+	MaxLoad    int     // the fullest bin's load after the last ball
+	Gap        float64 // MaxLoad − Balls/Bins
+	Probes     int64   // bins probed, all balls (0 for uniform)
+	ProbesMean float64 // Probes / Balls
+	ProbesMax  int     // the most probes one ball made
+}
+
+// loadView reads a load array: the live loads, or the batch's snapshot.
+type loadView []int32
+
+func (v loadView) value(s int32) int32 { return v[s] }
+
+// RunBalls throws c.Balls balls into c.Bins bins with the given seed. The
+// result depends only on c and seed.
+func RunBalls(c BallsConfig, seed uint64) (BallsResult, error) {
+	if err := c.Validate(); err != nil {
+		return BallsResult{}, err
+	}
+	res, _ := runBalls(context.Background(), c.withDefaults(), seed)
+	return res, nil
+}
+
+// runBalls is one run; it checks ctx every 2^20 balls and
+// reports false when cancelled.
+func runBalls(ctx context.Context, c BallsConfig, seed uint64) (BallsResult, bool) {
+	n, m, B := c.Bins, c.Balls, c.Batch
+	g := newRNG(seed)
+	load := make([]int32, n)
+	// Probes read view: the loads themselves when B = 1, else a snapshot
+	// refreshed every B balls from the log of bins filled since.
+	view := loadView(load)
+	var touched []int32
+	if B > 1 {
+		view = make(loadView, n)
+		touched = make([]int32, 0, min(B, m))
+	}
+	var maxLoad int32
+	var probes int64
+	probesMax := 0
+	credit := 0
+	var marks probeMarks // unused: Greedy[D] draws with replacement
+	D := c.Policy.D
+	nn := uint64(n)
+	left := B // balls until the next snapshot
+	for i := 0; i < m; i++ {
+		if left == 0 {
+			for _, s := range touched {
+				view[s] = load[s]
+			}
+			touched = touched[:0]
+			left = B
+		}
+		left--
+		if i&(1<<20-1) == 0 && i > 0 && ctx.Err() != nil {
+			return BallsResult{}, false
+		}
+		var s int32
+		p := D
+		switch c.Policy.Kind {
+		case Random:
+			s = int32(g.Uint64N(nn))
+		case BestOfD:
+			s = bestOf(g, view, 0, nn, D, true, &marks)
+		case Left:
+			s = leftOf(g, view, 0, n, D)
+		case FirstDiff:
+			s, p = firstDiffOf(g, view, 0, nn, D, &credit, c.FirstDiffCap)
+		}
+		probes += int64(p)
+		probesMax = max(probesMax, p)
+		l := load[s] + 1
+		load[s] = l
+		maxLoad = max(maxLoad, l)
+		if B > 1 {
+			touched = append(touched, s)
+		}
+	}
+	return BallsResult{
+		MaxLoad:    int(maxLoad),
+		Gap:        float64(maxLoad) - float64(m)/float64(n),
+		Probes:     probes,
+		ProbesMean: float64(probes) / float64(m),
+		ProbesMax:  probesMax,
+	}, true
+}
+
+// LoadCount is one value of the maximum load and the runs that ended with it.
+type LoadCount struct {
+	Load, Runs int
+}
+
+// BallsSummary gathers the runs of one configuration.
+type BallsSummary struct {
+	Config    BallsConfig
+	Runs      int
+	MaxLoad   Stat        // maximum load over runs
+	Gap       Stat        // maximum − average load
+	Probes    Stat        // probes per ball
+	ProbesMax int         // the most probes one ball made in any run
+	Dist      []LoadCount // the maximum loads seen, ascending, with their runs
+	Results   []BallsResult
+}
+
+// SummarizeBalls combines runs of c.
+func SummarizeBalls(c BallsConfig, results []BallsResult) BallsSummary {
+	s := BallsSummary{Config: c.withDefaults(), Runs: len(results), Results: results}
+	var ml, gap, pr []float64
+	for _, r := range results {
+		ml = append(ml, float64(r.MaxLoad))
+		gap = append(gap, r.Gap)
+		pr = append(pr, r.ProbesMean)
+		s.ProbesMax = max(s.ProbesMax, r.ProbesMax)
+		i, found := slices.BinarySearchFunc(s.Dist, r.MaxLoad, func(lc LoadCount, l int) int { return lc.Load - l })
+		if found {
+			s.Dist[i].Runs++
+		} else {
+			s.Dist = slices.Insert(s.Dist, i, LoadCount{r.MaxLoad, 1})
+		}
+	}
+	s.MaxLoad, s.Gap, s.Probes = NewStat(ml), NewStat(gap), NewStat(pr)
+	return s
+}
+
+// BallsTask is one run to do: a configuration and its seed.
+type BallsTask struct {
+	Config BallsConfig
+	Seed   uint64
+}
+
+// RunBallsAll runs tasks on at most workers goroutines and returns results
+// by task index, so the output never depends on the number of workers.
+// When ctx is cancelled no new task starts and running ones stop within
+// 2^20 balls; done[i] reports which tasks finished. progress, if set, is
+// called (serially) after each finished task.
+func RunBallsAll(ctx context.Context, tasks []BallsTask, workers int, progress func(done, total int)) (results []BallsResult, done []bool, err error) {
+	for _, t := range tasks {
+		if err := t.Config.Validate(); err != nil {
+			return nil, nil, err
+		}
+	}
+	workers = max(workers, 1)
+	results = make([]BallsResult, len(tasks))
+	done = make([]bool, len(tasks))
+	var mu sync.Mutex
+	next, finished := 0, 0
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, len(tasks)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(tasks) || ctx.Err() != nil {
+					return
+				}
+				res, ok := runBalls(ctx, tasks[i].Config.withDefaults(), tasks[i].Seed)
+				if !ok {
+					return
+				}
+				mu.Lock()
+				results[i], done[i] = res, true
+				finished++
+				if progress != nil {
+					progress(finished, len(tasks))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return results, done, ctx.Err()
+}
+
+// ReplicateBalls runs c runs times with seeds derived from master and c.Key().
+func ReplicateBalls(ctx context.Context, c BallsConfig, runs int, master uint64, workers int) (BallsSummary, error) {
+	tasks := make([]BallsTask, runs)
+	key := c.Key()
+	for i := range tasks {
+		tasks[i] = BallsTask{Config: c, Seed: Seed(master, key, i)}
+	}
+	res, _, err := RunBallsAll(ctx, tasks, workers, nil)
+	if err != nil {
+		return BallsSummary{}, err
+	}
+	return SummarizeBalls(c, res), nil
+}
