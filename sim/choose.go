@@ -47,7 +47,7 @@ func (r *runner) value(d int, s int32, t float64) int32 {
 // sent adds a job from dispatcher d to the tally of server s.
 func (r *runner) sent(d int, s int32) int32 {
 	if g := r.tallyOf[d]; g >= 0 {
-		r.tallies[g][s]++
+		r.tallies[g][s] += r.tallyInc
 	}
 	return s
 }

@@ -117,9 +117,12 @@ const (
 	TallyNone   Tally = iota // the board as it is
 	TallyOwn                 // board + this dispatcher's own sends since the refresh
 	TallyShared              // board + every dispatcher's sends since the refresh
+	// TallyScaled: board + k × this dispatcher's own sends, guessing that
+	// the other k − 1 dispatchers sent as many (an explorative fix).
+	TallyScaled
 )
 
-// ParseTally reads none, own or shared.
+// ParseTally reads none, own, shared or scaled.
 func ParseTally(s string) (Tally, error) {
 	switch s {
 	case "none":
@@ -128,8 +131,10 @@ func ParseTally(s string) (Tally, error) {
 		return TallyOwn, nil
 	case "shared":
 		return TallyShared, nil
+	case "scaled":
+		return TallyScaled, nil
 	}
-	return 0, fmt.Errorf("sim: unknown tally %q: want none, own or shared", s)
+	return 0, fmt.Errorf("sim: unknown tally %q: want none, own, shared or scaled", s)
 }
 
 func (t Tally) String() string {
@@ -140,6 +145,8 @@ func (t Tally) String() string {
 		return "own"
 	case TallyShared:
 		return "shared"
+	case TallyScaled:
+		return "scaled"
 	}
 	return fmt.Sprintf("tally(%d)", int(t))
 }
@@ -459,7 +466,7 @@ func (c Config) Validate() error {
 	default:
 		return cfgErr("unknown policy kind %d", int(c.Policy.Kind))
 	}
-	if c.Tally < TallyNone || c.Tally > TallyShared {
+	if c.Tally < TallyNone || c.Tally > TallyScaled {
 		return cfgErr("unknown tally %d", int(c.Tally))
 	}
 	if c.Start.Kind < StartEmpty || c.Start.Kind > StartSingle {

@@ -315,3 +315,31 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// A scaled tally raises a server k levels per own send: from an even board
+// a dispatcher of k = 3 visits every server once, then again only after the
+// level has risen three times, so one pass of N jobs still covers every
+// server exactly once, and the effective values it sees are board + 3·sends.
+func TestScaledTallyWater(t *testing.T) {
+	t.Parallel()
+	board := []int32{0, 0, 1, 2, 5, 0}
+	r := stale(t, Config{Policy: Policy{Kind: LeastLoaded}, Tally: TallyScaled, Dispatchers: 3}, board)
+	eff := append([]int32(nil), board...)
+	for i := 0; i < 40; i++ {
+		s := r.choose(0, 1)
+		lo := eff[0]
+		for _, v := range eff {
+			lo = min(lo, v)
+		}
+		if eff[s] != lo {
+			t.Fatalf("pick %d: server %d has effective value %d, minimum is %d (%v)", i, s, eff[s], lo, eff)
+		}
+		eff[s] += 3
+	}
+	// Probing rules add k to the tally.
+	r = stale(t, Config{Policy: Policy{Kind: BestOfD, D: 6}, Tally: TallyScaled, Dispatchers: 3}, board)
+	s := r.choose(1, 1)
+	if got := r.tallies[r.tallyOf[1]][s]; got != 3 {
+		t.Errorf("scaled tally after one send: %d, want 3", got)
+	}
+}

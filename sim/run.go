@@ -53,16 +53,17 @@ type runner struct {
 	log   []event
 	board []int32
 
-	doms    []domain
-	domOf   []int // dispatcher → domain
-	waters  []water
-	waterOf []int     // dispatcher → water group
-	tallies [][]int32 // tally group → per-server sends since refresh
-	tallyOf []int     // dispatcher → tally group (−1: none)
-	rr      []int32   // round-robin counters, relative to the domain
-	credit  []int     // FirstDiff probe allowance per dispatcher
-	fdCap   int
-	live    bool
+	doms     []domain
+	domOf    []int // dispatcher → domain
+	waters   []water
+	waterOf  []int     // dispatcher → water group
+	tallies  [][]int32 // tally group → per-server sends since refresh
+	tallyOf  []int     // dispatcher → tally group (−1: none)
+	tallyInc int32     // what one send adds to a tally: 1, or k when scaled
+	rr       []int32   // round-robin counters, relative to the domain
+	credit   []int     // FirstDiff probe allowance per dispatcher
+	fdCap    int
+	live     bool
 
 	// live least loaded
 	q       []int32
@@ -166,10 +167,14 @@ func newRunner(c Config, seed uint64) *runner {
 		// One water group per tally group: own → per dispatcher; shared or
 		// none → per domain.
 		r.waterOf = make([]int, k)
-		if c.Tally == TallyOwn {
+		if c.Tally == TallyOwn || c.Tally == TallyScaled {
 			r.waters = make([]water, k)
 			for d := range r.waters {
 				r.waters[d] = water{raise: true, dom: &r.doms[r.domOf[d]]}
+				if c.Tally == TallyScaled && k > 1 {
+					r.waters[d].step = int32(k)
+					r.waters[d].up = make([][]int32, k)
+				}
 				r.waterOf[d] = d
 			}
 		} else {
@@ -188,12 +193,17 @@ func newRunner(c Config, seed uint64) *runner {
 			for d := range r.tallyOf {
 				r.tallyOf[d] = -1
 			}
-		case c.Tally == TallyOwn:
+		case c.Tally == TallyOwn || c.Tally == TallyScaled:
+			r.tallyInc = 1
+			if c.Tally == TallyScaled {
+				r.tallyInc = int32(k)
+			}
 			r.tallies = make([][]int32, k)
 			for d := range r.tallyOf {
 				r.tallyOf[d] = d
 			}
 		default: // shared: one tally per domain
+			r.tallyInc = 1
 			r.tallies = make([][]int32, ndom)
 			for d := range r.tallyOf {
 				r.tallyOf[d] = r.domOf[d]

@@ -69,11 +69,17 @@ func (d *domain) class(v int32) []int32 {
 //
 // Without a tally (raise false) the level never moves: every job goes to a
 // uniform server among those with the smallest board value.
+//
+// With a scaled tally (step k > 1) a pick raises the server k levels: the
+// servers waiting for level L + k sit in up[L mod k] while the level is L,
+// and join the candidates when the level reaches L + k.
 type water struct {
 	cur, next []int32
 	level     int32
 	raise     bool
 	dom       *domain
+	step      int32     // levels a pick raises a server; 0 or 1: one
+	up        [][]int32 // with step > 1: servers raised, by level mod step
 }
 
 func (w *water) reset() {
@@ -81,13 +87,28 @@ func (w *water) reset() {
 	w.level = d.minB
 	w.cur = append(w.cur[:0], d.class(d.minB)...)
 	w.next = w.next[:0]
+	for i := range w.up {
+		w.up[i] = w.up[i][:0]
+	}
+}
+
+// advance raises the level until some server is a candidate.
+func (w *water) advance() {
+	for len(w.cur) == 0 {
+		w.level++
+		if w.step <= 1 {
+			w.cur, w.next = w.next, w.cur[:0]
+		} else {
+			slot := w.level % w.step
+			w.cur, w.up[slot] = w.up[slot], w.cur[:0]
+		}
+		w.cur = append(w.cur, w.dom.class(w.level)...)
+	}
 }
 
 func (w *water) pick(g *rng) int32 {
 	if len(w.cur) == 0 {
-		w.level++
-		w.cur, w.next = w.next, w.cur[:0]
-		w.cur = append(w.cur, w.dom.class(w.level)...)
+		w.advance()
 	}
 	n := len(w.cur)
 	i := 0
@@ -98,7 +119,12 @@ func (w *water) pick(g *rng) int32 {
 	if w.raise {
 		w.cur[i] = w.cur[n-1]
 		w.cur = w.cur[:n-1]
-		w.next = append(w.next, s)
+		if w.step <= 1 {
+			w.next = append(w.next, s)
+		} else {
+			slot := w.level % w.step
+			w.up[slot] = append(w.up[slot], s)
+		}
 	}
 	return s
 }

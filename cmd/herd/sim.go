@@ -24,7 +24,7 @@ func runSim(ctx context.Context, e *env, args []string) error {
 	load := fs.String("load", "0.9", "load λ: arrivals per server per mean service time, in (0, 1) (list)")
 	refresh := fs.String("refresh", "0", "board refresh period T in mean service times; 0 is a live board (list)")
 	policy := fs.String("policy", "random", "dispatch rule: random, rr, ll, sqd:D, sq2, left:D, firstdiff:D, oracle (list)")
-	tally := fs.String("tally", "none", "board correction between refreshes: none, own, shared (list; moot for random, rr, oracle and a live board)")
+	tally := fs.String("tally", "none", "board correction between refreshes: none, own, shared, scaled (own sends counted k times) (list; moot for random, rr, oracle and a live board)")
 	partitioned := fs.Bool("partitioned", false, "each dispatcher owns a contiguous block of N/k servers")
 	withRepl := fs.Bool("with-replacement", false, "sqd:D samples its D probes with replacement (as the mean-field literature does)")
 	fdCap := fs.Int("firstdiff-cap", 0, "most probes one firstdiff job may make (0: the servers it may probe)")
