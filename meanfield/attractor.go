@@ -20,11 +20,16 @@ const (
 	FixedPoint
 	// Periodic: ‖p_{n+1} − p_{n+1−P}‖₁ ≤ Tol for a period 2 ≤ P ≤ MaxPeriod.
 	Periodic
+	// Aperiodic: the orbit stayed in the herd regime without settling on a
+	// fixed point or a period ≤ MaxPeriod; its observables are averages
+	// over a window of maps (HerdAttractor). FindAttractor never returns
+	// it; FindHerdAttractor does.
+	Aperiodic
 )
 
-var attractorNames = [...]string{"unconverged", "fixed", "periodic"}
+var attractorNames = [...]string{"unconverged", "fixed", "periodic", "aperiodic"}
 
-// String returns "unconverged", "fixed" or "periodic".
+// String returns "unconverged", "fixed", "periodic" or "aperiodic".
 func (k AttractorKind) String() string {
 	if k < 0 || int(k) >= len(attractorNames) {
 		return fmt.Sprintf("AttractorKind(%d)", int(k))

@@ -1,0 +1,836 @@
+package meanfield
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// This file follows the herd branch of the refresh map (model.md §2,
+// "herds; coexistence"): the attractor reached from a loaded start, its
+// continuation in T, the range of T where it coexists with the balanced
+// fixed point, and the smallest half-loaded backlog that tips the map.
+//
+// # Herds
+//
+// From a half-loaded start (half the servers at B jobs, half empty) the k
+// lock-stepped dispatchers of model.md §2 pour k jobs per window into every
+// server below their common water level while each counts one; the empty
+// half is overfilled past the loaded half, the roles swap, and the map
+// settles on a herd: at k = 5, λ = 0.9 a period-2 orbit whose board mean is
+// 0.4·T + 0.42 (T = 500 … 3,000) and whose queues reach about
+// 1.1·(2λ − 1)·T. The map's queue rows grow with the state (Refresh keeps
+// them adaptively and reports the mass dropped as Truncation; a herd at
+// T = 3,000 holds about 2,800 rows and loses below 10⁻¹² per map).
+//
+// Near the lower end of the range (k = 5, λ = 0.9, T = 300 and 400) the
+// orbit does not settle: it alternates like a 2-cycle but drifts, the
+// return distance ‖p_n − p_{n−2}‖₁ staying at 2·10⁻⁶ (T = 300) or 2·10⁻⁸
+// (T = 400) per two maps for thousands of maps, while the cut phase creeps
+// towards its window's end. FindHerdAttractor calls such an orbit
+// Aperiodic once it has stayed in the herd regime for Settle + Average
+// maps, and reports the observables averaged over the last Average maps
+// (batches whose length is a multiple of the nearest return period), the
+// batch-means standard errors, the drift of the board mean per map and the
+// nearest return period with its distance. Aperiodic therefore covers
+// slowly drifting, quasi-periodic, chaotic and long-period orbits alike;
+// NearPeriod, NearResidual and Drift tell them apart. Genuinely irregular
+// herds exist too: k = 10, λ = 0.9, T = 500 from the empty board wanders
+// with return distances ≈ 0.8 at every P ≤ 8 (board mean ≈ 1.1·T, response
+// 613 ± 11 over 256 maps; validation.md's simulation: 590).
+//
+// Herd orbits are not unique. Followed in T by warm starts (BranchSettings
+// .Continue, Bistable), the k = 5 branch seeded below the edge reaches
+// period-2 herds with the same board mean as those from half:0.1T but a
+// different lock of T in its window and a response larger by O(1)
+// (T = 3,000: 1,203.7 against 1,201.3 from half:0.1T; the simulator's
+// 1,201 ± 0.3 matches the latter). Below T(1−λ)² ≈ 2 (k = 5, 10) the
+// continued branch passes to a second herd type with board mean 0.65–1.2·T.
+//
+// # Where the model applies
+//
+// Two fixes of the finite system reduce, as N → ∞, to one dispatcher with
+// its own tally, the k = 1 map:
+//
+//   - Partitioning: dispatcher i owns N/k servers and receives λN/k jobs
+//     per unit time, so each block is a one-dispatcher system with N/k
+//     servers at load λ; N/k → ∞ gives the k = 1 map exactly.
+//   - Shared tallies: every dispatcher adds all sends since the refresh, so
+//     all k see the same effective values b + (all sends) and together act
+//     as one least-loaded dispatcher of rate λN with an exact tally (two
+//     dispatchers hitting the same server within one level is an O(1/N)
+//     event). The limit is again the k = 1 map.
+//
+// The k = 1 map never tips: from half starts with B up to T it returns to
+// the balanced fixed point at every T tested (TestHerdOneDispatcher: from
+// half:0.1T, half:T and spread:T at T = 300, 1,100 and 3,000 the board mean
+// returns to 4.66, 4.74 and 4.74, the response to 4.90, 5.16 and 5.22).
+//
+// An explorative scaled own tally (each dispatcher adds k per own send)
+// keeps the lock-step of model.md §2 (each dispatcher still receives λN/k
+// jobs per unit time on the same board), but changes its windows. With
+// effective values e = b + k·n (n the own sends), a dispatcher at level L
+// sends one job to each server with e = L, that is b ≤ L and b ≡ L
+// (mod k); the pass needs N·G(L) jobs, G(L) = Σ_{b≤L, b≡L (mod k)} p_b, and
+// lasts W_L = k·G(L)/λ ≈ F(L)/λ. All k dispatchers do the same pass at the
+// same time, each in its own random order, so a server of that residue
+// class receives exactly k jobs at k independent uniform times in W_L and
+// nothing in the other k − 1 windows of each k levels. In lock-step the
+// true count k·n equals the scaled tally, so the overshoot that drives the
+// herd (k jobs per server per level while each dispatcher counts one) is
+// gone: the scaled map is the k = 1 map with each server's arrivals
+// bunched into batches of k, one batch per k windows. It keeps the window
+// structure (k uniform arrivals per receiving server per window) but not
+// its nesting: the receiving set {b ≤ L, b ≡ L (mod k)} is not monotone
+// in L, so the servers cannot share one water distribution and the map
+// would need k of them, one per residue class. It is not implemented here;
+// the analysis predicts no herd (as for k = 1) and a balanced response
+// somewhat above the k = 1 map's, from the batching.
+//
+// # References
+//
+//   - model.md §2 (the map, herds, coexistence) and validation.md (the
+//     5-dispatcher rows) of this repository's specification.
+//   - H. Flyvbjerg, H. G. Petersen, Error estimates on averages of
+//     correlated data, J. Chem. Phys. 91(1), 1989 (batch means).
+
+// Start kinds of HerdStart.
+const (
+	// StartHalf: half the servers hold B = Fraction·T jobs, half are empty.
+	StartHalf = "half"
+	// StartSpread: queue lengths spread evenly over 0 … M, M = Fraction·T.
+	StartSpread = "spread"
+)
+
+// DefaultHerdStartFraction is the default backlog fraction of HerdStart,
+// the published half:0.1T start (validation.md).
+const DefaultHerdStartFraction = 0.1
+
+// HerdStart is a loaded start board scaled with T (model.md §1, start
+// states half:B and spread:M with B, M written as multiples of T). The
+// zero value is half:0.1T.
+type HerdStart struct {
+	// Kind is StartHalf or StartSpread; "" means StartHalf.
+	Kind string
+	// Fraction is B/T for a half start or M/T for a spread start, in
+	// (0, 4]; zero means 0.1. The backlog is rounded to an integer of at
+	// least 1.
+	Fraction float64
+}
+
+// Validate reports the first setting out of range, naming the field.
+func (h HerdStart) Validate() error {
+	switch {
+	case h.Kind != "" && h.Kind != StartHalf && h.Kind != StartSpread:
+		return fmt.Errorf("meanfield: HerdStart.Kind = %q, want %q or %q", h.Kind, StartHalf, StartSpread)
+	case h.Fraction != 0 && !(h.Fraction > 0 && h.Fraction <= 4):
+		return fmt.Errorf("meanfield: HerdStart.Fraction = %v outside (0, 4] (0 means %g)", h.Fraction, DefaultHerdStartFraction)
+	}
+	return nil
+}
+
+func (h HerdStart) withDefaults() HerdStart {
+	if h.Kind == "" {
+		h.Kind = StartHalf
+	}
+	if h.Fraction == 0 {
+		h.Fraction = DefaultHerdStartFraction
+	}
+	return h
+}
+
+// Backlog returns the integer backlog max(1, round(Fraction·T)).
+func (h HerdStart) Backlog(T float64) int {
+	h = h.withDefaults()
+	return max(1, int(math.Round(h.Fraction*T)))
+}
+
+// Board returns the start board at period T: BoardHalf(B) or
+// BoardSpread(M) with the backlog of Backlog.
+func (h HerdStart) Board(T float64) []float64 {
+	h = h.withDefaults()
+	if h.Kind == StartSpread {
+		return BoardSpread(h.Backlog(T))
+	}
+	return BoardHalf(h.Backlog(T))
+}
+
+// String returns the start as the CLI writes it, e.g. "half:0.1T".
+func (h HerdStart) String() string {
+	h = h.withDefaults()
+	return h.Kind + ":" + strconv.FormatFloat(h.Fraction, 'g', -1, 64) + "T"
+}
+
+// Defaults of HerdSettings.
+const (
+	DefaultHerdMaxIter = 3000
+	DefaultHerdTol     = 1e-9
+	DefaultHerdSettle  = 200
+	DefaultHerdAverage = 256
+)
+
+// HerdSettings controls FindHerdAttractor. The zero value gives the
+// defaults.
+type HerdSettings struct {
+	// MaxIter is the largest number of map applications. Zero means 3000.
+	MaxIter int
+	// Tol: a fixed point or period-P orbit when ‖p_n − p_{n−P}‖₁ ≤ Tol, in
+	// [0, 1). Zero means 1e-9.
+	Tol float64
+	// MaxPeriod is the largest period checked, in [0, 64]. Zero means 8.
+	MaxPeriod int
+	// Settle is the number of consecutive maps in the herd regime (board
+	// mean above BalancedQueueScale/(1 − λ)) taken as transient before the
+	// averaging window of an orbit that does not settle, at least 0. Zero
+	// means 200.
+	Settle int
+	// Average is the number of maps averaged for an Aperiodic orbit, in
+	// [16, 1<<16]. Zero means 256.
+	Average int
+}
+
+// Validate reports the first setting out of range, naming the field.
+func (s HerdSettings) Validate() error {
+	switch {
+	case s.MaxIter < 0:
+		return fmt.Errorf("meanfield: HerdSettings.MaxIter = %d, want ≥ 0 (0 means %d)", s.MaxIter, DefaultHerdMaxIter)
+	case !(s.Tol >= 0 && s.Tol < 1):
+		return fmt.Errorf("meanfield: HerdSettings.Tol = %v outside [0, 1) (0 means %g)", s.Tol, DefaultHerdTol)
+	case s.MaxPeriod < 0 || s.MaxPeriod > 64:
+		return fmt.Errorf("meanfield: HerdSettings.MaxPeriod = %d outside [0, 64] (0 means %d)", s.MaxPeriod, DefaultAttractorMaxPeriod)
+	case s.Settle < 0:
+		return fmt.Errorf("meanfield: HerdSettings.Settle = %d, want ≥ 0 (0 means %d)", s.Settle, DefaultHerdSettle)
+	case s.Average != 0 && (s.Average < 16 || s.Average > 1<<16):
+		return fmt.Errorf("meanfield: HerdSettings.Average = %d outside [16, 65536] (0 means %d)", s.Average, DefaultHerdAverage)
+	}
+	return nil
+}
+
+func (s HerdSettings) withDefaults() HerdSettings {
+	if s.MaxIter == 0 {
+		s.MaxIter = DefaultHerdMaxIter
+	}
+	if s.Tol == 0 {
+		s.Tol = DefaultHerdTol
+	}
+	if s.MaxPeriod == 0 {
+		s.MaxPeriod = DefaultAttractorMaxPeriod
+	}
+	if s.Settle == 0 {
+		s.Settle = DefaultHerdSettle
+	}
+	if s.Average == 0 {
+		s.Average = DefaultHerdAverage
+	}
+	return s
+}
+
+// HerdAttractor is an attractor of the refresh map with the herd
+// classification and, for an orbit that does not settle, window averages.
+type HerdAttractor struct {
+	// Attractor is as FindAttractor reports it, except that Kind may be
+	// Aperiodic. For an Aperiodic orbit Period is 0, BoardMean, QueueMean
+	// and Response are averages over the last Averaged maps, Board is the
+	// last board reached, CutPhase, KinkDistance and Window are those of
+	// the last map, and Residual is NearResidual.
+	Attractor
+	// Herd reports a herd: an attractor (fixed, periodic or aperiodic)
+	// whose board mean is above BalancedQueueScale/(1 − λ).
+	Herd bool
+	// NearPeriod is the P ≤ MaxPeriod minimising ‖p_n − p_{n−P}‖₁ at the
+	// last map, and NearResidual that distance (Period and Residual for a
+	// fixed point or orbit).
+	NearPeriod   int
+	NearResidual float64
+	// Averaged is the number of maps the observables average over (the
+	// period for a fixed point or orbit), in Batches batches whose length
+	// is a multiple of NearPeriod.
+	Averaged, Batches int
+	// BoardMeanSE and ResponseSE are batch-means standard errors of the
+	// averages (0 for a fixed point or orbit). They measure the spread of
+	// the window, not the distance to a limit the orbit may still drift
+	// towards; see Drift.
+	BoardMeanSE, ResponseSE float64
+	// Drift is the least-squares slope of the batch means of the board
+	// mean, per map (0 for a fixed point or orbit).
+	Drift float64
+	// Rows is the largest number of queue rows one map held.
+	Rows int
+}
+
+// FindHerdAttractor iterates the refresh map of r from start like
+// FindAttractor (fixed point or period P ≤ MaxPeriod at L1 tolerance Tol)
+// and, in addition, classifies an orbit that stays in the herd regime for
+// Settle + Average consecutive maps without settling as Aperiodic, with
+// its observables averaged over the last Average maps (see HerdAttractor).
+// An orbit that neither settles nor stays in the herd regime within
+// MaxIter maps returns Kind Unconverged with an error wrapping
+// ErrNotConverged.
+func FindHerdAttractor(r Refresh, start []float64, s HerdSettings) (HerdAttractor, error) {
+	if err := s.Validate(); err != nil {
+		return HerdAttractor{}, err
+	}
+	m, err := NewRefreshMap(r)
+	if err != nil {
+		return HerdAttractor{}, err
+	}
+	return findHerdAttractor(m, start, s.withDefaults())
+}
+
+// findHerdAttractor is FindHerdAttractor on a prepared map and defaulted
+// settings.
+func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttractor, error) {
+	lam := m.set.Load
+	P := s.MaxPeriod
+	ring := make([][]float64, P+1) // copies of the last P+1 boards
+	hist := make([]orbitStat, s.Average)
+	n, run, rows := 0, 0, 0
+	stopped := false
+	stop := func(res RefreshResult) bool {
+		i := n % (P + 1)
+		ring[i] = append(ring[i][:0], res.Next...)
+		hist[n%s.Average] = orbitStat{board: res.BoardMean, queue: res.QueueMean}
+		rows = max(rows, res.Rows)
+		n++
+		if balancedMean(res.BoardMean, lam) {
+			run = 0
+		} else {
+			run++
+		}
+		stopped = run >= s.Settle+s.Average
+		return stopped
+	}
+	a, err := findAttractor(m, start, AttractorSettings{MaxIter: s.MaxIter, Tol: s.Tol, MaxPeriod: P}, stop)
+	out := HerdAttractor{Attractor: a, Rows: rows}
+	if err != nil && !(stopped && errors.Is(err, ErrNotConverged)) {
+		return out, err
+	}
+	if a.Kind != Unconverged {
+		out.Herd = !a.Balanced && !balancedMean(a.BoardMean, lam)
+		out.NearPeriod, out.NearResidual = a.Period, a.Residual
+		out.Averaged, out.Batches = a.Period, 1
+		return out, nil
+	}
+
+	// Stopped in the herd regime: an orbit that does not settle.
+	last := ring[(n-1)%(P+1)]
+	out.NearResidual = math.Inf(1)
+	for d := 1; d <= min(P, n-1); d++ {
+		if dd := l1(last, ring[(n-1-d)%(P+1)]); dd < out.NearResidual {
+			out.NearPeriod, out.NearResidual = d, dd
+		}
+	}
+	// Batches of a multiple of the near period, about 8 of them.
+	np := max(out.NearPeriod, 1)
+	bl := np * max(1, s.Average/(8*np))
+	nb := s.Average / bl
+	means := make([]float64, nb)
+	var bm, qm float64
+	qmeans := make([]float64, nb)
+	for b := 0; b < nb; b++ {
+		for j := 0; j < bl; j++ {
+			// Maps n−nb·bl … n−1, oldest first.
+			st := hist[(n-nb*bl+b*bl+j)%s.Average]
+			means[b] += st.board
+			qmeans[b] += st.queue
+		}
+		means[b] /= float64(bl)
+		qmeans[b] /= float64(bl)
+		bm += means[b]
+		qm += qmeans[b]
+	}
+	bm /= float64(nb)
+	qm /= float64(nb)
+	out.Kind = Aperiodic
+	out.Period = 0
+	out.Herd = true
+	out.BoardMean, out.QueueMean, out.Response = bm, qm, qm/lam
+	out.Residual = out.NearResidual
+	out.Averaged, out.Batches = nb*bl, nb
+	if nb >= 2 {
+		var sb, sq, sxy, sxx float64
+		xc := float64(nb-1) / 2
+		for b := 0; b < nb; b++ {
+			sb += (means[b] - bm) * (means[b] - bm)
+			sq += (qmeans[b] - qm) * (qmeans[b] - qm)
+			x := float64(b) - xc
+			sxy += x * (means[b] - bm)
+			sxx += x * x
+		}
+		f := float64(nb) * float64(nb-1)
+		out.BoardMeanSE = math.Sqrt(sb / f)
+		out.ResponseSE = math.Sqrt(sq/f) / lam
+		out.Drift = sxy / sxx / float64(bl)
+	}
+	return out, nil
+}
+
+// rescaleBoard maps a board at period from to period to by b → round(b·to/from),
+// the continuation start of a herd whose queues scale with T.
+func rescaleBoard(p []float64, from, to float64) []float64 {
+	f := to / from
+	top := int(math.Round(float64(len(p)-1) * f))
+	q := make([]float64, top+1)
+	var s float64
+	for b, x := range p {
+		q[int(math.Round(float64(b)*f))] += x
+		s += x
+	}
+	for i := range q {
+		q[i] /= s
+	}
+	return q
+}
+
+// BranchSettings controls HerdBranch. The zero value of each optional
+// field means its default.
+type BranchSettings struct {
+	// Dispatchers is k, in [1, 256].
+	Dispatchers int
+	// Load is λ, in (0, 1).
+	Load float64
+	// Refresh lists the periods T, each in (0, 1e6]; at least one. They are
+	// computed in the order given.
+	Refresh []float64
+	// Start is the start board at each T (zero value: half:0.1T).
+	Start HerdStart
+	// Continue starts each T after the first from the previous point's
+	// attractor board rescaled to the new T (b → b·T'/T) when that point
+	// was a herd, and from Start otherwise: it follows the herd branch
+	// instead of asking whether Start reaches it.
+	Continue bool
+	// Attractor controls each point's FindHerdAttractor.
+	Attractor HerdSettings
+}
+
+// Validate reports the first setting out of range, naming the field.
+func (s BranchSettings) Validate() error {
+	switch {
+	case s.Dispatchers < 1 || s.Dispatchers > maxRefreshDispatchers:
+		return fmt.Errorf("meanfield: BranchSettings.Dispatchers = %d outside [1, %d]", s.Dispatchers, maxRefreshDispatchers)
+	case !(s.Load > 0 && s.Load < 1):
+		return fmt.Errorf("meanfield: BranchSettings.Load = %v outside (0, 1)", s.Load)
+	case len(s.Refresh) == 0:
+		return errors.New("meanfield: BranchSettings.Refresh is empty, want at least one T")
+	}
+	for i, T := range s.Refresh {
+		if !(T > 0 && T <= maxRefreshPeriod) {
+			return fmt.Errorf("meanfield: BranchSettings.Refresh[%d] = %v outside (0, %g]", i, T, maxRefreshPeriod)
+		}
+	}
+	if err := s.Start.Validate(); err != nil {
+		return err
+	}
+	return s.Attractor.Validate()
+}
+
+// BranchPoint is the attractor at one T of a herd branch.
+type BranchPoint struct {
+	// Refresh is T.
+	Refresh float64
+	// Start is the start used: Start's String, or "continued" for a warm
+	// start from the previous herd.
+	Start string
+	// Attractor is the attractor reached (Unconverged when it neither
+	// settled nor stayed a herd within MaxIter maps).
+	Attractor HerdAttractor
+	// Herd is Attractor.Herd.
+	Herd bool
+}
+
+// HerdBranch computes the attractor of the refresh map at each T of
+// s.Refresh from s.Start (model.md §2; validation.md: half:0.1T at k = 5,
+// λ = 0.9 gives a herd of mean ≈ 0.40·T for T from 300 to 3,000), or, with
+// Continue, follows the herd from T to T by warm starts. A point that does
+// not converge is kept with Kind Unconverged; only invalid settings and
+// map failures (ErrRefreshRows) return an error, with the points computed
+// so far.
+func HerdBranch(s BranchSettings) ([]BranchPoint, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	hs := s.Attractor.withDefaults()
+	out := make([]BranchPoint, 0, len(s.Refresh))
+	for i, T := range s.Refresh {
+		start, name := s.Start.Board(T), s.Start.String()
+		if s.Continue && i > 0 && out[i-1].Herd {
+			start, name = rescaleBoard(out[i-1].Attractor.Board, s.Refresh[i-1], T), "continued"
+		}
+		m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T})
+		if err != nil {
+			return out, err
+		}
+		a, err := findHerdAttractor(m, start, hs)
+		if err != nil && !errors.Is(err, ErrNotConverged) {
+			return out, fmt.Errorf("meanfield: herd branch at T = %g: %w", T, err)
+		}
+		out = append(out, BranchPoint{Refresh: T, Start: name, Attractor: a, Herd: a.Herd})
+	}
+	return out, nil
+}
+
+// Defaults of BistableSettings.
+const (
+	DefaultBistableMaxScaled = 30
+	DefaultBistableMinScaled = 0.2
+	DefaultBistableStep      = 1.25
+	DefaultBistableRelTol    = 0.01
+)
+
+// BistableSettings controls Bistable. The zero value of each optional
+// field means its default.
+type BistableSettings struct {
+	// Dispatchers is k, in [1, 256].
+	Dispatchers int
+	// Load is λ, in (0, 1).
+	Load float64
+	// MaxScaled: the herd's upper end is searched up to T(1−λ)² =
+	// MaxScaled, in (MinScaled, 1000]. Zero means 30 (model.md §2: at
+	// k = 5, λ = 0.9 the herd coexists at least up to 30).
+	MaxScaled float64
+	// MinScaled: the herd's lower end is searched down to T(1−λ)² =
+	// MinScaled, in (0, MaxScaled). Zero means 0.2.
+	MinScaled float64
+	// Start seeds the herd at the first T (zero value: half:0.1T); the
+	// branch is then followed by warm starts.
+	Start HerdStart
+	// Step is the ratio between successive T of the scan, in (1, 4]. Zero
+	// means 1.25.
+	Step float64
+	// RelTol is the relative precision in T of a herd end found inside
+	// the scanned range, in [1e-4, 0.5]. Zero means 0.01.
+	RelTol float64
+	// Attractor controls each FindHerdAttractor. Its zero value means
+	// {Settle: 64, Average: 32}: existence needs only the verdict, and
+	// the scan's aperiodic herds (all of them at k = 10) would otherwise
+	// cost 456 maps each.
+	Attractor HerdSettings
+}
+
+// Bistable's default attractor settings.
+const (
+	bistableSettle  = 64
+	bistableAverage = 32
+)
+
+func (s BistableSettings) withDefaults() BistableSettings {
+	if s.Attractor == (HerdSettings{}) {
+		s.Attractor = HerdSettings{Settle: bistableSettle, Average: bistableAverage}
+	}
+	if s.MaxScaled == 0 {
+		s.MaxScaled = DefaultBistableMaxScaled
+	}
+	if s.MinScaled == 0 {
+		s.MinScaled = DefaultBistableMinScaled
+	}
+	if s.Step == 0 {
+		s.Step = DefaultBistableStep
+	}
+	if s.RelTol == 0 {
+		s.RelTol = DefaultBistableRelTol
+	}
+	return s
+}
+
+// Validate reports the first setting out of range, naming the field.
+func (s BistableSettings) Validate() error {
+	d := s.withDefaults()
+	scale := (1 - s.Load) * (1 - s.Load)
+	switch {
+	case s.Dispatchers < 1 || s.Dispatchers > maxRefreshDispatchers:
+		return fmt.Errorf("meanfield: BistableSettings.Dispatchers = %d outside [1, %d]", s.Dispatchers, maxRefreshDispatchers)
+	case !(s.Load > 0 && s.Load < 1):
+		return fmt.Errorf("meanfield: BistableSettings.Load = %v outside (0, 1)", s.Load)
+	case s.MaxScaled != 0 && !(s.MaxScaled > 0 && s.MaxScaled <= 1000):
+		return fmt.Errorf("meanfield: BistableSettings.MaxScaled = %v outside (0, 1000] (0 means %g)", s.MaxScaled, float64(DefaultBistableMaxScaled))
+	case s.MinScaled != 0 && !(s.MinScaled > 0):
+		return fmt.Errorf("meanfield: BistableSettings.MinScaled = %v, want > 0 (0 means %g)", s.MinScaled, DefaultBistableMinScaled)
+	case !(d.MinScaled < d.MaxScaled):
+		return fmt.Errorf("meanfield: BistableSettings.MinScaled = %v not below MaxScaled = %v", d.MinScaled, d.MaxScaled)
+	case d.MaxScaled/scale > maxRefreshPeriod:
+		return fmt.Errorf("meanfield: BistableSettings.MaxScaled = %v gives T = %.3g above %g", d.MaxScaled, d.MaxScaled/scale, maxRefreshPeriod)
+	case s.Step != 0 && !(s.Step > 1 && s.Step <= 4):
+		return fmt.Errorf("meanfield: BistableSettings.Step = %v outside (1, 4] (0 means %g)", s.Step, DefaultBistableStep)
+	case s.RelTol != 0 && !(s.RelTol >= 1e-4 && s.RelTol <= 0.5):
+		return fmt.Errorf("meanfield: BistableSettings.RelTol = %v outside [1e-4, 0.5] (0 means %g)", s.RelTol, DefaultBistableRelTol)
+	}
+	if err := s.Start.Validate(); err != nil {
+		return err
+	}
+	return s.Attractor.Validate()
+}
+
+// BistableResult is the coexistence range of the balanced state and the
+// herd for one (k, λ).
+type BistableResult struct {
+	// EdgeFound is false when a balanced state persists down to Edge's
+	// MinScaled (no edge; the balanced state exists at every T scanned).
+	EdgeFound bool
+	// EdgeRefresh is the protocol edge of Edge: the balanced state exists
+	// above it. EdgeScaled = EdgeRefresh·(1−λ)².
+	EdgeRefresh, EdgeScaled float64
+	// HerdFound is false when no herd was reached at the seed T (then the
+	// other Herd fields are NaN).
+	HerdFound bool
+	// The herd attractor exists, following its branch from the seed, for
+	// T in [HerdLow, HerdHigh]; LowOpen (HighOpen) is true when it still
+	// exists at MinScaled (MaxScaled), so the range may go further.
+	HerdLow, HerdHigh float64
+	// LowScaled and HighScaled are HerdLow·(1−λ)² and HerdHigh·(1−λ)².
+	LowScaled, HighScaled float64
+	LowOpen, HighOpen     bool
+	// Low and High bound the bistable range where both exist,
+	// [max(EdgeRefresh, HerdLow), HerdHigh] (NaN when empty).
+	Low, High float64
+	// Seed is the T at which the herd was first sought, from Start and,
+	// failing that, from the empty board: just below the edge (0.999·T_edge,
+	// where no balanced state exists), or T(1−λ)² = 3 without an edge.
+	Seed float64
+	// Points are the herd-branch points computed, sorted by T.
+	Points []BranchPoint
+	// Edge is the full edge computation.
+	Edge EdgeResult
+	// Maps counts refresh-map applications in all, the edge's included.
+	Maps int
+}
+
+// Bistable computes the range of T where the balanced fixed point and a
+// herd attractor of the refresh map coexist (model.md §2: "a herd
+// attractor coexists with them far above the edge, for k = 5, λ = 0.9 at
+// least up to T(1−λ)² = 30").
+//
+// Method. (1) Edge gives the protocol edge T_edge, above which the
+// balanced state exists. (2) The herd is seeded just below the edge,
+// T = 0.999·T_edge, from Start or, when Start recovers there (k = 3:
+// half:0.1T does), from the empty board, which below the edge cannot reach
+// a balanced state. (3) From the seed it is followed up in T, on a
+// geometric grid of ratio Step, warm-starting each T from the last herd
+// rescaled (b → b·T'/T), up to MaxScaled; if it is lost on the way, the
+// loss is bisected in log T to RelTol, warm-starting from the herd below.
+// (4) The same downwards to MinScaled. A point counts as a herd when
+// FindHerdAttractor classifies it so (fixed, periodic or aperiodic with
+// board mean above BalancedQueueScale/(1 − λ)); a point that does not
+// converge counts as lost.
+//
+// The herd range is that of the branch reached from the seed; other herds
+// (other branches) may exist beyond it. The lower end is where the herd's
+// board mean falls to the balanced scale BalancedQueueScale/(1 − λ), a
+// classification threshold rather than a bifurcation (k = 3, λ = 0.9: the
+// herd fixed point continues below T = 26.4 with board mean 0.456·T).
+//
+// Measured at λ = 0.9 (defaults; T(1−λ)² in brackets): k = 3: edge 99.3
+// (0.993), herd from 26.4 (0.264) to beyond 3,000 (30); k = 5: edge 289.9
+// (2.899), herd from below 20 (0.2) to beyond 3,000; k = 10: edge 709.4
+// (7.094), herd from below 20 to beyond 3,000. The bistable range is
+// [T_edge, ≥ 3,000] in all three.
+func Bistable(s BistableSettings) (BistableResult, error) {
+	if err := s.Validate(); err != nil {
+		return BistableResult{}, err
+	}
+	s = s.withDefaults()
+	nan := math.NaN()
+	res := BistableResult{EdgeRefresh: nan, EdgeScaled: nan, HerdLow: nan, HerdHigh: nan,
+		LowScaled: nan, HighScaled: nan, Low: nan, High: nan}
+	scale := (1 - s.Load) * (1 - s.Load)
+	hs := s.Attractor.withDefaults()
+
+	edge, err := Edge(EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, HerdMaps: -1})
+	res.Edge = edge
+	res.Maps += edge.Maps
+	if err != nil {
+		return res, fmt.Errorf("meanfield: bistable: %w", err)
+	}
+	res.EdgeFound = edge.Found
+	seed := 3 / scale
+	if edge.Found {
+		res.EdgeRefresh, res.EdgeScaled = edge.Refresh, edge.Scaled
+		seed = 0.999 * edge.Refresh
+	}
+	tMin, tMax := s.MinScaled/scale, s.MaxScaled/scale
+	seed = min(max(seed, tMin), tMax)
+	res.Seed = seed
+
+	eval := func(T float64, start []float64, name string) (BranchPoint, error) {
+		m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T})
+		if err != nil {
+			return BranchPoint{}, err
+		}
+		a, err := findHerdAttractor(m, start, hs)
+		res.Maps += a.Iterations
+		if err != nil && !errors.Is(err, ErrNotConverged) {
+			return BranchPoint{}, fmt.Errorf("meanfield: bistable at T = %g: %w", T, err)
+		}
+		p := BranchPoint{Refresh: T, Start: name, Attractor: a, Herd: a.Herd}
+		res.Points = append(res.Points, p)
+		return p, nil
+	}
+	first, err := eval(seed, s.Start.Board(seed), s.Start.String())
+	if err != nil {
+		return res, err
+	}
+	if !first.Herd {
+		// Below the edge no balanced state exists: the empty board ends in
+		// the herd there (or in no herd at all).
+		first, err = eval(seed, BoardEmpty(), "empty")
+		if err != nil {
+			return res, err
+		}
+	}
+	if !first.Herd {
+		slices.SortFunc(res.Points, func(a, b BranchPoint) int { return cmpFloat(a.Refresh, b.Refresh) })
+		return res, nil
+	}
+	res.HerdFound = true
+
+	// follow walks from the herd at p towards limit (up when limit > p.T)
+	// and returns the last T where the herd exists and whether it reached
+	// limit.
+	follow := func(p BranchPoint, limit float64) (float64, bool, error) {
+		up := limit > p.Refresh
+		ratio := s.Step
+		if !up {
+			ratio = 1 / s.Step
+		}
+		for {
+			T := p.Refresh * ratio
+			if (up && T > limit) || (!up && T < limit) {
+				T = limit
+			}
+			if T == p.Refresh {
+				return T, true, nil
+			}
+			q, err := eval(T, rescaleBoard(p.Attractor.Board, p.Refresh, T), "continued")
+			if err != nil {
+				return p.Refresh, false, err
+			}
+			if q.Herd {
+				if T == limit {
+					return T, true, nil
+				}
+				p = q
+				continue
+			}
+			// Lost between p.Refresh and T: bisect in log T.
+			lost := T
+			for math.Abs(math.Log(lost/p.Refresh)) > s.RelTol {
+				mid := math.Sqrt(lost * p.Refresh)
+				q, err := eval(mid, rescaleBoard(p.Attractor.Board, p.Refresh, mid), "continued")
+				if err != nil {
+					return p.Refresh, false, err
+				}
+				if q.Herd {
+					p = q
+				} else {
+					lost = mid
+				}
+			}
+			return p.Refresh, false, nil
+		}
+	}
+	hi, open, err := follow(first, tMax)
+	if err != nil {
+		return res, err
+	}
+	res.HerdHigh, res.HighOpen = hi, open
+	lo, open, err := follow(first, tMin)
+	if err != nil {
+		return res, err
+	}
+	res.HerdLow, res.LowOpen = lo, open
+	res.LowScaled, res.HighScaled = res.HerdLow*scale, res.HerdHigh*scale
+	low := res.HerdLow
+	if edge.Found {
+		low = max(low, edge.Refresh)
+	}
+	if low <= res.HerdHigh {
+		res.Low, res.High = low, res.HerdHigh
+	}
+	slices.SortFunc(res.Points, func(a, b BranchPoint) int { return cmpFloat(a.Refresh, b.Refresh) })
+	return res, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ErrNoTip is returned, wrapped, by MinTipBacklog when even the
+// half-loaded start with B = T does not reach a herd.
+var ErrNoTip = errors.New("meanfield: no half-loaded backlog B ≤ T tips the map")
+
+// Settings of MinTipBacklog's verdicts: a herd once the orbit has stayed
+// in the herd regime for tipSettle + tipAverage maps.
+const (
+	tipSettle  = 64
+	tipAverage = 16
+	// DefaultTipTol is MinTipBacklog's default tolerance on B/T.
+	DefaultTipTol = 0.005
+)
+
+// MinTipBacklog returns the smallest half-loaded backlog B/T (half the
+// servers at B jobs, half empty; model.md §1 start half:B) from which the
+// refresh map of k dispatchers at load λ and period T ends in a herd, by
+// bisection on the integer B in [1, T] to a bracket of max(1, tol·T) jobs
+// (tol = 0 means 0.005). It returns the upper end of the final bracket, as
+// a fraction of T, and the number of attractor evaluations. It assumes the
+// verdict is monotone in B (checked only at the ends). Each verdict is the
+// attractor's: a balanced fixed point, or a herd once the orbit has stayed
+// in the herd regime for 80 maps (fixed, periodic or not).
+//
+// validation.md (simulation, 100 servers, k = 5, λ = 0.9): 0.1T tips,
+// 0.05T recovers, for T from 450 to 2,000.
+func MinTipBacklog(k int, load, refresh, tol float64) (fraction float64, evals int, err error) {
+	r := Refresh{Dispatchers: k, Load: load, Period: refresh}
+	if err := r.Validate(); err != nil {
+		return math.NaN(), 0, err
+	}
+	if tol == 0 {
+		tol = DefaultTipTol
+	}
+	if !(tol > 0 && tol < 1) {
+		return math.NaN(), 0, fmt.Errorf("meanfield: MinTipBacklog tol = %v outside (0, 1) (0 means %g)", tol, DefaultTipTol)
+	}
+	m, err := NewRefreshMap(r)
+	if err != nil {
+		return math.NaN(), 0, err
+	}
+	hs := HerdSettings{Settle: tipSettle, Average: tipAverage}.withDefaults()
+	tips := func(b int) (bool, error) {
+		evals++
+		a, err := findHerdAttractor(m, BoardHalf(b), hs)
+		if err != nil {
+			return false, fmt.Errorf("meanfield: MinTipBacklog at B = %d: %w", b, err)
+		}
+		return a.Herd, nil
+	}
+	hi := max(1, int(math.Floor(refresh)))
+	ok, err := tips(hi)
+	if err != nil {
+		return math.NaN(), evals, err
+	}
+	if !ok {
+		return math.NaN(), evals, fmt.Errorf("meanfield: MinTipBacklog at T = %g: %w", refresh, ErrNoTip)
+	}
+	lo := 0 // B = 0 is not evaluated: the bracket's lower end
+	width := max(1, int(math.Floor(tol*refresh)))
+	for hi-lo > width {
+		mid := lo + (hi-lo)/2
+		ok, err := tips(mid)
+		if err != nil {
+			return math.NaN(), evals, err
+		}
+		if ok {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return float64(hi) / refresh, evals, nil
+}

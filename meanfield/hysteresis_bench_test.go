@@ -1,0 +1,29 @@
+package meanfield
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkFindHerdAttractor times the herd attractor from half:0.1T at
+// k = 5, λ = 0.9 (validation.md's 5-dispatcher rows): an aperiodic herd at
+// T = 300 (Settle + Average = 456 maps) and period-2 herds above.
+func BenchmarkFindHerdAttractor(b *testing.B) {
+	for _, T := range []float64{300, 1100, 3000} {
+		b.Run(fmt.Sprintf("k5_l0.9_T%g", T), func(b *testing.B) {
+			r := Refresh{Dispatchers: 5, Load: 0.9, Period: T}
+			start := HerdStart{}.Board(T)
+			var a HerdAttractor
+			b.ReportAllocs()
+			for b.Loop() {
+				var err error
+				a, err = FindHerdAttractor(r, start, HerdSettings{})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(a.Iterations), "maps")
+			b.ReportMetric(float64(a.Rows), "rows")
+		})
+	}
+}
