@@ -95,8 +95,24 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 }
 
 func runBracket(ctx context.Context, e *env, args []string) error {
+	return runBracketSweep(ctx, e, args, nil)
+}
+
+// bracketRun is one bracket run as a part file keeps it (the rest of its
+// compare.RunRecord is its identity).
+type bracketRun struct {
+	TippedAt int `json:"tipped_at"` // refresh at which it tipped; −1: survived
+}
+
+// runBracketSweep is herd bracket. With --grid its runs are a fixed list
+// (each N, each grid value, each replication) that the sharding contract
+// can split; with merged set (herd merge) they are taken from a sharded
+// sweep's parts and the brackets are computed from them.
+func runBracketSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
 	fs := newFlags(e, "bracket", "bracket [--servers LIST] [--dispatchers K] [--load L] [flags]")
 	f := addBracketFlags(fs)
+	fs.Lookup("out").Usage += "; with --shards, the directory of the part files instead"
+	shard := addShardFlags(fs, f.out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -104,11 +120,27 @@ func runBracket(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := shard.check(fs); err != nil {
+		return err
+	}
 	set, err := f.settings()
 	if err != nil {
 		return err
 	}
-	results, runErr := brackets(ctx, e, f, set)
+	var results []compare.BracketResult
+	var runErr error
+	if fs.Changed("shards") || merged != nil {
+		if *f.grid == "" {
+			return usagef("--shards needs --grid: the adaptive bracket chooses each T from the runs before it, so its runs cannot be split")
+		}
+		var handled bool
+		results, handled, runErr = bracketSweep(ctx, e, fs, shard, merged, set)
+		if handled {
+			return runErr
+		}
+	} else {
+		results, runErr = brackets(ctx, e, f, set)
+	}
 	t := bracketTable(results)
 	err = writeTable(ctx, e, t, fmtName, func() error {
 		if *f.points != "" {
@@ -127,6 +159,135 @@ func runBracket(ctx context.Context, e *env, args []string) error {
 	return runErr
 }
 
+// bracketRecords lists the runs of fixed-grid brackets in the order
+// compare.Bracket does them: each N, each grid value (repeats skipped),
+// each replication. Keys repeated across N values are kept once.
+func bracketRecords(set []compare.BracketSettings) []compare.RunRecord {
+	var recs []compare.RunRecord
+	seen := map[string]bool{}
+	for _, s := range set {
+		seed := s.Seed
+		if seed == 0 {
+			seed = 1 // compare's default
+		}
+		for _, x := range s.Grid {
+			for rep := 0; rep < s.Runs; rep++ {
+				r := compare.RunRecord{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Scaled: x,
+					Refreshes: s.Refreshes, Rep: rep, Seed: seed}
+				if !seen[r.Key()] {
+					seen[r.Key()] = true
+					recs = append(recs, r)
+				}
+			}
+		}
+	}
+	return recs
+}
+
+// bracketSweep does fixed-grid brackets under the sharding contract. A
+// shard runs compare.Bracket with a store that claims every run but its
+// own (so only its own are simulated) and records those; herd merge runs
+// compare.Bracket with a store holding every run of the parts, so nothing
+// is simulated and the brackets are exactly the unsharded ones.
+func bracketSweep(ctx context.Context, e *env, fs *pflag.FlagSet, flags *shardFlags, merged *mergedRuns, set []compare.BracketSettings) ([]compare.BracketResult, bool, error) {
+	recs := bracketRecords(set)
+	index := map[string]int{}
+	sw := &sweep{e: e, command: "bracket", fs: fs, flags: flags, merged: merged}
+	for i, r := range recs {
+		index[r.Key()] = i
+		sw.ids = append(sw.ids, r.Key())
+	}
+	got, _, handled, err := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, bracketRun)) error {
+		st := &shardStore{index: index, own: map[int]bool{}}
+		for _, i := range idx {
+			st.own[i] = true
+		}
+		st.put = func(i int, r compare.RunRecord) { put(i, bracketRun{TippedAt: r.TippedAt}) }
+		start := time.Now()
+		for _, s := range set {
+			if !st.ownsAny(s) {
+				continue
+			}
+			s.ModelScaled = math.NaN() // only the runs are wanted: skip the model's edge
+			prog := newProgress(e.stderr, fmt.Sprintf("bracket N=%d", s.Servers), "runs")
+			_, err := compare.Bracket(ctx, s, st, func(done, total int) { prog.updateETA(done, total, start) })
+			prog.finish()
+			if err != nil {
+				return err
+			}
+			if st.err != nil {
+				return st.err
+			}
+		}
+		return nil
+	})
+	if handled {
+		return nil, true, err
+	}
+	// herd merge: the brackets from the parts' runs.
+	st := &partsStore{runs: map[string]compare.RunRecord{}}
+	for i, r := range recs {
+		r.TippedAt = got[i].TippedAt
+		st.runs[r.Key()] = r
+	}
+	results, err := bracketsFrom(ctx, e, set, st)
+	return results, false, err
+}
+
+// shardStore is the compare.Store of one shard: Get claims every run the
+// shard does not own (so compare.Bracket skips it) and Put records the
+// shard's own runs.
+type shardStore struct {
+	index map[string]int
+	own   map[int]bool
+	put   func(i int, r compare.RunRecord)
+	err   error
+}
+
+func (s *shardStore) ownsAny(b compare.BracketSettings) bool {
+	for _, r := range bracketRecords([]compare.BracketSettings{b}) {
+		if s.own[s.index[r.Key()]] {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *shardStore) Get(key string) (compare.RunRecord, bool) {
+	i, ok := s.index[key]
+	if !ok {
+		s.err = fmt.Errorf("bracket run %q is not in the sweep's list (a bug)", key)
+		return compare.RunRecord{TippedAt: -1}, true
+	}
+	if s.own[i] {
+		return compare.RunRecord{}, false
+	}
+	return compare.RunRecord{TippedAt: -1}, true // another shard's: not run here
+}
+
+func (s *shardStore) Put(r compare.RunRecord) error {
+	i, ok := s.index[r.Key()]
+	if !ok || !s.own[i] {
+		return fmt.Errorf("bracket run %q is not this shard's (a bug)", r.Key())
+	}
+	delete(s.own, i) // a run repeated under another N is done once
+	s.put(i, r)
+	return nil
+}
+
+// partsStore holds every run of a merged sweep; compare.Bracket finds all
+// of its runs there.
+type partsStore struct{ runs map[string]compare.RunRecord }
+
+func (s *partsStore) Get(key string) (compare.RunRecord, bool) {
+	r, ok := s.runs[key]
+	return r, ok
+}
+
+func (s *partsStore) Put(r compare.RunRecord) error {
+	return fmt.Errorf("run %q is not in the parts", r.Key())
+}
+
 // brackets runs the brackets one N after another (each spreads its runs
 // over the workers), recording runs in --out as they finish.
 func brackets(ctx context.Context, e *env, f *bracketFlags, set []compare.BracketSettings) ([]compare.BracketResult, error) {
@@ -139,14 +300,20 @@ func brackets(ctx context.Context, e *env, f *bracketFlags, set []compare.Bracke
 		}
 		defer store.Close()
 	}
+	var st compare.Store
+	if store != nil {
+		st = store
+	}
+	return bracketsFrom(ctx, e, set, st)
+}
+
+// bracketsFrom runs the brackets one N after another with runs recorded
+// in (and taken from) st, if set.
+func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st compare.Store) ([]compare.BracketResult, error) {
 	var results []compare.BracketResult
 	for _, s := range set {
 		start := time.Now()
 		prog := newProgress(e.stderr, fmt.Sprintf("bracket N=%d", s.Servers), "runs")
-		var st compare.Store
-		if store != nil {
-			st = store
-		}
 		r, err := compare.Bracket(ctx, s, st, func(done, total int) {
 			prog.updateETA(done, total, start)
 		})

@@ -43,6 +43,7 @@ func commands() []command {
 	cs := []command{
 		{"balls", "balls into bins: maximum load under uniform, Greedy[d], Left[d], FirstDiff[d], with stale loads", runBalls},
 		{"bracket", "bracket the edge with the simulator at N servers (resumable with --out)", runBracket},
+		{"hysteresis", "the trap door: balanced and herd branches against T, model and simulator", runHysteresis},
 		{"merge", "combine the part files of a sharded sweep into the unsharded output", runMerge},
 		{"scaling", "fit edge(N) = edge(∞) + a·N^(−β) to the brackets", runScaling},
 		{"edge", "the tipping point of the balanced state for each (k, λ), from the refresh map (the default job)", runEdge},

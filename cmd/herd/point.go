@@ -77,6 +77,40 @@ func attractorName(a meanfield.Attractor) string {
 }
 
 func runPoint(ctx context.Context, e *env, args []string) error {
+	return runPointSweep(ctx, e, args, nil)
+}
+
+// pointRun is one point's attractor as a part file keeps it: the fields
+// herd point prints.
+type pointRun struct {
+	Kind           meanfield.AttractorKind `json:"kind"`
+	Period         int                     `json:"period"`
+	BoardMean      jfloat                  `json:"board_mean"`
+	QueueMean      jfloat                  `json:"queue_mean"`
+	Response       jfloat                  `json:"response"`
+	SpectralRadius jfloat                  `json:"spectral_radius"`
+	CutPhase       jfloat                  `json:"cut_phase"`
+	Iterations     int                     `json:"iterations"`
+	Truncation     jfloat                  `json:"truncation"`
+	Balanced       bool                    `json:"balanced"`
+	Residual       jfloat                  `json:"residual"`
+}
+
+func toPointRun(a meanfield.Attractor) pointRun {
+	return pointRun{Kind: a.Kind, Period: a.Period, BoardMean: jfloat(a.BoardMean), QueueMean: jfloat(a.QueueMean),
+		Response: jfloat(a.Response), SpectralRadius: jfloat(a.SpectralRadius), CutPhase: jfloat(a.CutPhase),
+		Iterations: a.Iterations, Truncation: jfloat(a.Truncation), Balanced: a.Balanced, Residual: jfloat(a.Residual)}
+}
+
+func (r pointRun) attractor() meanfield.Attractor {
+	return meanfield.Attractor{Kind: r.Kind, Period: r.Period, BoardMean: float64(r.BoardMean), QueueMean: float64(r.QueueMean),
+		Response: float64(r.Response), SpectralRadius: float64(r.SpectralRadius), CutPhase: float64(r.CutPhase),
+		Iterations: r.Iterations, Truncation: float64(r.Truncation), Balanced: r.Balanced, Residual: float64(r.Residual)}
+}
+
+// runPointSweep is herd point; with merged set (herd merge) its points are
+// taken from a sharded sweep's parts instead of computed.
+func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
 	fs := newFlags(e, "point", "point --dispatchers K --load L --refresh T [--start S] [flags]   (lists allowed: one row per combination)")
 	dispatchers := fs.String("dispatchers", "5", "dispatchers k, integer ≥ 1 (list)")
 	load := fs.String("load", "0.9", "load λ per server, in (0, 1) (list)")
@@ -85,7 +119,11 @@ func runPoint(ctx context.Context, e *env, args []string) error {
 	maxIter := fs.Int("max-iter", 5000, "most refresh-map applications before giving up")
 	tol := fs.Float64("tol", 1e-10, "convergence: L1 distance between a board and the one a period earlier")
 	out := addOutputFlags(fs, "points computed")
+	shard := addShardFlags(fs, nil)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := shard.check(fs); err != nil {
 		return err
 	}
 	fmtName, err := out.check()
@@ -136,15 +174,37 @@ func runPoint(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	results := make([]meanfield.Attractor, len(jobs))
-	errs := make([]error, len(jobs))
-	prog := newProgress(e.stderr, "point", "points")
-	done := parallel(ctx, len(jobs), *out.workers, func(i int) {
-		j := jobs[i]
-		results[i], errs[i] = meanfield.FindAttractor(j.r, j.start.board(j.r.Load, j.r.Period),
-			meanfield.AttractorSettings{MaxIter: *maxIter, Tol: *tol, Spectrum: true})
-	}, prog.update)
-	prog.finish()
+	sw := &sweep{e: e, command: "point", fs: fs, flags: shard, merged: merged}
+	for _, j := range jobs {
+		sw.ids = append(sw.ids, fmt.Sprintf("point dispatchers=%d load=%s refresh=%s start=%s",
+			j.r.Dispatchers, strconv.FormatFloat(j.r.Load, 'g', -1, 64), strconv.FormatFloat(j.r.Period, 'g', -1, 64), j.start.name))
+	}
+	// A point whose map fails (not merely unconverged) stops the command
+	// before any output, as it always has; a shard with one writes no part.
+	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, pointRun)) error {
+		res := make([]meanfield.Attractor, len(idx))
+		errs := make([]error, len(idx))
+		prog := newProgress(e.stderr, "point", "points")
+		ok := parallel(ctx, len(idx), *out.workers, func(k int) {
+			j := jobs[idx[k]]
+			res[k], errs[k] = meanfield.FindAttractor(j.r, j.start.board(j.r.Load, j.r.Period),
+				meanfield.AttractorSettings{MaxIter: *maxIter, Tol: *tol, Spectrum: true})
+		}, prog.update)
+		prog.finish()
+		for k, i := range idx {
+			if !ok[k] {
+				continue
+			}
+			if errs[k] != nil && !errors.Is(errs[k], meanfield.ErrNotConverged) {
+				return errs[k]
+			}
+			put(i, toPointRun(res[k]))
+		}
+		return ctx.Err()
+	})
+	if handled || (runErr != nil && ctx.Err() == nil) {
+		return runErr
+	}
 
 	t := &table.Table{
 		Title: "herd point: the refresh map's attractor from a start board (k dispatchers with own tallies, N → ∞)",
@@ -166,10 +226,7 @@ func runPoint(ctx context.Context, e *env, args []string) error {
 		if !done[i] {
 			continue
 		}
-		a := results[i]
-		if errs[i] != nil && !errors.Is(errs[i], meanfield.ErrNotConverged) {
-			return errs[i]
-		}
+		a := got[i].attractor()
 		if a.Kind == meanfield.Unconverged {
 			failed = append(failed, fmt.Sprintf("k=%d λ=%g T=%g start %s: not converged after %d maps (residual %.3g)",
 				j.r.Dispatchers, j.r.Load, j.r.Period, j.start.name, a.Iterations, a.Residual))

@@ -18,6 +18,37 @@ type simRow struct {
 }
 
 func runSim(ctx context.Context, e *env, args []string) error {
+	return runSimSweep(ctx, e, args, nil)
+}
+
+// simRun is one run's result as a part file keeps it: what Summarize
+// reads (sim.Result less its trace, which herd sim never keeps).
+type simRun struct {
+	ResponseMean jfloat `json:"response_mean"`
+	Jobs         int64  `json:"jobs"`
+	Arrivals     int64  `json:"arrivals"`
+	BoardMean    jfloat `json:"board_mean"`
+	Records      int    `json:"records"`
+	ProbesMean   jfloat `json:"probes_mean"`
+	End          jfloat `json:"end"`
+	Stopped      bool   `json:"stopped"`
+}
+
+func toSimRun(r sim.Result) simRun {
+	return simRun{ResponseMean: jfloat(r.ResponseMean), Jobs: r.Jobs, Arrivals: r.Arrivals,
+		BoardMean: jfloat(r.BoardMean), Records: r.Records, ProbesMean: jfloat(r.ProbesMean),
+		End: jfloat(r.End), Stopped: r.Stopped}
+}
+
+func (r simRun) result() sim.Result {
+	return sim.Result{ResponseMean: float64(r.ResponseMean), Jobs: r.Jobs, Arrivals: r.Arrivals,
+		BoardMean: float64(r.BoardMean), Records: r.Records, ProbesMean: float64(r.ProbesMean),
+		End: float64(r.End), Stopped: r.Stopped}
+}
+
+// runSimSweep is herd sim; with merged set (herd merge) its runs are
+// taken from a sharded sweep's parts instead of simulated.
+func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
 	fs := newFlags(e, "sim", "sim [flags]   (numeric flags, --policy, --tally, --sizes and --start take comma lists: one row per combination)")
 	servers := fs.String("servers", "100", "number of servers N, integer ≥ 1 (list)")
 	dispatchers := fs.String("dispatchers", "1", "number of dispatchers k, integer ≥ 1 (list)")
@@ -37,7 +68,11 @@ func runSim(ctx context.Context, e *env, args []string) error {
 	seed := fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the run's parameters")
 	out := addOutputFlags(fs, "runs simulated")
 	plotFile := fs.String("plot", "", "also draw response_mean ± 1.96 s.e. against the list-valued flag into FILE.png or FILE.svg")
+	shard := addShardFlags(fs, nil)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := shard.check(fs); err != nil {
 		return err
 	}
 
@@ -150,15 +185,36 @@ func runSim(ctx context.Context, e *env, args []string) error {
 	}
 
 	var tasks []sim.Task
+	sw := &sweep{e: e, command: "sim", fs: fs, flags: shard, merged: merged}
 	for _, r := range rows {
 		key := r.cfg.Key()
 		for i := 0; i < r.runs; i++ {
 			tasks = append(tasks, sim.Task{Config: r.cfg, Seed: sim.Seed(*seed, key, i)})
+			sw.ids = append(sw.ids, key+" rep="+strconv.Itoa(i))
 		}
 	}
-	prog := newProgress(e.stderr, "sim", "runs")
-	results, done, runErr := sim.RunAll(ctx, tasks, *out.workers, prog.update)
-	prog.finish()
+	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, simRun)) error {
+		sub := make([]sim.Task, len(idx))
+		for j, i := range idx {
+			sub[j] = tasks[i]
+		}
+		prog := newProgress(e.stderr, "sim", "runs")
+		res, ok, err := sim.RunAll(ctx, sub, *out.workers, prog.update)
+		prog.finish()
+		for j, i := range idx {
+			if ok != nil && ok[j] {
+				put(i, toSimRun(res[j]))
+			}
+		}
+		return err
+	})
+	if handled {
+		return runErr
+	}
+	results := make([]sim.Result, len(got))
+	for i, r := range got {
+		results[i] = r.result()
+	}
 
 	t := &table.Table{
 		Title: "herd sim: mean time in system (service times) on a stale board",
