@@ -283,3 +283,29 @@ func TestBracketCLI(t *testing.T) {
 		t.Errorf("resumed run: exit %d (%s), output\n%s\nwant\n%s", code, errs, again, first)
 	}
 }
+
+// herd hysteresis (model only, two points) prints both branches; bad
+// input exits 2.
+func TestHysteresisCLI(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "hysteresis", "--refresh", "1100", "--bistable=false", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// The published herd at T = 1,100 from half 0.1T is 449 (simulator;
+	// the map gives 441.35); balanced 6.4.
+	if !strings.Contains(out, "1100,half:0.1T,period-2,true,440.4") || !strings.Contains(out, "1100,balanced,fixed,false,5.11") {
+		t.Errorf("output:\n%s", out)
+	}
+	for _, tc := range []struct{ args, want string }{
+		{"--load 1", "--load 1: want a number in (0, 1)"},
+		{"--tally none", "--tally \"none\": want own, shared or scaled"},
+		{"--runs 1", "--runs 1: want an integer ≥ 2"},
+		{"--refresh 0", "--refresh 0: want a number > 0"},
+	} {
+		_, errs, code := herd(t, append([]string{"hysteresis"}, strings.Fields(tc.args)...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("herd hysteresis %s: exit %d, %q", tc.args, code, errs)
+		}
+	}
+}
