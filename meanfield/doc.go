@@ -48,6 +48,12 @@
 //     queues solved by GIM1 from σ = A*(1 − σ). SupermarketRoundRobinCrossing
 //     finds the load (about 0.52 for d = 2) above which live best of d
 //     beats round robin.
+//   - The supermarket transient (SupermarketTransient, SupermarketDrift:
+//     Dormand–Prince RK5(4) on the tails, cut adaptively) and the
+//     periodic-update map (PeriodicUpdate, PeriodicMap: exact class
+//     transients by uniformisation, cycles detected and averaged over);
+//     ClassicModel gives the CLI's model answer for random, rr, sqd:D and
+//     ll, live or with a refresh period.
 //
 // # Truncation
 //

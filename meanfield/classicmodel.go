@@ -1,0 +1,116 @@
+package meanfield
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ClassicResult is the mean-field answer of ClassicModel.
+type ClassicResult struct {
+	// ResponseMean is the mean time in system, in mean service times.
+	ResponseMean float64
+	// QueueMean is the mean number of jobs per server, λ·ResponseMean by
+	// Little's law (for periodic updates: the time average over a
+	// period, averaged over the cycle).
+	QueueMean float64
+	// Period is 1 for a stationary state or a fixed point of the
+	// periodic-update map, P ≥ 2 for a cycle of P refresh periods, and 0
+	// for an irregular attractor whose long-run average is reported
+	// (least loaded at long refresh periods).
+	Period int
+	// Converged is false only for that irregular case.
+	Converged bool
+	// ResponseSE is the batch-means standard error of ResponseMean for an
+	// irregular attractor, 0 otherwise.
+	ResponseSE float64
+	// Iterations counts map applications (0 for closed forms).
+	Iterations int
+}
+
+// ClassicModel returns the infinite-server model's answer for the classic
+// policies of the CLI (herd model --policy random|rr|sqd:D|ll --load L
+// --refresh T [--servers N]), one dispatcher without tally:
+//
+//   - "random": each server is an M/M/1 queue, 1/(1 − λ) (MM1Response),
+//     whatever refresh and servers.
+//   - "rr": round robin over servers ≥ 1 servers is E_N/M/1 (ErlangM1);
+//     servers = 0 means N → ∞, D/M/1 (DM1). refresh is ignored.
+//   - "sqd" with d ≥ 1: refresh = 0 is the supermarket model with live
+//     information (SupermarketResponse); refresh > 0 is the periodic-update
+//     SQ(d) map of PeriodicUpdate, solved from the empty board.
+//   - "ll": refresh = 0 returns 1 (QueueMean λ): with infinitely many
+//     servers and live information a share 1 − λ > 0 of servers is idle,
+//     so every job starts service at once; this limit is degenerate (the
+//     100-server simulation gives 1.07). refresh > 0 is the periodic-update
+//     least-loaded map, solved from the empty board; where it has no fixed
+//     point or short cycle (λ = 0.9: T ≳ 5) the result is the long-run
+//     average over the second half of DefaultPeriodicMaxIterLL maps, with
+//     Period 0, Converged false and a batch-means ResponseSE.
+//
+// servers matters only for "rr"; the other models are mean-field limits.
+// ClassicModel returns an error for an unknown policy, a load outside
+// (0, 1), a negative or non-finite refresh (or above 1e4 for the
+// periodic-update models), d < 1 for "sqd", servers < 0, and the errors of
+// the underlying solvers (ErrNotConverged for an unconverged sqd map).
+func ClassicModel(policy string, d int, load, refresh float64, servers int) (ClassicResult, error) {
+	if err := closedFormLoadErr(load); err != nil {
+		return ClassicResult{}, err
+	}
+	if !(refresh >= 0) || math.IsInf(refresh, 1) {
+		return ClassicResult{}, fmt.Errorf("meanfield: refresh period T = %v outside [0, ∞)", refresh)
+	}
+	if servers < 0 {
+		return ClassicResult{}, fmt.Errorf("meanfield: servers N = %d outside [0, ∞) (0 means N → ∞)", servers)
+	}
+	closed := func(resp float64) ClassicResult {
+		return ClassicResult{ResponseMean: resp, QueueMean: load * resp, Period: 1, Converged: true}
+	}
+	periodic := func(u PeriodicUpdate) (ClassicResult, error) {
+		r, err := u.Solve(nil)
+		res := ClassicResult{
+			ResponseMean: r.Response, QueueMean: r.QueueMean, Period: r.Period,
+			Converged: r.Converged, ResponseSE: r.ResponseSE, Iterations: r.Iterations,
+		}
+		if err != nil && !(u.Policy == UpdateLeastLoaded && errors.Is(err, ErrNotConverged) && r.Averaged > 0) {
+			return res, err
+		}
+		return res, nil
+	}
+	switch policy {
+	case "random":
+		return closed(1 / (1 - load)), nil
+	case "rr":
+		var r GIM1Result
+		var err error
+		if servers == 0 {
+			r, err = DM1(load)
+		} else {
+			r, err = ErlangM1(servers, load)
+		}
+		if err != nil {
+			return ClassicResult{}, err
+		}
+		res := closed(r.Response)
+		res.Iterations = r.Iterations
+		return res, nil
+	case "sqd":
+		if d < 1 {
+			return ClassicResult{}, fmt.Errorf("meanfield: choices d = %d outside [1, ∞)", d)
+		}
+		if refresh == 0 {
+			r, err := SupermarketResponse(d, load)
+			if err != nil {
+				return ClassicResult{}, err
+			}
+			return closed(r), nil
+		}
+		return periodic(PeriodicUpdate{Policy: UpdateSQD, D: d, Load: load, Period: refresh})
+	case "ll":
+		if refresh == 0 {
+			return closed(1), nil
+		}
+		return periodic(PeriodicUpdate{Policy: UpdateLeastLoaded, Load: load, Period: refresh})
+	}
+	return ClassicResult{}, fmt.Errorf("meanfield: policy %q not one of random, rr, sqd, ll", policy)
+}
