@@ -43,6 +43,8 @@ func commands() []command {
 	cs := []command{
 		{"balls", "balls into bins: maximum load under uniform, Greedy[d], Left[d], FirstDiff[d], with stale loads", runBalls},
 		{"bracket", "bracket the edge with the simulator at N servers (resumable with --out)", runBracket},
+		{"figures", "write every published chart (SVG, PNG and the CSV behind it) into a directory", runFigures},
+		{"model", "the classic mean-field models: random, round robin, supermarket SQ(d), periodic-update SQ(d) and least loaded", runModel},
 		{"hysteresis", "the trap door: balanced and herd branches against T, model and simulator", runHysteresis},
 		{"merge", "combine the part files of a sharded sweep into the unsharded output", runMerge},
 		{"scaling", "fit edge(N) = edge(∞) + a·N^(−β) to the brackets", runScaling},
