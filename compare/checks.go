@@ -115,6 +115,51 @@ func checks() []check {
 			x, err := meanfield.PKResponse(0.9, 31)
 			return exact("140.5", 140.5, 0.05, x), err
 		}},
+		modelExact("model: supermarket SQ(2), λ = 0.5", "issue 4", "1.26569", 1.26569, 0.000005, func() (float64, error) { return meanfield.SupermarketResponse(2, 0.5) }),
+		modelExact("model: supermarket SQ(2), λ = 0.99", "issue 4", "5.43200", 5.432, 0.000005, func() (float64, error) { return meanfield.SupermarketResponse(2, 0.99) }),
+		modelExact("model: E_2/M/1, λ = 0.9", "issue 4", "7.588284", 7.588284, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(2, 0.9) })),
+		modelExact("model: E_10/M/1, λ = 0.9", "issue 4", "5.660276", 5.660276, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(10, 0.9) })),
+		modelExact("model: E_100/M/1, λ = 0.9", "issue 4", "5.226811", 5.226811, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(100, 0.9) })),
+		{name: "model: periodic-update SQ(2), T = 0.01 → supermarket", source: "model.md §3", quick: true, run: func(context.Context, *validator) (Row, error) {
+			r, err := meanfield.ClassicModel("sqd", 2, 0.9, 0.01, 0)
+			if err != nil {
+				return Row{}, err
+			}
+			sm, err := meanfield.SupermarketResponse(2, 0.9)
+			if err != nil {
+				return Row{}, err
+			}
+			row := blank()
+			row.Published, row.Reference = "→ 2.614 as T → 0", r.ResponseMean
+			// The gap shrinks like T (0.35·T measured at T = 0.01 … 1): at
+			// T = 0.01 it must be below 1% of the limit.
+			if rel := (r.ResponseMean - sm) / sm; rel >= 0 && rel < 0.01 {
+				row.Verdict, row.Note = Pass, fmt.Sprintf("%.4g above the supermarket value %.6g (%.2f%%)", r.ResponseMean-sm, sm, 100*rel)
+			} else {
+				row.Verdict, row.Note = Fail, fmt.Sprintf("%.4g from the supermarket value %.6g", r.ResponseMean-sm, sm)
+			}
+			return row, nil
+		}},
+		{name: "model: periodic-update, random (d = 1) = M/M/1 at every T", source: "issue 4", quick: true, run: func(context.Context, *validator) (Row, error) {
+			row := blank()
+			row.Published = "1/(1−λ) = 10"
+			worst := 0.0
+			// The M/M/1 law (1 − λ)λ^q must be a fixed point of the d = 1
+			// period map at every T, with mean time exactly 1/(1 − λ).
+			for _, T := range []float64{0.5, 5, 50} {
+				r, err := meanfield.PeriodicUpdate{D: 1, Load: 0.9, Period: T}.Solve(meanfield.BoardGeometric(0.9, 0))
+				if err != nil {
+					return Row{}, err
+				}
+				worst = math.Max(worst, math.Abs(r.Response-10))
+			}
+			row.Reference = 10 + worst
+			row.Verdict, row.Note = Pass, fmt.Sprintf("the M/M/1 law is a fixed point; largest difference %.2g at T = 0.5, 5, 50", worst)
+			if worst > 1e-9 {
+				row.Verdict = Fail
+			}
+			return row, nil
+		}},
 		// Simulator against closed forms.
 		simCheck("sim random = M/M/1", srcSim, true, sim.Config{Policy: random}, 20000, 100000, 8, 8,
 			reference("10.08 ± 0.08", func() (float64, error) { return meanfield.MM1Response(0.9) }, 0, "")),
@@ -132,11 +177,12 @@ func checks() []check {
 		// Simulator against published figures.
 		simCheck("sim live least loaded", srcSim, true, sim.Config{Policy: ll}, 20000, 100000, 8, 8,
 			published("1.07", 1.065, 1.075)),
-		simCheck("sim least loaded, T = 20", srcSim, false, sim.Config{Policy: ll, Refresh: 20, Warmup: 25000}, 100000, 400000, 8, 8,
-			published("55", 54.5, 55.5)),
+		{name: "sim least loaded, T = 20", source: srcSim, run: llT20},
 		{name: "sim least loaded, T = 100", source: srcSim, run: llT100},
 		simCheck("sim best of two, T = 10", srcSim, true, sim.Config{Policy: sq2, Refresh: 10}, 20000, 100000, 8, 8,
 			published("5.1", 5.05, 5.15)),
+		periodicCheck(1), periodicCheck(5), periodicCheck(10), periodicCheck(20),
+		{name: "sim least loaded crosses random where the model says", source: "issue 4", run: llCrossing},
 		simCheck("sim 3 dispatchers, ll + own tally, T = 20", srcSim, false, sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 3, Refresh: 20}, 20000, 400000, 6, 6,
 			published("≈ random (10)", 9.5, 10.5)),
 		simCheck("sim 3 dispatchers, ll + own tally, T = 100", srcSim, false, sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 3, Refresh: 100}, 20000, 400000, 6, 6,
@@ -147,10 +193,7 @@ func checks() []check {
 			published("590", 585, 595)),
 		simCheck("sim 10 dispatchers, ll + own tally, T = 1,000", srcSim, false, sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 10, Refresh: 1000}, 20000, 400000, 6, 6,
 			published("10", 9.5, 10.5)),
-		simCheck("sim ll + own tally, λ = 0.5, T = 3,000", srcSim, false, sim.Config{Policy: ll, Tally: sim.TallyOwn, Load: 0.5, Refresh: 3000}, 20000, 900000, 6, 6,
-			published("1.33", 1.325, 1.335)),
-		simCheck("sim round robin, λ = 0.5", srcSim, false, sim.Config{Policy: rr, Load: 0.5}, 20000, 900000, 6, 6,
-			published("1.26", 1.255, 1.265)),
+		{name: "sim ll + own tally vs round robin, λ = 0.5, T = 3,000", source: srcSim, run: llVsRRHalfLoad},
 		simCheck("sim h2 C = 30: least loaded, live", srcSim, false, sim.Config{Policy: ll, Sizes: h2(30)}, 20000, 400000, 8, 8,
 			published("1.5", 1.45, 1.55)),
 		{name: "sim h2 C = 30: least-work oracle, live", source: srcSim, run: oracleC30},
@@ -289,6 +332,123 @@ func oracleC30(ctx context.Context, v *validator) (Row, error) {
 			r.Verdict, r.Note = Disputed, fmt.Sprintf("between the published 1.18 and the re-run's 1.15, matching neither within 4 s.e.")
 		}
 	}
+	r.Runs = length
+	return r, nil
+}
+
+// modelExact compares a model or closed-form value with a figure quoted to
+// the digits given.
+func modelExact(name, source, text string, pub, halfUnit float64, f func() (float64, error)) check {
+	return check{name: name, source: source, quick: true, run: func(context.Context, *validator) (Row, error) {
+		x, err := f()
+		return exact(text, pub, halfUnit, x), err
+	}}
+}
+
+// periodicCheck compares the periodic-update SQ(2) model (N → ∞, sampling
+// with replacement as in the literature) with a 1,000-server simulation of
+// best of two (distinct probes, as herd simulates) on a board refreshed
+// every T. The allowance for finite N is measured, not assumed: the same
+// configuration at N = 4,000 gives the bias by 1/N extrapolation,
+// b = (x₁₀₀₀ − x₄₀₀₀)/(1 − 1/4), with its own standard error.
+func periodicCheck(T float64) check {
+	return check{name: fmt.Sprintf("model vs sim: periodic-update SQ(2), T = %g", T), source: "issue 4", run: func(ctx context.Context, v *validator) (Row, error) {
+		m, err := meanfield.ClassicModel("sqd", 2, 0.9, T, 0)
+		if err != nil {
+			return Row{}, err
+		}
+		h := v.length(2000, 10000)
+		s1, length, err := v.simulate(ctx, sim.Config{Servers: 1000, Policy: sq2, Refresh: T, Horizon: h}, 8)
+		if err != nil {
+			return Row{}, err
+		}
+		s4, _, err := v.simulate(ctx, sim.Config{Servers: 4000, Policy: sq2, Refresh: T, Horizon: h / 2}, 8)
+		if err != nil {
+			return Row{}, err
+		}
+		bias := (s1.Response.Mean - s4.Response.Mean) / 0.75
+		biasSE := math.Hypot(s1.Response.SE, s4.Response.SE) / 0.75
+		r := blank()
+		r.Published = "model"
+		allow := math.Abs(bias) + zBand*biasSE
+		r = againstReference(r, s1.Response, m.ResponseMean, allow,
+			fmt.Sprintf("finite-N bias at N = 1,000 measured %.3g ± %.2g (N = 4,000: %.5g ± %.2g)", bias, biasSE, s4.Response.Mean, s4.Response.SE))
+		r.Runs = length + "; N = 4,000 at half the horizon"
+		return r, nil
+	}}
+}
+
+// llCrossing: on a board refreshed every T, least loaded gets worse than
+// random (M/M/1: 10 at λ = 0.9) past some T. The periodic-update model
+// puts the crossing at T = 4.37; the simulator (N = 1,000) must cross
+// between the same grid points, T = 1, 2, …, 8.
+func llCrossing(ctx context.Context, v *validator) (Row, error) {
+	m := 4.3698 // meanfield: least loaded crosses random, bisection to 1e-4 (periodic_test.go)
+	r := blank()
+	r.Published, r.Reference = "model crossing", m
+	prev, prevVal := 0.0, math.NaN()
+	for T := 1.0; T <= 8; T++ {
+		s, length, err := v.simulate(ctx, sim.Config{Servers: 1000, Policy: ll, Refresh: T, Horizon: v.length(2000, 10000)}, 4)
+		if err != nil {
+			return Row{}, err
+		}
+		r.Runs = length + " per T"
+		if s.Response.Mean > 10 {
+			r.Simulated, r.SimulatedSE = T, 1
+			if prev <= m && m <= T {
+				r.Verdict = Pass
+			} else {
+				r.Verdict = Fail
+			}
+			r.Note = fmt.Sprintf("simulated least loaded crosses 10 between T = %g (%.4g) and T = %g (%.4g ± %.2g); grid spacing 1", prev, prevVal, T, s.Response.Mean, s.Response.SE)
+			return r, nil
+		}
+		prev, prevVal = T, s.Response.Mean
+	}
+	r.Verdict, r.Note = Fail, "no crossing up to T = 8"
+	return r, nil
+}
+
+// llT20: published 55 without a standard error or run length. Herd's long
+// runs are the verdict; if they disagree and a run at herd sim's default
+// length (horizon 20,000, warm-up 5,000) agrees, the published figure is
+// called disputed as run-length dependent.
+func llT20(ctx context.Context, v *validator) (Row, error) {
+	long, length, err := v.simulate(ctx, sim.Config{Policy: ll, Refresh: 20, Horizon: v.length(100000, 400000), Warmup: v.length(25000, 100000)}, 8)
+	if err != nil {
+		return Row{}, err
+	}
+	r := againstPublished("55", 54.5, 55.5, long.Response)
+	r.Runs = length
+	if r.Verdict == Fail {
+		short, _, err := v.simulate(ctx, sim.Config{Policy: ll, Refresh: 20, Horizon: 20000}, 8)
+		if err != nil {
+			return Row{}, err
+		}
+		if againstPublished("55", 54.5, 55.5, short.Response).Verdict == Pass {
+			r.Verdict = Disputed
+			r.Note = fmt.Sprintf("long runs give %.4g ± %.2g; at herd sim's default length (20,000, warm-up 5,000) %.4g ± %.2g agrees with 55: the published figure depends on run length",
+				long.Response.Mean, long.Response.SE, short.Response.Mean, short.Response.SE)
+		}
+	}
+	return r, nil
+}
+
+// llVsRRHalfLoad: "at 50% load, very stale board: 1.33 vs round robin
+// 1.26" is a comparison; herd checks the difference, 0.07 with ±0.01 for
+// the rounding of both figures.
+func llVsRRHalfLoad(ctx context.Context, v *validator) (Row, error) {
+	a, length, err := v.simulate(ctx, sim.Config{Policy: ll, Tally: sim.TallyOwn, Load: 0.5, Refresh: 3000, Horizon: v.length(60000, 900000)}, 6)
+	if err != nil {
+		return Row{}, err
+	}
+	b, _, err := v.simulate(ctx, sim.Config{Policy: rr, Load: 0.5, Horizon: v.length(60000, 900000)}, 6)
+	if err != nil {
+		return Row{}, err
+	}
+	d := sim.Stat{Mean: a.Response.Mean - b.Response.Mean, SE: math.Hypot(a.Response.SE, b.Response.SE), N: a.Response.N}
+	r := againstPublished("1.33 vs 1.26 (difference 0.07)", 0.06, 0.08, d)
+	r.Note += fmt.Sprintf("; ll + own tally %.4g ± %.2g, round robin %.4g ± %.2g", a.Response.Mean, a.Response.SE, b.Response.Mean, b.Response.SE)
 	r.Runs = length
 	return r, nil
 }

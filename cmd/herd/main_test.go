@@ -309,3 +309,30 @@ func TestHysteresisCLI(t *testing.T) {
 		}
 	}
 }
+
+// herd model prints the closed forms and models (issue 4's values) and
+// rejects policies without a model.
+func TestModelCLI(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "model", "--policy", "rr,sq2", "--servers", "2,10,100", "--refresh", "0", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"rr,0.9,0,2,7.58828",  // E_2/M/1 (issue 4: 7.588284)
+		"rr,0.9,0,10,5.66027", // E_10/M/1 (5.660276)
+		"rr,0.9,0,100,5.2268", // E_100/M/1 (5.226811)
+		"sq2,0.9,0,2,2.61405", // supermarket SQ(2) (2.614057)
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if !strings.HasPrefix(out, "policy,load,refresh,servers,response_mean,queue_mean,period") {
+		t.Errorf("header %q", strings.SplitN(out, "\n", 2)[0])
+	}
+	_, errs, code = herd(t, "model", "--policy", "oracle")
+	if code != 2 || !strings.Contains(errs, "no mean-field model") {
+		t.Errorf("oracle: exit %d, %q", code, errs)
+	}
+}

@@ -3,9 +3,138 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
+
+	"herd/cmd/internal/table"
+	"herd/meanfield"
+	"herd/sim"
 )
 
-// runModel prints the classic mean-field models (issue 4).
+// modelPolicy is a policy of herd model: the mean-field counterpart of a
+// simulator rule.
+type modelPolicy struct {
+	name string // random, rr, sqd, ll
+	d    int
+}
+
+func parseModelPolicy(s string) (modelPolicy, error) {
+	p, err := sim.ParsePolicy(s)
+	if err != nil {
+		return modelPolicy{}, err
+	}
+	switch p.Kind {
+	case sim.Random:
+		return modelPolicy{"random", 1}, nil
+	case sim.RoundRobin:
+		return modelPolicy{"rr", 1}, nil
+	case sim.BestOfD:
+		return modelPolicy{"sqd", p.D}, nil
+	case sim.LeastLoaded:
+		return modelPolicy{"ll", 1}, nil
+	}
+	return modelPolicy{}, fmt.Errorf("policy %q has no mean-field model here: want random, rr, sqd:D (sq2) or ll", s)
+}
+
+func (p modelPolicy) String() string {
+	switch p.name {
+	case "sqd":
+		if p.d == 2 {
+			return "sq2"
+		}
+		return "sqd:" + strconv.Itoa(p.d)
+	}
+	return p.name
+}
+
 func runModel(ctx context.Context, e *env, args []string) error {
-	return errors.New("model: not implemented yet")
+	fs := newFlags(e, "model", "model --policy LIST --load LIST --refresh LIST [--servers LIST]   (one row per combination)")
+	policy := fs.String("policy", "random,rr,sq2,ll", "random (M/M/1), rr (E_N/M/1; D/M/1 when --servers 0), sqd:D / sq2 (supermarket, or periodic-update SQ(D) sampling with replacement), ll (periodic-update least loaded) (list)")
+	load := fs.String("load", "0.9", "load λ per server, in (0, 1) (list)")
+	refresh := fs.String("refresh", "0", "board refresh period T in mean service times; 0 is a live board (list)")
+	servers := fs.String("servers", "0", "servers N for round robin (E_N/M/1); 0 means N → ∞ (D/M/1); other policies ignore it (list)")
+	out := addOutputFlags(fs, "points computed")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmtName, err := out.check()
+	if err != nil {
+		return err
+	}
+	pols, err := parsedList("policy", *policy, parseModelPolicy)
+	if err != nil {
+		return err
+	}
+	loads, err := floatList("load", *load, inOpenUnit, "a number in (0, 1)")
+	if err != nil {
+		return err
+	}
+	ts, err := floatList("refresh", *refresh, nonNegative, "a number ≥ 0 (0 is a live board)")
+	if err != nil {
+		return err
+	}
+	ns, err := intList("servers", *servers, 0)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		p       modelPolicy
+		lam, T  float64
+		n       int
+		res     meanfield.ClassicResult
+		err     error
+		ignored bool
+	}
+	var rows []*row
+	for _, p := range pols {
+		for _, lam := range loads {
+			for _, T := range ts {
+				for _, n := range ns {
+					rows = append(rows, &row{p: p, lam: lam, T: T, n: n})
+				}
+			}
+		}
+	}
+	prog := newProgress(e.stderr, "model", "points")
+	done := parallel(ctx, len(rows), *out.workers, func(i int) {
+		r := rows[i]
+		r.res, r.err = meanfield.ClassicModel(r.p.name, r.p.d, r.lam, r.T, r.n)
+	}, prog.update)
+	prog.finish()
+
+	t := &table.Table{
+		Title: "herd model: classic mean-field models (N → ∞ unless round robin with --servers)",
+		Meta:  []table.Field{{Key: "version", Value: version}},
+		Columns: []table.Column{
+			{Name: "policy"}, {Name: "load"}, {Name: "refresh"}, {Name: "servers"},
+			{Name: "response_mean", Digits: 6}, {Name: "queue_mean", Digits: 6}, {Name: "period"},
+			{Name: "converged"}, {Name: "response_se", Digits: 2}, {Name: "iterations"},
+		},
+	}
+	var failed []string
+	for i, r := range rows {
+		if !done[i] {
+			continue
+		}
+		if r.err != nil && !errors.Is(r.err, meanfield.ErrNotConverged) {
+			return usagef("--policy %s --load %g --refresh %g: %v", r.p, r.lam, r.T, r.err)
+		}
+		if r.err != nil {
+			failed = append(failed, fmt.Sprintf("%s λ=%g T=%g: %v", r.p, r.lam, r.T, r.err))
+			continue
+		}
+		if !r.res.Converged {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s at λ = %g, T = %g: the period map has no fixed point or short cycle (irregular); the row is a long-run average with its standard error", r.p, r.lam, r.T))
+		}
+		t.AddRow(r.p.String(), r.lam, r.T, r.n, r.res.ResponseMean, r.res.QueueMean, r.res.Period,
+			r.res.Converged, finite(r.res.ResponseSE), r.res.Iterations)
+	}
+	t.Warnings = append(t.Warnings, failed...)
+	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d point(s) did not converge: %s", len(failed), failed[0])
+	}
+	return nil
 }
