@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"herd/meanfield"
 	"herd/sim"
@@ -208,6 +209,14 @@ func checks() []check {
 			published("6.4", 6.35, 6.45)),
 		simCheck("sim 5 dispatchers partitioned, half 0.1T, T = 300", srcSim, false,
 			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 300, Start: sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}}, 20000, 60000, 4, 4,
+			published("3.9–5.5", 3.9, 5.5)),
+		{name: "sim 2 dispatchers recover from half 0.2T, T = 5–300", source: srcSim, run: k2Recovers},
+		{name: "sim herd board mean / T, half 0.1T, T = 300–3,000", source: srcSim, run: herdBacklog},
+		simCheck("sim 5 dispatchers partitioned, balanced, T = 3,000", srcSim, false,
+			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 3000, Start: sim.Start{Kind: sim.StartBalanced}}, 30000, 600000, 4, 4,
+			published("3.9–5.5", 3.9, 5.5)),
+		simCheck("sim 5 dispatchers partitioned, half 0.1T, T = 30", srcSim, false,
+			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 30, Start: sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}}, 6000, 6000, 4, 4,
 			published("3.9–5.5", 3.9, 5.5)),
 		simCheck("sim 3 dispatchers, λ = 0.8, T = 30, N = 800", srcSim, false,
 			sim.Config{Servers: 800, Policy: ll, Tally: sim.TallyOwn, Dispatchers: 3, Load: 0.8, Refresh: 30}, 3000, 15000, 4, 4,
@@ -451,4 +460,61 @@ func llVsRRHalfLoad(ctx context.Context, v *validator) (Row, error) {
 	r.Note += fmt.Sprintf("; ll + own tally %.4g ± %.2g, round robin %.4g ± %.2g", a.Response.Mean, a.Response.SE, b.Response.Mean, b.Response.SE)
 	r.Runs = length
 	return r, nil
+}
+
+// k2Recovers: 2 dispatchers with own tallies recover from a start with
+// half the servers at 0.2T at every T from 5 to 300: no run tips (the
+// detector of tipping.go) and the mean time stays that of a working state.
+func k2Recovers(ctx context.Context, v *validator) (Row, error) {
+	r := blank()
+	r.Published = "recovers at every T from 5 to 300"
+	worst := 0.0
+	for _, T := range []float64{5, 20, 100, 300} {
+		for rep := 0; rep < 4; rep++ {
+			det := NewDetector(0.9, T, false)
+			c := sim.Config{Dispatchers: 2, Policy: ll, Tally: sim.TallyOwn, Refresh: T, Horizon: 300 * T,
+				Start: sim.Start{Kind: sim.StartHalf, Value: 0.2, PerRefresh: true}, Observe: det.Observe}
+			res, err := sim.Run(c, sim.Seed(v.opt.Seed, c.Key(), rep))
+			if err != nil {
+				return Row{}, err
+			}
+			if tipped, at := det.Tipped(); tipped {
+				r.Verdict, r.Note = Fail, fmt.Sprintf("T = %g, run %d tipped at refresh %d", T, rep, at)
+				return r, nil
+			}
+			worst = math.Max(worst, res.ResponseMean)
+		}
+	}
+	r.Simulated = worst
+	r.Verdict, r.Note = Pass, fmt.Sprintf("16 runs of 300 refreshes, none tipped; largest mean time %.3g", worst)
+	r.Runs = "4 runs × 300 refreshes per T"
+	return r, nil
+}
+
+// herdBacklog: from half the servers at 0.1T, 5 dispatchers herd with a
+// mean time of about 0.40·T at every T from 300 to 3,000 (validation.md;
+// "≈" read as ±5%, validate.go). Each T is checked with its own standard
+// error; the row shows the worst.
+func herdBacklog(ctx context.Context, v *validator) (Row, error) {
+	var worst Row
+	var notes []string
+	var length string
+	for i, T := range []float64{300, 500, 1100, 3000} {
+		c := sim.Config{Dispatchers: 5, Policy: ll, Tally: sim.TallyOwn, Refresh: T, Horizon: v.length(50, 400) * T,
+			Start: sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}}
+		s, l, err := v.simulate(ctx, c, v.runs(4, 8))
+		if err != nil {
+			return Row{}, err
+		}
+		length = l + " per T"
+		x := sim.Stat{Mean: s.Response.Mean / T, SE: s.Response.SE / T, N: s.Response.N}
+		r := againstPublished("≈ 0.40·T (mean time / T)", 0.38, 0.42, x)
+		notes = append(notes, fmt.Sprintf("T = %g: %.3f ± %.3f", T, x.Mean, x.SE))
+		if i == 0 || math.Abs(r.Z) > math.Abs(worst.Z) || (r.Verdict == Fail && worst.Verdict != Fail) {
+			worst = r
+		}
+	}
+	worst.Note = strings.Join(notes, "; ") + " — " + worst.Note
+	worst.Runs = length
+	return worst, nil
 }
