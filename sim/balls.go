@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // Balls into bins (validation.md, "Balls into bins"): m balls go one at a
@@ -302,39 +301,13 @@ func RunBallsAll(ctx context.Context, tasks []BallsTask, workers int, progress f
 			return nil, nil, err
 		}
 	}
-	workers = max(workers, 1)
-	results = make([]BallsResult, len(tasks))
-	done = make([]bool, len(tasks))
-	var mu sync.Mutex
-	next, finished := 0, 0
-	var wg sync.WaitGroup
-	for w := 0; w < min(workers, len(tasks)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(tasks) || ctx.Err() != nil {
-					return
-				}
-				res, ok := runBalls(ctx, tasks[i].Config.withDefaults(), tasks[i].Seed)
-				if !ok {
-					return
-				}
-				mu.Lock()
-				results[i], done[i] = res, true
-				finished++
-				if progress != nil {
-					progress(finished, len(tasks))
-				}
-				mu.Unlock()
-			}
-		}()
+	var fin func(int, BallsResult, int)
+	if progress != nil {
+		fin = func(_ int, _ BallsResult, d int) { progress(d, len(tasks)) }
 	}
-	wg.Wait()
+	results, done = runPool(ctx, len(tasks), workers, func(i int) (BallsResult, bool) {
+		return runBalls(ctx, tasks[i].Config.withDefaults(), tasks[i].Seed)
+	}, fin)
 	return results, done, ctx.Err()
 }
 

@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"math"
-	"sync"
 )
 
 // Stat is a mean over independent replications with its standard error
@@ -95,45 +94,16 @@ func RunAllNotify(ctx context.Context, tasks []Task, workers int, notify func(i 
 			return nil, nil, err
 		}
 	}
-	if workers < 1 {
-		workers = 1
+	var fin func(int, Result, int)
+	if notify != nil {
+		fin = func(i int, r Result, d int) { notify(i, r, d, len(tasks)) }
 	}
-	results = make([]Result, len(tasks))
-	done = make([]bool, len(tasks))
-	var mu sync.Mutex
-	finished := 0
-	next := 0
-	var wg sync.WaitGroup
-	for w := 0; w < min(workers, len(tasks)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(tasks) || ctx.Err() != nil {
-					return
-				}
-				c := tasks[i].Config.withDefaults()
-				r := newRunner(c, tasks[i].Seed)
-				r.ctx = ctx
-				res := r.run()
-				if r.cancelled {
-					return
-				}
-				mu.Lock()
-				results[i], done[i] = res, true
-				finished++
-				if notify != nil {
-					notify(i, res, finished, len(tasks))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	results, done = runPool(ctx, len(tasks), workers, func(i int) (Result, bool) {
+		r := newRunner(tasks[i].Config.withDefaults(), tasks[i].Seed)
+		r.ctx = ctx
+		res := r.run()
+		return res, !r.cancelled
+	}, fin)
 	return results, done, ctx.Err()
 }
 

@@ -1,0 +1,48 @@
+package sim
+
+import (
+	"context"
+	"sync"
+)
+
+// runPool runs work(i) for i in [0, n) on at most workers goroutines (a
+// bounded pool; STYLE.md) and stores each result by index, so the results
+// never depend on the number of workers. work reports false when it was
+// cancelled midway; its result is then dropped. When ctx is cancelled no
+// new task starts. finished, if set, is called serially after each task
+// that completed, with the count done so far.
+func runPool[R any](ctx context.Context, n, workers int, work func(i int) (R, bool), finished func(i int, r R, done int)) (results []R, done []bool) {
+	results = make([]R, n)
+	done = make([]bool, n)
+	var mu sync.Mutex
+	next, count := 0, 0
+	var wg sync.WaitGroup
+	for w := 0; w < min(max(workers, 1), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				r, ok := work(i)
+				if !ok {
+					return
+				}
+				mu.Lock()
+				results[i], done[i] = r, true
+				count++
+				if finished != nil {
+					finished(i, r, count)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return results, done
+}
