@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 
 	"herd/cmd/internal/plotting"
@@ -55,9 +56,23 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	results := make([]meanfield.EdgeResult, len(settings))
 	errs := make([]error, len(settings))
 	prog := newProgress(e.stderr, "edge", "edges")
-	done := parallel(ctx, len(settings), *out.workers, func(i int) {
+	// Longest first: an edge's cost grows with its refresh period, about
+	// k/(1−λ)², so starting those first keeps the workers busy to the end.
+	// Results are stored by index: the order does not reach the output.
+	order := make([]int, len(settings))
+	for i := range order {
+		order[i] = i
+	}
+	cost := func(s meanfield.EdgeSettings) float64 { return float64(s.Dispatchers) / ((1 - s.Load) * (1 - s.Load)) }
+	sort.SliceStable(order, func(a, b int) bool { return cost(settings[order[a]]) > cost(settings[order[b]]) })
+	started := parallel(ctx, len(settings), *out.workers, func(j int) {
+		i := order[j]
 		results[i], errs[i] = meanfield.Edge(settings[i])
 	}, prog.update)
+	done := make([]bool, len(settings))
+	for j, ok := range started {
+		done[order[j]] = ok
+	}
 	prog.finish()
 
 	t := &table.Table{

@@ -89,6 +89,11 @@ func writeAtomic(path string, data []byte) (err error) {
 		f.Close()
 		return err
 	}
+	// CreateTemp makes the file private (0600); an output file is not.
+	if err = f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
 	if err = f.Close(); err != nil {
 		return err
 	}

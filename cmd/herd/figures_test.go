@@ -1,0 +1,178 @@
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// figureFiles are the files herd figures writes, with the PNG size in
+// pixels (inches × 96 dpi, gonum/plot's default) and the CSV's x column.
+var figureFiles = []struct {
+	stem          string
+	width, height int
+	xCol          string
+}{
+	{"fig1-stale-board", 7 * 96, 5 * 96, "refresh"},
+	{"fig2-dispatchers", 7 * 96, 5 * 96, "refresh"},
+	{"fig3-round-robin", 6 * 96, 4 * 96, "load"},
+	{"fig4a-heavy-tails", 6 * 96, 4 * 96, "scv"},
+	{"fig4b-heavy-tails-refresh", 6 * 96, 4 * 96, "refresh"},
+	{"fig5-edge", 6 * 96, 4 * 96, "dispatchers"},
+	{"fig6-finite-size", 6 * 96, 4 * 96, "servers"},
+	{"fig7-trap-door", 6 * 96, 4 * 96, "refresh"},
+}
+
+// TestFiguresQuick runs herd figures --quick once (the CI-sized run) and
+// checks every file: each PNG decodes at its size, each CSV has its header
+// and rows, the index lists every figure with the command that makes it
+// alone, and figure 3's SVG matches testdata/fig3-round-robin.svg.
+// Regenerate that with: go test ./cmd/herd -run TestFiguresQuick -update
+func TestFiguresQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("herd figures --quick takes about half a minute")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	_, errs, code := herd(t, "figures", dir, "--quick")
+	if code != 0 {
+		t.Fatalf("herd figures %s --quick: exit %d: %s", dir, code, errs)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 7; i++ {
+		cmd := "`herd figures " + dir + " --only " + strconv.Itoa(i) + " --quick`"
+		if !strings.Contains(string(index), cmd) {
+			t.Errorf("index.md lacks the command %s", cmd)
+		}
+	}
+	for _, f := range figureFiles {
+		t.Run(f.stem, func(t *testing.T) {
+			for _, ext := range []string{".png", ".svg", ".csv"} {
+				if !strings.Contains(string(index), "]("+f.stem+ext+")") {
+					t.Errorf("index.md does not link %s%s", f.stem, ext)
+				}
+			}
+			r, err := os.Open(filepath.Join(dir, f.stem+".png"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			img, err := png.Decode(r)
+			if err != nil {
+				t.Fatalf("%s.png: %v", f.stem, err)
+			}
+			if b := img.Bounds(); b.Dx() != f.width || b.Dy() != f.height {
+				t.Errorf("%s.png is %d×%d pixels, want %d×%d", f.stem, b.Dx(), b.Dy(), f.width, f.height)
+			}
+			svg, err := os.ReadFile(filepath.Join(dir, f.stem+".svg"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(string(svg), "<?xml") || !strings.Contains(string(svg), "</svg>") {
+				t.Errorf("%s.svg is not a whole SVG document", f.stem)
+			}
+			c, err := os.Open(filepath.Join(dir, f.stem+".csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			recs, err := csv.NewReader(c).ReadAll()
+			if err != nil {
+				t.Fatalf("%s.csv: %v", f.stem, err)
+			}
+			if len(recs) < 2 {
+				t.Fatalf("%s.csv has %d rows, want a header and data", f.stem, len(recs))
+			}
+			if got := strings.Join(recs[0][:3], ","); got != "series,kind,"+f.xCol {
+				t.Errorf("%s.csv header starts %q, want %q", f.stem, got, "series,kind,"+f.xCol)
+			}
+			for _, rec := range recs[1:] {
+				if rec[1] == "band" {
+					continue
+				}
+				for _, cell := range rec[2:4] {
+					if v, err := strconv.ParseFloat(cell, 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Errorf("%s.csv row %q: %q is not a finite number", f.stem, rec, cell)
+					}
+				}
+			}
+		})
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "fig3-round-robin.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "fig3-round-robin.svg")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if err := sameSVG(string(got), string(want), 2e-4); err != nil {
+		t.Errorf("fig3-round-robin.svg differs from %s: %v", path, err)
+	}
+}
+
+// Bad input exits 2 with a message naming what is wrong.
+func TestFiguresBadInput(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"figures"}, "want a directory"},
+		{[]string{"figures", "--quick"}, "want a directory"},
+		{[]string{"figures", t.TempDir(), "--only", "8"}, "--only 8: want figure numbers from 1 to 7"},
+		{[]string{"figures", t.TempDir(), "--only", "1,,2"}, "empty item"},
+		{[]string{"figures", t.TempDir(), "--workers", "0"}, "--workers 0"},
+		{[]string{"figures", t.TempDir(), "extra"}, "unexpected argument"},
+	}
+	for _, c := range cases {
+		_, errs, code := herd(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("herd %q: exit %d, stderr %q; want exit 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+var svgNumber = regexp.MustCompile(`-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?`)
+
+// sameSVG reports how got and want differ, comparing numbers to a relative
+// tolerance and everything else exactly (as cmd/internal/plotting's golden
+// test does: gonum/plot prints 5 significant digits, and fused
+// multiply-adds on some architectures may flip a last digit).
+func sameSVG(got, want string, tol float64) error {
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	if len(gl) != len(wl) {
+		return errors.New("got " + strconv.Itoa(len(gl)) + " lines, want " + strconv.Itoa(len(wl)))
+	}
+	for i := range gl {
+		if svgNumber.ReplaceAllString(gl[i], "#") != svgNumber.ReplaceAllString(wl[i], "#") {
+			return errors.New("line " + strconv.Itoa(i+1) + ":\ngot:  " + gl[i] + "\nwant: " + wl[i])
+		}
+		gn, wn := svgNumber.FindAllString(gl[i], -1), svgNumber.FindAllString(wl[i], -1)
+		for j := range gn {
+			g, _ := strconv.ParseFloat(gn[j], 64)
+			w, _ := strconv.ParseFloat(wn[j], 64)
+			if math.Abs(g-w) > tol*math.Max(math.Abs(w), 1) {
+				return errors.New("line " + strconv.Itoa(i+1) + ": " + gn[j] + " against " + wn[j])
+			}
+		}
+	}
+	return nil
+}
