@@ -277,7 +277,7 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error)
 			tn = tMin
 		}
 		e.res.Steps++
-		v, a, err := e.run(tn, cur.att.Board)
+		v, a, err := e.run(tn, predict(br.prev, cur, tn))
 		if err != nil {
 			return br, err
 		}
@@ -490,4 +490,44 @@ func absMax(ev []complex128) float64 {
 		r = max(r, math.Hypot(real(e), imag(e)))
 	}
 	return r
+}
+
+// predict is the secant predictor of the continuation: the fixed point at
+// tn extrapolated linearly from the last two points of the branch when
+// they share their cut window (the map is smooth there), else the last
+// fixed point. Negative entries are clipped and the board renormalised.
+func predict(prev []branchPoint, cur branchPoint, tn float64) []float64 {
+	if len(prev) == 0 {
+		return cur.att.Board
+	}
+	pp := prev[len(prev)-1]
+	if pp.att.Window != cur.att.Window || pp.T == cur.T {
+		return cur.att.Board
+	}
+	f := (tn - cur.T) / (cur.T - pp.T)
+	n := max(len(cur.att.Board), len(pp.att.Board))
+	out := make([]float64, n)
+	var sum float64
+	for i := range out {
+		var a, b float64
+		if i < len(cur.att.Board) {
+			a = cur.att.Board[i]
+		}
+		if i < len(pp.att.Board) {
+			b = pp.att.Board[i]
+		}
+		x := a + f*(a-b)
+		if x < 0 {
+			x = 0
+		}
+		out[i] = x
+		sum += x
+	}
+	if !(sum > 0) {
+		return cur.att.Board
+	}
+	for i := range out {
+		out[i] /= sum
+	}
+	return out
 }
