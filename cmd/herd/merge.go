@@ -20,6 +20,7 @@ import (
 // merged when that is set (see runSweep).
 var mergeCommands = map[string]func(ctx context.Context, e *env, args []string, merged *mergedRuns) error{
 	"bracket": runBracketSweep,
+	"model":   runModelSweep,
 	"point":   runPointSweep,
 	"sim":     runSimSweep,
 }

@@ -48,13 +48,34 @@ func (p modelPolicy) String() string {
 }
 
 func runModel(ctx context.Context, e *env, args []string) error {
+	return runModelSweep(ctx, e, args, nil)
+}
+
+// modelRun is one model point as a part file keeps it.
+type modelRun struct {
+	Response   jfloat `json:"response"`
+	Queue      jfloat `json:"queue"`
+	Period     int    `json:"period"`
+	Converged  bool   `json:"converged"`
+	ResponseSE jfloat `json:"response_se"`
+	Iterations int    `json:"iterations"`
+	Err        string `json:"err,omitempty"` // a point that did not converge
+}
+
+// runModelSweep is herd model; with merged set (herd merge) its points are
+// taken from a sharded sweep's parts instead of computed.
+func runModelSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
 	fs := newFlags(e, "model", "model --policy LIST --load LIST --refresh LIST [--servers LIST]   (one row per combination)")
 	policy := fs.String("policy", "random,rr,sq2,ll", "random (M/M/1), rr (E_N/M/1; D/M/1 when --servers 0), sqd:D / sq2 (supermarket, or periodic-update SQ(D) sampling with replacement), ll (periodic-update least loaded) (list)")
 	load := fs.String("load", "0.9", "load λ per server, in (0, 1) (list)")
 	refresh := fs.String("refresh", "0", "board refresh period T in mean service times; 0 is a live board (list)")
 	servers := fs.String("servers", "0", "servers N for round robin (E_N/M/1); 0 means N → ∞ (D/M/1); other policies ignore it (list)")
 	out := addOutputFlags(fs, "points computed")
+	shard := addShardFlags(fs, nil)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := shard.check(fs); err != nil {
 		return err
 	}
 	fmtName, err := out.check()
@@ -95,12 +116,50 @@ func runModel(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	prog := newProgress(e.stderr, "model", "points")
-	done := parallel(ctx, len(rows), *out.workers, func(i int) {
-		r := rows[i]
-		r.res, r.err = meanfield.ClassicModel(r.p.name, r.p.d, r.lam, r.T, r.n)
-	}, prog.update)
-	prog.finish()
+	sw := &sweep{e: e, command: "model", fs: fs, flags: shard, merged: merged}
+	for _, r := range rows {
+		sw.ids = append(sw.ids, fmt.Sprintf("model policy=%s load=%s refresh=%s servers=%d",
+			r.p, strconv.FormatFloat(r.lam, 'g', -1, 64), strconv.FormatFloat(r.T, 'g', -1, 64), r.n))
+	}
+	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, modelRun)) error {
+		res := make([]meanfield.ClassicResult, len(idx))
+		errs := make([]error, len(idx))
+		prog := newProgress(e.stderr, "model", "points")
+		ok := parallel(ctx, len(idx), *out.workers, func(k int) {
+			r := rows[idx[k]]
+			res[k], errs[k] = meanfield.ClassicModel(r.p.name, r.p.d, r.lam, r.T, r.n)
+		}, prog.update)
+		prog.finish()
+		for k, i := range idx {
+			if !ok[k] {
+				continue
+			}
+			if errs[k] != nil && !errors.Is(errs[k], meanfield.ErrNotConverged) {
+				r := rows[i]
+				return usagef("--policy %s --load %g --refresh %g: %v", r.p, r.lam, r.T, errs[k])
+			}
+			m := modelRun{Response: jfloat(res[k].ResponseMean), Queue: jfloat(res[k].QueueMean), Period: res[k].Period,
+				Converged: res[k].Converged, ResponseSE: jfloat(res[k].ResponseSE), Iterations: res[k].Iterations}
+			if errs[k] != nil {
+				m.Err = errs[k].Error()
+			}
+			put(i, m)
+		}
+		return ctx.Err()
+	})
+	if handled || (runErr != nil && ctx.Err() == nil) {
+		return runErr
+	}
+	for i, r := range rows {
+		if done[i] {
+			m := got[i]
+			r.res = meanfield.ClassicResult{ResponseMean: float64(m.Response), QueueMean: float64(m.Queue), Period: m.Period,
+				Converged: m.Converged, ResponseSE: float64(m.ResponseSE), Iterations: m.Iterations}
+			if m.Err != "" {
+				r.err = errors.New(m.Err)
+			}
+		}
+	}
 
 	t := &table.Table{
 		Title: "herd model: classic mean-field models (N → ∞ unless round robin with --servers)",
@@ -115,9 +174,6 @@ func runModel(ctx context.Context, e *env, args []string) error {
 	for i, r := range rows {
 		if !done[i] {
 			continue
-		}
-		if r.err != nil && !errors.Is(r.err, meanfield.ErrNotConverged) {
-			return usagef("--policy %s --load %g --refresh %g: %v", r.p, r.lam, r.T, r.err)
 		}
 		if r.err != nil {
 			failed = append(failed, fmt.Sprintf("%s λ=%g T=%g: %v", r.p, r.lam, r.T, r.err))

@@ -41,6 +41,7 @@ func TestShardMergeSameBytes(t *testing.T) {
 		{"sim-more-shards-than-runs", 7, []string{"sim", "--servers", "10", "--horizon", "200", "--runs", "2", "--load", "0.5,0.8"}, false},
 		{"sim-one-shard", 1, []string{"sim", "--servers", "10", "--horizon", "200", "--runs", "3", "--sizes", "pareto:1.5"}, false},
 		{"point", 3, []string{"point", "--dispatchers", "5", "--load", "0.9", "--refresh", "20,400", "--start", "empty,balanced:6"}, false},
+		{"model", 3, []string{"model", "--policy", "rr,sq2,ll", "--refresh", "0,5", "--servers", "0,10"}, false},
 		// Repeated N and grid values; at k = 4, λ = 0.8 the model's edge is
 		// quick to compute and these short runs tip at some T and not others.
 		{"bracket", 3, []string{"bracket", "--dispatchers", "4", "--load", "0.8", "--servers", "20,24,20",
