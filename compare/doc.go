@@ -1,5 +1,20 @@
 // Package compare runs the finite simulator (package sim) against the
-// infinite-server models (package meanfield): the tipping detector of
-// model.md §4, edge brackets at several N, finite-size scaling and the rows
-// of herd validate. It returns typed rows; cmd/herd prints them.
+// infinite-server models (package meanfield) and the published figures.
+//
+//   - Tipping (tipping.go, model.md §4): a run tips when the board's mean
+//     stays above θ = max(3/(1−λ), 0.1·T) for 5 refreshes in a row. A herd's
+//     backlog grows with T (0.3–0.8·T); a working state's stays of order
+//     1/(1−λ) whatever T is, so θ sits inside a 10–30-fold gap near the
+//     edge. Nothing in it depends on whether dispatchers reach every server,
+//     the test that misfires at λ = 0.8 with 3 dispatchers.
+//   - Brackets (bracket.go): the edge at N servers is [last T(1−λ)² where
+//     all runs from a balanced start tipped, first above it where at most
+//     one did], refined by bisecting its widest gap; runs can be recorded
+//     and resumed (Store).
+//   - Finite-size scaling (scaling.go): edge(N) = edge(∞) + a·N^(−β) fitted
+//     to brackets.
+//   - Validation (validate.go, checks.go): one Row per check of
+//     validation.md, with the verdict rules documented there.
+//
+// compare returns typed rows; cmd/herd prints them.
 package compare
