@@ -103,7 +103,11 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 		}
 		r := results[i]
 		law := lawScaled(s.Dispatchers)
-		row := []any{s.Dispatchers, s.Load, nil, nil, nil, law, nil, r.Crossing, nil, nil, nil, nil, r.Maps}
+		var lawCell any = law
+		if s.Dispatchers < 2 {
+			lawCell = nil // the law is for k ≥ 2; one dispatcher never tips
+		}
+		row := []any{s.Dispatchers, s.Load, nil, nil, nil, lawCell, nil, r.Crossing, nil, nil, nil, nil, r.Maps}
 		if r.Found {
 			row[2], row[3] = r.Refresh, r.Scaled
 			if r.BranchScaled > 0 {
