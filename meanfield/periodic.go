@@ -777,7 +777,7 @@ func (u PeriodicUpdate) Solve(start []float64) (PeriodicResult, error) {
 		per := 0
 		var d1 float64
 		for d := 1; d <= min(P, n+1); d++ {
-			dist := periodicL1(p, ring[(n+1-d)%(P+1)])
+			dist := l1(p, ring[(n+1-d)%(P+1)])
 			if d == 1 {
 				d1 = dist
 			}
@@ -824,21 +824,6 @@ func (u PeriodicUpdate) Solve(start []float64) (PeriodicResult, error) {
 	out.Response = out.QueueMean / s.Load
 	out.ResponseSE = batchMeansSE(tail, 20)
 	return out, fmt.Errorf("meanfield: periodic update: ‖p_n − p_{n−1}‖₁ = %.3g after %d maps: %w", out.Residual, out.Iterations, ErrNotConverged)
-}
-
-// periodicL1 returns Σ|p_i − q_i|, the shorter slice padded with zeros.
-func periodicL1(p, q []float64) float64 {
-	if len(p) < len(q) {
-		p, q = q, p
-	}
-	var d float64
-	for i, x := range q {
-		d += math.Abs(p[i] - x)
-	}
-	for _, x := range p[len(q):] {
-		d += math.Abs(x)
-	}
-	return d
 }
 
 // batchMeansSE returns the batch-means standard error of the mean Response
