@@ -392,17 +392,7 @@ func figStaleBoard(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &figPlot{
-		stem: "fig1-stale-board",
-		fig: plotting.Figure{
-			Title:  "Stale board, one dispatcher (N = 100, λ = 0.9)",
-			XLabel: "board refresh period T (service times)",
-			YLabel: "mean time in system (service times)",
-			LogX:   true, LogY: true, Width: 7, Height: 5,
-		},
-		xCol: "refresh", yCol: "response_mean", errCol: "ci95",
-		errMeaning: "1.96 standard errors across runs (sim points)",
-	}
+	p := responseVsRefresh("fig1-stale-board", "Stale board, one dispatcher (N = 100, λ = 0.9)", true)
 	var warn []string
 	model := map[string]figSeries{
 		"ll":  lineSeries("least loaded, model", "ll", "model"),
@@ -503,17 +493,7 @@ func figDispatchers(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 	}); err != nil {
 		return nil, err
 	}
-	p := &figPlot{
-		stem: "fig2-dispatchers",
-		fig: plotting.Figure{
-			Title:  "k dispatchers, least loaded + own tally (N = 100, λ = 0.9; lines: refresh map)",
-			XLabel: "board refresh period T (service times)",
-			YLabel: "mean time in system (service times)",
-			LogX:   true, LogY: true, Width: 7, Height: 5,
-		},
-		xCol: "refresh", yCol: "response_mean", errCol: "ci95",
-		errMeaning: "1.96 standard errors across runs (sim points)",
-	}
+	p := responseVsRefresh("fig2-dispatchers", "k dispatchers, least loaded + own tally (N = 100, λ = 0.9; lines: refresh map)", true)
 	var warn []string
 	for j, k := range ks {
 		g := "k" + strconv.Itoa(k)
@@ -693,17 +673,7 @@ func figHeavyTails(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 	}
 	a.notes = append(a.notes, len4.describe()+"; C = 1 is exponential sizes, the others balanced-means hyperexponential (h2:C)",
 		"the Pollaczek–Khinchine line is the M/G/1 mean time 1 + λ(1+C)/(2(1−λ)) of random dispatching")
-	b := &figPlot{
-		stem: "fig4b-heavy-tails-refresh",
-		fig: plotting.Figure{
-			Title:  "Heavy tails on a stale board (N = 100, λ = 0.9, h2 sizes, C = 30)",
-			XLabel: "board refresh period T (service times)",
-			YLabel: "mean time in system (service times)",
-			LogX:   true, LogY: true,
-		},
-		xCol: "refresh", yCol: "response_mean", errCol: "ci95",
-		errMeaning: "1.96 standard errors across runs (sim points)",
-	}
+	b := responseVsRefresh("fig4b-heavy-tails-refresh", "Heavy tails on a stale board (N = 100, λ = 0.9, h2 sizes, C = 30)", false)
 	off := len(pols) * len(cs)
 	b.add(simSeries("best of two", "sq2", ts, sums[off:off+len(ts)]))
 	b.add(simSeries("least loaded", "ll", ts, sums[off+len(ts):off+2*len(ts)]))
@@ -975,17 +945,7 @@ func figTrapDoor(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 	if bisErr != nil {
 		return nil, fmt.Errorf("bistable range: %w", bisErr)
 	}
-	p := &figPlot{
-		stem: "fig7-trap-door",
-		fig: plotting.Figure{
-			Title:  "The trap door: 5 dispatchers, least loaded + own tally (λ = 0.9)",
-			XLabel: "board refresh period T (service times)",
-			YLabel: "mean time in system (service times)",
-			LogX:   true, LogY: true,
-		},
-		xCol: "refresh", yCol: "response_mean", errCol: "ci95",
-		errMeaning: "1.96 standard errors across runs (sim points)",
-	}
+	p := responseVsRefresh("fig7-trap-door", "The trap door: 5 dispatchers, least loaded + own tally (λ = 0.9)", false)
 	var warn []string
 	for i, st := range starts {
 		g := st.name
@@ -1013,4 +973,25 @@ func figTrapDoor(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 		"band: "+bistableNote(bis)+" (meanfield.Bistable; the herd's range is searched up to T(1−λ)² = 30, i.e. T = 3,000)")
 	p.notes = append(p.notes, warn...)
 	return []*figPlot{p}, nil
+}
+
+// responseVsRefresh is the plot most figures share: mean time in system
+// against the refresh period T, both on log axes, simulator points with
+// 95% bars; big makes room for a long legend.
+func responseVsRefresh(stem, title string, big bool) *figPlot {
+	p := &figPlot{
+		stem: stem,
+		fig: plotting.Figure{
+			Title:  title,
+			XLabel: "board refresh period T (service times)",
+			YLabel: "mean time in system (service times)",
+			LogX:   true, LogY: true,
+		},
+		xCol: "refresh", yCol: "response_mean", errCol: "ci95",
+		errMeaning: "1.96 standard errors across runs (sim points)",
+	}
+	if big {
+		p.fig.Width, p.fig.Height = 7, 5
+	}
+	return p
 }
