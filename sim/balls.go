@@ -25,11 +25,22 @@ import (
 //     ties to the left. ln ln n / (D ln φ_D) + O(1), φ_D the D-th
 //     generalised golden ratio.
 //   - firstdiff:D, FirstDiff[D] (Augustine, Moses, Redlich & Upfal,
-//     "Balanced allocation: patience is not a virtue", SODA 2016): probe
-//     until a load differs from the first probe's. Its cap is herd's probe
-//     allowance (firstDiffOf): the run earns D probes per ball, so the mean
-//     is at most D probes per ball exactly, and no ball makes more than
-//     BallsConfig.FirstDiffCap probes.
+//     "Balanced allocation: patience is not a virtue", SODA 2016; SIAM J.
+//     Comput. 2022; arXiv:1602.08298): probe independent uniform bins (with
+//     replacement) until a load differs from the first probe's, then place
+//     the ball in the smaller of those two. The paper's per-ball limit on
+//     the probes is not restated here (its text was not reachable offline),
+//     so herd offers two rules (BallsConfig.FirstDiffRule):
+//     the allowance (the default; firstDiffOf): the run earns D probes per
+//     ball and a ball probes again only while the allowance covers it, so
+//     the mean is at most D probes per ball exactly, and no ball makes more
+//     than BallsConfig.FirstDiffCap probes; or the per-ball cap cap:C
+//     (firstDiffCapOf): every ball may probe up to C bins whatever the
+//     others did, C written in terms of D and n (CapExpr), and the mean
+//     probes per ball is whatever the process makes it (at most C).
+//
+// Heavily loaded: m may be any multiple of n (or any m ≥ 1); the gap
+// max load − m/n is reported with the maximum load.
 //
 // Stale loads: with Batch = B the probes read the loads as of the last
 // multiple of B balls (B = 1 is the classic, exact setting). The snapshot
@@ -47,9 +58,149 @@ type BallsConfig struct {
 	// Batch is B ≥ 1: probes see the loads as of the last multiple of B
 	// balls; default 1 (exact loads).
 	Batch int
-	// FirstDiffCap is the most probes one FirstDiff ball may make; default
-	// (0) the number of bins.
+	// FirstDiffCap is the most probes one FirstDiff ball may make under the
+	// allowance rule; default (0) the number of bins. Under a per-ball rule
+	// it is set from FirstDiffRule.Cap (Normalized reports it).
 	FirstDiffCap int
+	// FirstDiffRule is how FirstDiff[D] limits its probes: the zero value
+	// is the allowance; PerBall gives each ball a cap of Cap probes,
+	// evaluated with the policy's D and Bins. Moot for other policies.
+	FirstDiffRule FirstDiffRule
+}
+
+// MaxProbeCap is the largest per-ball probe cap: one ball's probes are
+// counted in an int and made without a cancellation check.
+const MaxProbeCap = 1<<31 - 1
+
+// CapExpr is a per-ball probe cap written in terms of the policy's d and
+// the number of bins n: a whole number k ≥ 1, or k·d^p or k·n^p with the
+// coefficient k ≥ 1 and the power p ≥ 1 optional ("d", "2d", "d^2",
+// "4d^2", "n", "2*n", "16").
+type CapExpr struct {
+	K   int  // coefficient (or the number itself), ≥ 1
+	Var byte // 0 for a plain number, 'd' or 'n'
+	Pow int  // power of Var, ≥ 1; 0 for a plain number
+}
+
+// ParseCapExpr reads a CapExpr.
+func ParseCapExpr(s string) (CapExpr, error) {
+	bad := fmt.Errorf("sim: probe cap %q: want a whole number ≥ 1, or k·d^p or k·n^p such as d, 2d, d^2, 4d^2, n (k, p whole numbers ≥ 1)", s)
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	e := CapExpr{K: 1}
+	if i > 0 {
+		k, err := strconv.Atoi(t[:i])
+		if err != nil || k < 1 {
+			return CapExpr{}, bad
+		}
+		e.K = k
+	}
+	if i == 0 && strings.HasPrefix(t, "*") {
+		return CapExpr{}, bad
+	}
+	rest := strings.TrimPrefix(t[i:], "*")
+	if rest == "" {
+		if i == 0 || len(rest) != len(t[i:]) {
+			return CapExpr{}, bad
+		}
+		return e, nil
+	}
+	switch rest[0] {
+	case 'd', 'n':
+		e.Var, e.Pow = rest[0], 1
+	default:
+		return CapExpr{}, bad
+	}
+	if rest = rest[1:]; rest != "" {
+		p, ok := strings.CutPrefix(rest, "^")
+		v, err := strconv.Atoi(p)
+		if !ok || err != nil || v < 1 || p[0] == '+' {
+			return CapExpr{}, bad
+		}
+		e.Pow = v
+	}
+	return e, nil
+}
+
+// String writes e as ParseCapExpr reads it, canonically ("4d^2").
+func (e CapExpr) String() string {
+	if e.Var == 0 {
+		return strconv.Itoa(e.K)
+	}
+	s := ""
+	if e.K != 1 {
+		s = strconv.Itoa(e.K)
+	}
+	s += string(e.Var)
+	if e.Pow != 1 {
+		s += "^" + strconv.Itoa(e.Pow)
+	}
+	return s
+}
+
+// Eval is the cap for the policy's d and n bins; it fails when the value
+// is above MaxProbeCap or e is not a valid expression.
+func (e CapExpr) Eval(d, n int) (int, error) {
+	if e.K < 1 || (e.Var != 0 && e.Pow < 1) {
+		return 0, fmt.Errorf("sim: probe cap %+v is not a valid expression", e)
+	}
+	base := 1
+	switch e.Var {
+	case 0:
+	case 'd':
+		base = d
+	case 'n':
+		base = n
+	default:
+		return 0, fmt.Errorf("sim: probe cap %+v: variable must be d or n", e)
+	}
+	v := e.K
+	for range e.Pow {
+		if base < 1 || v > MaxProbeCap/base {
+			return 0, fmt.Errorf("sim: probe cap %s with d = %d, n = %d is above %d", e, d, n, MaxProbeCap)
+		}
+		v *= base
+	}
+	if v > MaxProbeCap || v < 1 {
+		return 0, fmt.Errorf("sim: probe cap %s with d = %d, n = %d is not in [1, %d]", e, d, n, MaxProbeCap)
+	}
+	return v, nil
+}
+
+// FirstDiffRule is how FirstDiff[D] limits a ball's probes.
+type FirstDiffRule struct {
+	// PerBall false is the allowance (the zero value): the run earns D
+	// probes per ball. PerBall true gives each ball up to Cap probes.
+	PerBall bool
+	Cap     CapExpr
+}
+
+// ParseFirstDiffRule reads "allowance" or "cap:C" with C a CapExpr.
+func ParseFirstDiffRule(s string) (FirstDiffRule, error) {
+	t := strings.TrimSpace(s)
+	if t == "allowance" {
+		return FirstDiffRule{}, nil
+	}
+	c, ok := strings.CutPrefix(t, "cap:")
+	if !ok {
+		return FirstDiffRule{}, fmt.Errorf("sim: unknown firstdiff rule %q: want allowance or cap:C (C such as d, 2d, d^2, 4d^2, n or a whole number)", s)
+	}
+	e, err := ParseCapExpr(c)
+	if err != nil {
+		return FirstDiffRule{}, err
+	}
+	return FirstDiffRule{PerBall: true, Cap: e}, nil
+}
+
+// String writes r as ParseFirstDiffRule reads it.
+func (r FirstDiffRule) String() string {
+	if !r.PerBall {
+		return "allowance"
+	}
+	return "cap:" + r.Cap.String()
 }
 
 // ParseBallsPolicy reads uniform, greedy:D, left:D or firstdiff:D.
@@ -106,6 +257,15 @@ func (c BallsConfig) withDefaults() BallsConfig {
 	if c.Batch == 0 {
 		c.Batch = 1
 	}
+	if c.Policy.Kind != FirstDiff {
+		c.FirstDiffRule = FirstDiffRule{}
+	}
+	if c.FirstDiffRule.PerBall {
+		// Validate has checked the expression; a failure here leaves the
+		// cap at 1 for a configuration that Validate rejects.
+		c.FirstDiffCap, _ = c.FirstDiffRule.Cap.Eval(c.Policy.D, c.Bins)
+		c.FirstDiffCap = max(c.FirstDiffCap, 1)
+	}
 	if c.FirstDiffCap == 0 {
 		c.FirstDiffCap = c.Bins
 	}
@@ -130,8 +290,8 @@ func (c BallsConfig) Validate() error {
 	switch {
 	case c.Bins < 1 || c.Bins > 1<<31-1:
 		return cfgErr("Bins = %d, want in [1, 2³¹−1]", c.Bins)
-	case c.Balls < 1:
-		return cfgErr("Balls = %d, want ≥ 1", c.Balls)
+	case c.Balls < 1 || c.Balls > 1<<31-1:
+		return cfgErr("Balls = %d, want in [1, 2³¹−1]", c.Balls)
 	case c.Batch < 1:
 		return cfgErr("Batch = %d, want ≥ 1", c.Batch)
 	}
@@ -140,6 +300,11 @@ func (c BallsConfig) Validate() error {
 	case BestOfD, FirstDiff:
 		if c.Policy.D < 1 {
 			return cfgErr("policy %s: D must be ≥ 1", BallsPolicyName(c.Policy))
+		}
+		if r := c.FirstDiffRule; c.Policy.Kind == FirstDiff && r.PerBall {
+			if _, err := r.Cap.Eval(c.Policy.D, c.Bins); err != nil {
+				return cfgErr("FirstDiffRule %s: %s", r, strings.TrimPrefix(err.Error(), "sim: "))
+			}
 		}
 	case Left:
 		if c.Policy.D < 1 || c.Policy.D > c.Bins {
@@ -155,8 +320,14 @@ func (c BallsConfig) Validate() error {
 // which a run's seed is derived (with the replication index).
 func (c BallsConfig) Key() string {
 	c = c.withDefaults()
-	return fmt.Sprintf("balls bins=%d balls=%d policy=%s batch=%d cap=%d",
+	k := fmt.Sprintf("balls bins=%d balls=%d policy=%s batch=%d cap=%d",
 		c.Bins, c.Balls, BallsPolicyName(c.Policy), c.Batch, c.FirstDiffCap)
+	if c.FirstDiffRule.PerBall {
+		// Only the per-ball rule adds to the key, so that the allowance's
+		// seeds (and outputs) are those of earlier versions.
+		k += " rule=perball"
+	}
+	return k
 }
 
 // BallsResult is one run.
@@ -183,12 +354,22 @@ func RunBalls(c BallsConfig, seed uint64) (BallsResult, error) {
 	return res, nil
 }
 
-// runBalls is one run; it checks ctx every 2^20 balls and
+// checkEvery is the work (balls plus probes) between two checks of the
+// context: a few milliseconds.
+const checkEvery = 1 << 22
+
+// runBalls is one run; it checks ctx every checkEvery balls plus probes
+// (one ball's probes are never interrupted: at most MaxProbeCap) and
 // reports false when cancelled.
 func runBalls(ctx context.Context, c BallsConfig, seed uint64) (BallsResult, bool) {
+	return runBallsInto(ctx, c, seed, make([]int32, c.Bins))
+}
+
+// runBallsInto is runBalls with the load array given (len c.Bins, zero):
+// the final loads are left in it. c has its defaults filled in.
+func runBallsInto(ctx context.Context, c BallsConfig, seed uint64, load []int32) (BallsResult, bool) {
 	n, m, B := c.Bins, c.Balls, c.Batch
 	g := newRNG(seed)
-	load := make([]int32, n)
 	// Probes read view: the loads themselves when B = 1, else a snapshot
 	// refreshed every B balls from the log of bins filled since.
 	view := loadView(load)
@@ -203,8 +384,13 @@ func runBalls(ctx context.Context, c BallsConfig, seed uint64) (BallsResult, boo
 	credit := 0
 	var marks probeMarks // unused: Greedy[D] draws with replacement
 	D := c.Policy.D
+	kind := c.Policy.Kind
+	if kind == FirstDiff && c.FirstDiffRule.PerBall {
+		kind = firstDiffPerBall
+	}
 	nn := uint64(n)
 	left := B // balls until the next snapshot
+	work := checkEvery
 	for i := 0; i < m; i++ {
 		if left == 0 {
 			for _, s := range touched {
@@ -214,21 +400,27 @@ func runBalls(ctx context.Context, c BallsConfig, seed uint64) (BallsResult, boo
 			left = B
 		}
 		left--
-		if i&(1<<20-1) == 0 && i > 0 && ctx.Err() != nil {
-			return BallsResult{}, false
+		if work <= 0 {
+			if ctx.Err() != nil {
+				return BallsResult{}, false
+			}
+			work = checkEvery
 		}
 		var s int32
 		p := D
-		switch c.Policy.Kind {
-		case Random:
-			s = int32(g.Uint64N(nn))
+		switch kind {
 		case BestOfD:
 			s = bestOf(g, view, 0, nn, D, true, &marks)
 		case Left:
 			s = leftOf(g, view, 0, n, D)
 		case FirstDiff:
 			s, p = firstDiffOf(g, view, 0, nn, D, &credit, c.FirstDiffCap)
+		case firstDiffPerBall:
+			s, p = firstDiffCapOf(g, view, 0, nn, c.FirstDiffCap)
+		case Random:
+			s, p = int32(g.Uint64N(nn)), 0
 		}
+		work -= p + 1
 		probes += int64(p)
 		probesMax = max(probesMax, p)
 		l := load[s] + 1
@@ -246,6 +438,9 @@ func runBalls(ctx context.Context, c BallsConfig, seed uint64) (BallsResult, boo
 		ProbesMax:  probesMax,
 	}, true
 }
+
+// firstDiffPerBall is FirstDiff under the per-ball rule, inside runBalls.
+const firstDiffPerBall PolicyKind = -1
 
 // LoadCount is one value of the maximum load and the runs that ended with it.
 type LoadCount struct {

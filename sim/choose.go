@@ -220,6 +220,35 @@ func firstDiffOf[V viewer](g *rng, v V, lo int32, m uint64, D int, credit *int, 
 	return first, p
 }
 
+// firstDiffCapOf is FirstDiff with a per-ball rule and no allowance: probe
+// up to maxProbes ≥ 1 uniform servers of [lo, lo+m), independently and with
+// replacement (as firstDiffOf and Greedy[D] draw), stop at the first whose
+// value differs from the first probe's and take the smaller of those two.
+// When maxProbes probes all read the first probe's value, take the least
+// valued server probed, ties to the first — which is the first probe, since
+// every probe read the same value. It returns the choice and the probes
+// made (at most maxProbes).
+//
+// Drawing with replacement keeps each probe an independent uniform draw:
+// the analysis of Greedy[d] and FirstDiff[d] (Azar et al.; Augustine et
+// al.) is of independent uniform probes, and a repeated bin reads the same
+// value, so it can never end the search early; a cap of n therefore does not
+// mean that every bin is seen.
+func firstDiffCapOf[V viewer](g *rng, v V, lo int32, m uint64, maxProbes int) (int32, int) {
+	first := lo + int32(g.Uint64N(m))
+	v0 := v.value(first)
+	for p := 2; p <= maxProbes; p++ {
+		s := lo + int32(g.Uint64N(m))
+		if x := v.value(s); x != v0 {
+			if x < v0 {
+				return s, p
+			}
+			return first, p
+		}
+	}
+	return first, max(maxProbes, 1)
+}
+
 // liveLeast takes a uniform server among those with the fewest jobs now.
 func (r *runner) liveLeast(di int, t float64) int32 {
 	r.drainLive(t)
