@@ -12,14 +12,16 @@ import (
 )
 
 // runBalls is herd balls: balls into bins under uniform, Greedy[d],
-// Left[d] and FirstDiff[d], with loads that may be B balls stale.
+// Left[d] and FirstDiff[d] (under its allowance or a per-ball cap), with
+// m = n or heavily loaded (m = c·n), and loads that may be B balls stale.
 func runBalls(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "balls", "balls [flags]   (--bins, --balls, --policy and --batch take comma lists: one row per combination)")
+	fs := newFlags(e, "balls", "balls [flags]   (--bins, --balls, --policy, --firstdiff-rule and --batch take comma lists: one row per combination)")
 	bins := fs.String("bins", "1024", "number of bins n, integer ≥ 1 (list)")
-	balls := fs.String("balls", "n", "number of balls m, integer ≥ 1, or n for m = n (list)")
+	balls := fs.String("balls", "n", "number of balls m: an integer ≥ 1, n for m = n, or cn (e.g. 16n) for m = c·n, the heavily loaded setting (list; m ≤ 2147483647)")
 	policy := fs.String("policy", "uniform,greedy:2,left:2,firstdiff:2", "rule: uniform, greedy:D (D probes with replacement), left:D (Vöcking), firstdiff:D (list)")
+	fdRule := fs.String("firstdiff-rule", "allowance", "how firstdiff:D limits its probes: allowance (D probes per ball earned, mean ≤ D exactly) or cap:C (each ball up to C probes; C a whole number or in terms of d and n: d, 2d, d^2, 4d^2, n) (list; firstdiff rows only)")
 	batch := fs.String("batch", "1", "probes see the loads as of the last multiple of B balls; 1 is exact (list)")
-	fdCap := fs.Int("firstdiff-cap", 0, "most probes one firstdiff ball may make (0: the number of bins); the mean is at most D in any case")
+	fdCap := fs.Int("firstdiff-cap", 0, "under the allowance, most probes one firstdiff ball may make (0: the number of bins); the mean is at most D in any case")
 	runs := fs.Int("runs", 32, "independent runs per row, integer ≥ 1 (standard errors need ≥ 2)")
 	seed := fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the row's parameters")
 	out := addOutputFlags(fs, "runs simulated")
@@ -40,13 +42,15 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 			return usagef("--bins %d: want an integer in [1, 2147483647]", n)
 		}
 	}
-	var ms []int // nil: m = n
-	if strings.TrimSpace(*balls) != "n" {
-		if ms, err = intList("balls", *balls, 1); err != nil {
-			return err
-		}
+	ms, err := parsedList("balls", *balls, parseBallCount)
+	if err != nil {
+		return err
 	}
 	pols, err := parsedList("policy", *policy, sim.ParseBallsPolicy)
+	if err != nil {
+		return err
+	}
+	rules, err := parsedList("firstdiff-rule", *fdRule, sim.ParseFirstDiffRule)
 	if err != nil {
 		return err
 	}
@@ -69,18 +73,27 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 
 	var rows []sim.BallsConfig
 	for _, n := range ns {
-		mList := ms
-		if mList == nil {
-			mList = []int{n}
-		}
-		for _, m := range mList {
+		for _, bc := range ms {
+			m, err := bc.count(n)
+			if err != nil {
+				return err
+			}
 			for _, p := range pols {
-				for _, b := range bs {
-					c := sim.BallsConfig{Bins: n, Balls: m, Policy: p, Batch: b, FirstDiffCap: *fdCap}
-					if err := c.Validate(); err != nil {
-						return usagef("--policy: %s", flagOf(err))
+				pRules := rules
+				if p.Kind != sim.FirstDiff {
+					pRules = rules[:1] // moot: one row
+				}
+				for _, r := range pRules {
+					for _, b := range bs {
+						c := sim.BallsConfig{Bins: n, Balls: m, Policy: p, Batch: b, FirstDiffCap: *fdCap, FirstDiffRule: r}
+						if err := c.Validate(); err != nil {
+							if p.Kind == sim.FirstDiff && r.PerBall {
+								return usagef("--firstdiff-rule %s with --policy %s and --bins %d: %s", r, sim.BallsPolicyName(p), n, flagOf(err))
+							}
+							return usagef("--policy: %s", flagOf(err))
+						}
+						rows = append(rows, c.Normalized())
 					}
-					rows = append(rows, c.Normalized())
 				}
 			}
 		}
@@ -108,12 +121,14 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 			{Key: "runs", Value: strconv.Itoa(*runs)},
 			{Key: "greedy", Value: "D independent uniform probes (with replacement), least loaded, ties uniformly at random"},
 			{Key: "left", Value: "D contiguous groups, one uniform probe each, ties to the leftmost group"},
-			{Key: "firstdiff_cap", Value: "allowance of D probes per ball (mean ≤ D exactly); at most " + capMeta + " probes per ball"},
+			{Key: "firstdiff", Value: "independent uniform probes (with replacement) until a load differs from the first probe's; the smaller of those two, else the first probe"},
+			{Key: "firstdiff_allowance", Value: "D probes per ball earned (mean ≤ D exactly); at most " + capMeta + " probes per ball"},
+			{Key: "firstdiff_cap", Value: "cap:C: each ball up to C probes (probe_cap), no allowance"},
 		},
 		Columns: []table.Column{
-			{Name: "bins"}, {Name: "balls"}, {Name: "policy"}, {Name: "batch"}, {Name: "runs"},
-			{Name: "max_load_mean", Digits: 4}, {Name: "max_load_se", Digits: 2}, {Name: "gap_mean", Digits: 4},
-			{Name: "probes_mean", Digits: 4}, {Name: "probes_max"}, {Name: "max_load_dist"},
+			{Name: "bins"}, {Name: "balls"}, {Name: "policy"}, {Name: "rule"}, {Name: "probe_cap"}, {Name: "batch"}, {Name: "runs"},
+			{Name: "max_load_mean", Digits: 4}, {Name: "max_load_se", Digits: 2}, {Name: "gap_mean", Digits: 4}, {Name: "gap_se", Digits: 2},
+			{Name: "probes_mean", Digits: 4}, {Name: "probes_se", Digits: 2}, {Name: "probes_max"}, {Name: "max_load_dist"},
 		},
 	}
 	var sums []sim.BallsSummary
@@ -128,8 +143,9 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 		}
 		s := sim.SummarizeBalls(c, results[lo:hi])
 		sums = append(sums, s)
-		t.AddRow(c.Bins, c.Balls, sim.BallsPolicyName(c.Policy), c.Batch, s.Runs,
-			s.MaxLoad.Mean, s.MaxLoad.SE, s.Gap.Mean, s.Probes.Mean, s.ProbesMax, distString(s.Dist))
+		rule, probeCap := ruleCells(c)
+		t.AddRow(c.Bins, c.Balls, sim.BallsPolicyName(c.Policy), rule, probeCap, c.Batch, s.Runs,
+			s.MaxLoad.Mean, s.MaxLoad.SE, s.Gap.Mean, s.Gap.SE, s.Probes.Mean, s.Probes.SE, s.ProbesMax, distString(s.Dist))
 	}
 	if *runs < 2 {
 		t.Warnings = append(t.Warnings, "one run per row: no standard error (use --runs ≥ 2)")
@@ -138,12 +154,61 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 		if *plotFile == "" || len(sums) == 0 {
 			return nil
 		}
-		return plotBalls(*plotFile, sums, ms != nil, len(bs) > 1)
+		return plotBalls(*plotFile, sums, len(ms) > 1 || ms[0] != (ballCount{perBin: 1}), len(bs) > 1, len(rules) > 1)
 	})
 	if err != nil {
 		return err
 	}
 	return runErr
+}
+
+// ballCount is one --balls item: m itself, or m = perBin·n.
+type ballCount struct{ m, perBin int }
+
+// parseBallCount reads an integer m ≥ 1, n, or cn with c an integer ≥ 1.
+func parseBallCount(s string) (ballCount, error) {
+	if c, ok := strings.CutSuffix(s, "n"); ok {
+		if c == "" {
+			return ballCount{perBin: 1}, nil
+		}
+		v, err := strconv.Atoi(c)
+		if err != nil || v < 1 || c[0] == '+' {
+			return ballCount{}, fmt.Errorf("%q: want an integer ≥ 1, n, or cn with c an integer ≥ 1 (e.g. 16n)", s)
+		}
+		return ballCount{perBin: v}, nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		return ballCount{}, fmt.Errorf("%s: want an integer ≥ 1, n, or cn with c an integer ≥ 1 (e.g. 16n)", s)
+	}
+	return ballCount{m: v}, nil
+}
+
+// count is m for n bins; m must fit the loads (int32).
+func (b ballCount) count(n int) (int, error) {
+	if b.perBin == 0 {
+		if b.m > 1<<31-1 {
+			return 0, usagef("--balls %d: want at most 2147483647", b.m)
+		}
+		return b.m, nil
+	}
+	if b.perBin > (1<<31-1)/n {
+		return 0, usagef("--balls %dn with --bins %d: m = c·n must be at most 2147483647", b.perBin, n)
+	}
+	return b.perBin * n, nil
+}
+
+// ruleCells are the rule and probe_cap cells of a row: FirstDiff's rule
+// and the most probes one of its balls may make; "-" and D for Greedy[D]
+// and Left[D]; "-" and 0 for uniform.
+func ruleCells(c sim.BallsConfig) (string, int) {
+	switch c.Policy.Kind {
+	case sim.FirstDiff:
+		return c.FirstDiffRule.String(), c.FirstDiffCap
+	case sim.Random:
+		return "-", 0
+	}
+	return "-", c.Policy.D
 }
 
 // distString writes the maximum loads seen and their runs: "3:20 4:12".
@@ -156,14 +221,18 @@ func distString(d []sim.LoadCount) string {
 }
 
 // plotBalls draws max_load_mean ± 1.96 s.e. against n on a log axis, one
-// series per policy (and per m and B when those vary), in row order.
-func plotBalls(path string, sums []sim.BallsSummary, byBalls, byBatch bool) error {
+// series per policy (and per FirstDiff rule, m and B when those vary), in
+// row order.
+func plotBalls(path string, sums []sim.BallsSummary, byBalls, byBatch, byRule bool) error {
 	var order []string
 	series := map[string]*plotting.Series{}
 	var ys []float64
 	for _, s := range sums {
 		c := s.Config
 		key := sim.BallsPolicyName(c.Policy)
+		if c.Policy.Kind == sim.FirstDiff && (byRule || c.FirstDiffRule.PerBall) {
+			key += " " + c.FirstDiffRule.String()
+		}
 		if byBalls {
 			key += ", m=" + strconv.Itoa(c.Balls)
 		}

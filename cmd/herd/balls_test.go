@@ -28,8 +28,8 @@ func balls(ctx context.Context, args ...string) (stdout, stderr string, code int
 	return out.String(), errb.String(), code
 }
 
-var ballsSmall = []string{"--bins", "64,256", "--policy", "uniform,greedy:2,left:2,firstdiff:3",
-	"--batch", "1,16", "--runs", "12", "--seed", "5"}
+var ballsSmall = []string{"--bins", "64,256", "--balls", "n,4n", "--policy", "uniform,greedy:2,left:2,firstdiff:3",
+	"--firstdiff-rule", "allowance,cap:2d", "--batch", "1,16", "--runs", "12", "--seed", "5"}
 
 func TestBallsGolden(t *testing.T) {
 	t.Parallel()
@@ -49,7 +49,7 @@ func TestBallsGolden(t *testing.T) {
 func TestBallsColumns(t *testing.T) {
 	t.Parallel()
 	out, errs, code := balls(context.Background(), "--bins", "16", "--runs", "2", "--format", "csv")
-	const want = "bins,balls,policy,batch,runs,max_load_mean,max_load_se,gap_mean,probes_mean,probes_max,max_load_dist\n"
+	const want = "bins,balls,policy,rule,probe_cap,batch,runs,max_load_mean,max_load_se,gap_mean,gap_se,probes_mean,probes_se,probes_max,max_load_dist\n"
 	if code != 0 || !strings.HasPrefix(out, want) {
 		t.Errorf("exit %d (%s): header %q, want %q", code, errs, strings.SplitN(out, "\n", 2)[0], want)
 	}
@@ -74,7 +74,14 @@ func TestBallsBadInput(t *testing.T) {
 	}{
 		{[]string{"--bins", "0"}, "--bins 0: want an integer ≥ 1"},
 		{[]string{"--bins", "-4"}, "--bins -4: want an integer ≥ 1"},
-		{[]string{"--balls", "0"}, "--balls 0: want an integer ≥ 1"},
+		{[]string{"--balls", "0"}, "--balls: 0: want an integer ≥ 1, n, or cn"},
+		{[]string{"--balls", "0n"}, "--balls: \"0n\": want an integer ≥ 1, n, or cn"},
+		{[]string{"--balls", "xn"}, "--balls: \"xn\": want an integer ≥ 1, n, or cn"},
+		{[]string{"--balls", "2147483648"}, "--balls 2147483648: want at most 2147483647"},
+		{[]string{"--balls", "64n", "--bins", "1073741824"}, "--balls 64n with --bins 1073741824: m = c·n must be at most 2147483647"},
+		{[]string{"--firstdiff-rule", "patience"}, "--firstdiff-rule: unknown firstdiff rule \"patience\""},
+		{[]string{"--firstdiff-rule", "cap:0"}, "--firstdiff-rule: probe cap \"0\": want a whole number ≥ 1"},
+		{[]string{"--firstdiff-rule", "cap:n^4", "--policy", "firstdiff:2"}, "--firstdiff-rule cap:n^4 with --policy firstdiff:2 and --bins 1024: FirstDiffRule cap:n^4: probe cap n^4 with d = 2, n = 1024 is above 2147483647"},
 		{[]string{"--batch", "0"}, "--batch 0: want an integer ≥ 1"},
 		{[]string{"--policy", "greedy:0"}, "--policy: policy \"greedy:0\": D must be an integer ≥ 1"},
 		{[]string{"--policy", "left:0"}, "--policy: policy \"left:0\": D must be an integer ≥ 1"},
