@@ -228,13 +228,20 @@ func TestBallsValidate(t *testing.T) {
 // BenchmarkBalls: whole runs at n = m = 2^20, one core; balls/s.
 func BenchmarkBalls(b *testing.B) {
 	const n = 1 << 20
-	for _, name := range []string{"uniform", "greedy:2", "greedy:3", "left:2", "left:3", "firstdiff:2", "firstdiff:3"} {
-		p, err := ParseBallsPolicy(name)
+	for _, name := range []string{"uniform", "greedy:2", "greedy:3", "left:2", "left:3", "firstdiff:2", "firstdiff:3", "firstdiff:3/cap:d^2", "firstdiff:3/cap:n"} {
+		pn, rn, _ := strings.Cut(name, "/")
+		p, err := ParseBallsPolicy(pn)
 		if err != nil {
 			b.Fatal(err)
 		}
+		var r FirstDiffRule
+		if rn != "" {
+			if r, err = ParseFirstDiffRule(rn); err != nil {
+				b.Fatal(err)
+			}
+		}
 		for _, B := range []int{1, 64} {
-			c := BallsConfig{Bins: n, Policy: p, Batch: B}
+			c := BallsConfig{Bins: n, Policy: p, Batch: B, FirstDiffRule: r}
 			b.Run(fmt.Sprintf("%s/B=%d", name, B), func(b *testing.B) {
 				b.ReportAllocs()
 				var balls float64
