@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -149,6 +150,9 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 	}
 	if *runs < 2 {
 		t.Warnings = append(t.Warnings, "one run per row: no standard error (use --runs ≥ 2)")
+	}
+	if *fdCap > 0 && !slices.ContainsFunc(rules, func(r sim.FirstDiffRule) bool { return !r.PerBall }) {
+		t.Warnings = append(t.Warnings, "--firstdiff-cap applies to the allowance rule only: the cap:C rows ignore it")
 	}
 	err = writeTable(ctx, e, t, fmtName, func() error {
 		if *plotFile == "" || len(sums) == 0 {

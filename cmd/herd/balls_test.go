@@ -129,3 +129,14 @@ func TestBallsInterrupted(t *testing.T) {
 		t.Errorf("cancelled run: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// --firstdiff-cap is the allowance's: with only cap:C rules it is ignored,
+// and the output says so.
+func TestBallsCapFlagIgnoredWarning(t *testing.T) {
+	t.Parallel()
+	out, errs, code := balls(context.Background(), "--bins", "16", "--policy", "firstdiff:2",
+		"--firstdiff-rule", "cap:d", "--firstdiff-cap", "3", "--runs", "2", "--format", "json")
+	if code != 0 || !strings.Contains(out, "--firstdiff-cap applies to the allowance rule only") {
+		t.Errorf("exit %d (%s): no warning in %s", code, errs, out)
+	}
+}
