@@ -355,6 +355,25 @@ func TestBallsCapOneIsUniform(t *testing.T) {
 	}
 }
 
+// With C = 2 FirstDiff draws two probes and takes the second only if its
+// load is smaller: Greedy[2] with replacement and ties to the first, draw
+// for draw, so the same seed gives the same loads.
+func TestBallsCapTwoIsGreedy2(t *testing.T) {
+	t.Parallel()
+	for seed := uint64(1); seed <= 5; seed++ {
+		g := BallsConfig{Bins: 100, Balls: 3000, Policy: Policy{Kind: BestOfD, D: 2}}.withDefaults()
+		f := perBall(t, 4, "2")
+		f.Bins, f.Balls = 100, 3000
+		f = f.withDefaults()
+		lg, lf := make([]int32, 100), make([]int32, 100)
+		rg, _ := runBallsInto(context.Background(), g, seed, lg)
+		rf, _ := runBallsInto(context.Background(), f, seed, lf)
+		if !slices.Equal(lg, lf) || rg != rf {
+			t.Errorf("seed %d: cap:2 %+v, greedy:2 %+v; loads equal: %v", seed, rf, rg, slices.Equal(lg, lf))
+		}
+	}
+}
+
 // firstDiffBrute is E[probes, all balls] and E[max load] for m balls in n
 // bins under FirstDiff with a per-ball cap C, by enumerating every sequence
 // of C probes for every ball (n^C each, equally likely, with replacement):
