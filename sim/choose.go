@@ -229,11 +229,13 @@ func firstDiffOf[V viewer](g *rng, v V, lo int32, m uint64, D int, credit *int, 
 // every probe read the same value. It returns the choice and the probes
 // made (at most maxProbes).
 //
-// Drawing with replacement keeps each probe an independent uniform draw:
-// the analysis of Greedy[d] and FirstDiff[d] (Azar et al.; Augustine et
-// al.) is of independent uniform probes, and a repeated bin reads the same
-// value, so it can never end the search early; a cap of n therefore does not
-// mean that every bin is seen.
+// Drawing with replacement keeps each probe an independent uniform draw, as
+// in Greedy[d]'s analysis (Azar, Broder, Karlin & Upfal) and in herd's
+// allowance rule and Greedy[D] for balls; whether the FirstDiff paper draws
+// with or without replacement could not be checked here (its text was not
+// reachable offline). A repeated bin reads the same value, so it never ends
+// the search early; a cap of n therefore does not mean that every bin is
+// seen.
 func firstDiffCapOf[V viewer](g *rng, v V, lo int32, m uint64, maxProbes int) (int32, int) {
 	first := lo + int32(g.Uint64N(m))
 	v0 := v.value(first)
