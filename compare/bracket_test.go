@@ -98,3 +98,43 @@ func TestFitScaling(t *testing.T) {
 		t.Error("two brackets: want an error")
 	}
 }
+
+// The sequential bracket agrees with the exhaustive one (herd's search
+// before sequential stopping, every run of every point to its end) at N =
+// 100 and 400 and two seeds: each end within the resolution (the two
+// searches may visit different points, and the bracket is only defined up
+// to the resolution), with no more jobs simulated. Run lengths are short
+// to keep the test CI-sized; the rule does not depend on them.
+func TestBracketSequentialAgrees(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n, refreshes int
+		seed         uint64
+	}{{100, 100, 1}, {100, 100, 2}, {400, 40, 1}, {400, 40, 2}} {
+		s := BracketSettings{Servers: tc.n, Dispatchers: 5, Load: 0.9, Runs: 4, Refreshes: tc.refreshes, Cut: tc.refreshes / 3,
+			Resolution: 0.1, ModelScaled: 2.8992, Seed: tc.seed, Workers: 2}
+		seq, err := Bracket(context.Background(), s, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Exhaustive = true
+		full, err := Bracket(context.Background(), s, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		near := func(a, b float64) bool {
+			return math.Abs(a-b) <= s.Resolution*(1+1e-9) || math.IsNaN(a) && math.IsNaN(b)
+		}
+		if !near(seq.Lower, full.Lower) || !near(seq.Upper, full.Upper) || !near(seq.LowerCut, full.LowerCut) || !near(seq.UpperCut, full.UpperCut) {
+			t.Errorf("N = %d, seed %d: sequential [%v, %v] cut [%v, %v], exhaustive [%v, %v] cut [%v, %v]: want each end within %v",
+				tc.n, tc.seed, seq.Lower, seq.Upper, seq.LowerCut, seq.UpperCut,
+				full.Lower, full.Upper, full.LowerCut, full.UpperCut, s.Resolution)
+		}
+		if seq.Jobs > full.Jobs {
+			t.Errorf("N = %d, seed %d: sequential simulated %d jobs, exhaustive %d: want no more", tc.n, tc.seed, seq.Jobs, full.Jobs)
+		}
+		t.Logf("N = %d, seed %d: sequential [%v, %v] cut [%v, %v], %d points, %.3g jobs (%d runs ended, %d left unfinished); exhaustive [%v, %v] cut [%v, %v], %d points, %.3g jobs (%d runs)",
+			tc.n, tc.seed, seq.Lower, seq.Upper, seq.LowerCut, seq.UpperCut, len(seq.Points), float64(seq.Jobs), seq.Runs, seq.Stopped,
+			full.Lower, full.Upper, full.LowerCut, full.UpperCut, len(full.Points), float64(full.Jobs), full.Runs)
+	}
+}

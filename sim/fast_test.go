@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // The specialised arrival loops (fast.go) give bit-identical results to
 // the generic loop: same draws in the same order.
@@ -32,5 +35,25 @@ func TestFastLoops(t *testing.T) {
 			got[0].Arrivals != got[1].Arrivals || got[0].ProbesMean != got[1].ProbesMean {
 			t.Errorf("case %d %+v: fast loop %+v, generic %+v", i, c, got[0], got[1])
 		}
+	}
+}
+
+// A Stepper advanced in uneven steps, paused and resumed, ends with Run's
+// result.
+func TestStepper(t *testing.T) {
+	t.Parallel()
+	c := Config{Servers: 40, Dispatchers: 4, Refresh: 30, Policy: Policy{Kind: LeastLoaded}, Tally: TallyOwn, Horizon: 3000}
+	want, err := Run(c, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := NewStepper(c, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for u := 7.0; st.Advance(context.Background(), u); u *= 1.7 {
+	}
+	if got := st.Result(); got.ResponseMean != want.ResponseMean || got.Arrivals != want.Arrivals || got.BoardMean != want.BoardMean {
+		t.Errorf("stepped %+v, Run %+v", got, want)
 	}
 }

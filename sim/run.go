@@ -598,3 +598,44 @@ func (r *runner) result() Result {
 	}
 	return res
 }
+
+// Stepper is one run advanced in steps, which may be paused between
+// steps and resumed later (compare's sequential brackets set runs aside
+// and take them up again when their outcome is wanted). Advancing a
+// Stepper to the horizon in any number of steps gives the Result that Run
+// gives for the same configuration and seed.
+type Stepper struct {
+	r *runner
+}
+
+// NewStepper starts a run of c with the given seed at time 0.
+func NewStepper(c Config, seed uint64) (*Stepper, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	r := newRunner(c.withDefaults(), seed)
+	r.begin()
+	return &Stepper{r: r}, nil
+}
+
+// Advance simulates up to time until (capped at the horizon), checking
+// ctx as Run does. It reports whether the run can go on: false once it
+// reached the horizon, was stopped by Config.Observe, or was cancelled.
+func (s *Stepper) Advance(ctx context.Context, until float64) bool {
+	r := s.r
+	r.ctx = ctx
+	r.advance(min(until, r.c.Horizon))
+	return !s.Done()
+}
+
+// Done reports whether the run is over (see Advance).
+func (s *Stepper) Done() bool {
+	r := s.r
+	return r.lp.stopped || r.cancelled || r.lp.next >= r.c.Horizon
+}
+
+// Cancelled reports whether the run was cancelled through its context.
+func (s *Stepper) Cancelled() bool { return s.r.cancelled }
+
+// Result summarises the run so far (the run's Result once Done).
+func (s *Stepper) Result() Result { return s.r.result() }
