@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"sync/atomic"
 
 	"herd/meanfield"
 	"herd/sim"
@@ -26,8 +27,14 @@ type BracketSettings struct {
 	// edge times 0.8, 0.9, 1, 1.1, 1.2, 1.35, 1.5, 1.7.
 	Grid []float64
 	// Fixed evaluates Grid only (no extension, no bisection): the
-	// non-adaptive mode whose runs can be split across machines.
+	// non-adaptive mode whose runs can be split across machines. Every
+	// run of every point is run to its end.
 	Fixed bool
+	// Exhaustive runs every run of every point the adaptive bracket
+	// visits to its end, as herd did before sequential stopping: the
+	// reference the sequential bracket is tested against. It visits the
+	// same points and returns the same bracket, at a higher cost.
+	Exhaustive bool
 	// ModelScaled is the refresh map's edge T_edge(1−λ)²; 0 means compute
 	// it with meanfield.Edge.
 	ModelScaled float64
@@ -116,10 +123,14 @@ type Store interface {
 	Put(r RunRecord) error
 }
 
-// PointStat is the tipping table at one T.
+// PointStat is the tipping table at one T. With sequential stopping a
+// point's runs stop once they settle what the bracket asks of the point,
+// so Runs may be below the runs per point: the counts are over the runs
+// that reached their end (tipped, or survived the full run length).
 type PointStat struct {
 	Scaled, Refresh float64
-	Runs            int
+	Runs            int     // runs counted in Tipped and MedianTip
+	RunsCut         int     // runs counted in TippedCut
 	Tipped          int     // runs that tipped within the full run length
 	TippedCut       int     // runs that tipped within Cut refreshes
 	MedianTip       float64 // median tipping refresh of the tipped runs; NaN if none
@@ -136,8 +147,9 @@ type BracketResult struct {
 	LowerCut, UpperCut float64
 	ModelScaled        float64
 	Points             []PointStat // ascending in T
-	Runs               int         // runs simulated now (not taken from the store)
-	Jobs               int64       // jobs simulated now
+	Runs               int         // runs simulated to their end now (not taken from the store)
+	Stopped            int         // runs left unfinished because their point was settled
+	Jobs               int64       // jobs simulated now, stopped runs included
 }
 
 // Bracket brackets the edge of the balanced state at N servers (model.md
@@ -150,6 +162,39 @@ type BracketResult struct {
 // and runs already there are not run again, so an interrupted bracket
 // resumes with the same result. notify, if set, is called after each run
 // with the runs done and the runs known to be needed so far.
+//
+// Sequential stopping. The bracket asks two questions of a point: are all
+// of its R runs tipped ("all", a candidate lower end), and have at most
+// one tipped ("at most one", a candidate upper end). Each run's outcome
+// is fixed by its seed, so a question is settled as soon as the outcomes
+// known so far decide it whatever the others turn out to be: "all" is
+// false at the first run that survives the full length and true at the
+// R-th tip; "at most one" is false at the second tip and true at the
+// (R−1)-th survivor. Runs go in order of replication; a run still going
+// when its point's question is settled is stopped at its next refresh,
+// and a point's later runs are only started if the question needs them.
+// The bracket is computed lazily over the points visited: only the
+// questions that can move its ends are asked (all, from the highest point
+// down to the first point where it holds; at most one, from the lower end
+// up to the first point where it holds), and answers are kept, so a point
+// asked a second question later reuses the runs of the first. The cut
+// bracket is settled the same way at the end, from the runs' first Cut
+// refreshes only; the search (see adaptive) settles the lower end before
+// it asks "at most one" of anything.
+//
+// Error rate. A settled answer is the answer all R full-length runs
+// would give (TestSequentialVerdicts checks it on a grid of points), so
+// sequential stopping adds no error: the rule's error rate is that of the
+// rule itself. A point whose runs tip with probability p within the run
+// length reads "all" with probability p^R and "at most one" with
+// probability (1−p)^R + R·p·(1−p)^(R−1): with R = 6, a point where half
+// the runs tip (p = 0.5) is taken for a lower end with probability 1.6%
+// and for an upper end with probability 10.9%; a lower end has p ≥ 0.61
+// and an upper end p ≤ 0.58 with 95% confidence (one-sided Clopper–
+// Pearson bounds for 6 of 6 and 1 of 6). The points the search visits can
+// differ from those of the exhaustive search (Exhaustive), so the two
+// brackets agree within Resolution; at N = 100 and 400, seed 1, they are
+// equal.
 func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(done, total int)) (BracketResult, error) {
 	if err := s.Validate(); err != nil {
 		return BracketResult{}, err
@@ -180,57 +225,173 @@ func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(do
 	}
 	b := &bracketer{s: s, store: store, notify: notify, points: map[float64]*PointStat{}, res: &res}
 	if s.Fixed {
-		if err := b.eval(ctx, grid); err != nil {
-			b.finish()
-			return res, err
-		}
-	} else {
-		// Ascending, one point at a time, until the bracket has both ends:
-		// points far above the edge, where every run survives the whole
-		// run length, are the costly ones.
-		g := append([]float64(nil), grid...)
-		sort.Float64s(g)
-		for _, x := range g {
-			if err := b.eval(ctx, []float64{x}); err != nil {
-				b.finish()
-				return res, err
-			}
-			b.stats()
-			if lo, hi := bracketOf(b.sorted(), s.Runs, false); !math.IsNaN(lo) && !math.IsNaN(hi) {
-				break
-			}
-		}
+		err := b.eval(ctx, grid)
+		b.finish()
+		return res, err
 	}
-	if !s.Fixed {
-		// Extend until the bracket has both ends, then bisect its gaps.
-		for len(b.points) < s.MaxPoints {
-			b.stats()
-			lo, hi := bracketOf(b.sorted(), s.Runs, false)
-			next := math.NaN()
-			switch {
-			case math.IsNaN(lo):
-				if m := b.sorted()[0].Scaled; m > 0.05*grid[0] {
-					next = round6(0.8 * m)
-				}
-			case math.IsNaN(hi):
-				pts := b.sorted()
-				if m := pts[len(pts)-1].Scaled; m < 20*grid[len(grid)-1] {
-					next = round6(1.2 * m)
-				}
-			default:
-				next = b.widestGap(lo, hi)
-			}
-			if math.IsNaN(next) {
-				break
-			}
-			if err := b.eval(ctx, []float64{next}); err != nil {
-				b.finish()
-				return res, err
-			}
-		}
+	var err error
+	if s.Exhaustive {
+		err = b.exhaustive(ctx, grid)
+	} else {
+		err = b.adaptive(ctx, grid)
 	}
 	b.finish()
-	return res, nil
+	return res, err
+}
+
+// adaptive is the sequential bracket's search. It finds the lower end
+// first, asking of each point only whether all its runs tipped (cheap
+// below the edge, one surviving run above it): ascending over the grid
+// until a point above the last "all" point is not one, then bisecting
+// between the two until they are within Resolution. Only then does it
+// ask "at most one" of the points above the lower end, lowest first,
+// extending upwards until one holds, and it bisects the widest gap inside
+// the bracket until none exceeds Resolution, as the exhaustive search
+// does. Settling "at most one" takes R−1 runs that survive the full
+// length, the costliest answer there is; asking it last means asking it
+// of fewer points (the exhaustive search settles it at the first point
+// above the lower end in the grid, and again at each point bisection
+// visits below that). The result follows the same rule over the points
+// visited; the points visited can differ.
+func (b *bracketer) adaptive(ctx context.Context, grid []float64) error {
+	s := b.s
+	g := append([]float64(nil), grid...)
+	sort.Float64s(g)
+	for len(b.points) < s.MaxPoints {
+		next := math.NaN()
+		lo, u, err := b.lower(ctx)
+		if err != nil {
+			return err
+		}
+		var hi float64
+		pts := b.sorted()
+		switch {
+		case len(pts) == 0:
+			next = g[0]
+		case math.IsNaN(lo):
+			if m := pts[0].Scaled; m > 0.05*g[0] {
+				next = round6(0.8 * m)
+			}
+		case math.IsNaN(u) || u-lo > s.Resolution*(1+1e-9):
+			if math.IsNaN(u) {
+				next = b.above(g)
+			} else {
+				next = round6((lo + u) / 2)
+			}
+		default:
+			if lo, hi, err = b.bracket(ctx, false); err != nil {
+				return err
+			}
+			if math.IsNaN(hi) {
+				next = b.above(g)
+			} else {
+				next = b.widestGap(lo, hi)
+			}
+		}
+		if _, seen := b.points[next]; seen || math.IsNaN(next) {
+			break
+		}
+		if err := b.visit(ctx, next); err != nil {
+			return err
+		}
+	}
+	if _, _, err := b.bracket(ctx, false); err != nil {
+		return err
+	}
+	_, _, err := b.bracket(ctx, true)
+	return err
+}
+
+// above is the next point above every point visited: the next grid value,
+// else 1.2 times the highest point (NaN beyond 20 times the grid's top).
+func (b *bracketer) above(g []float64) float64 {
+	pts := b.sorted()
+	m := pts[len(pts)-1].Scaled
+	for _, x := range g {
+		if x > m {
+			return x
+		}
+	}
+	if m < 20*g[len(g)-1] {
+		return round6(1.2 * m)
+	}
+	return math.NaN()
+}
+
+// lower settles the lower end lo (the highest point where all runs
+// tipped) and returns it with u, the lowest point visited above it (NaN
+// where there is none).
+func (b *bracketer) lower(ctx context.Context) (lo, u float64, err error) {
+	for {
+		l, _, x, q := b.ends(qAll, 0)
+		if q == qAll {
+			if err := b.resolve(ctx, x, q); err != nil {
+				return math.NaN(), math.NaN(), err
+			}
+			continue
+		}
+		u = math.NaN()
+		for _, p := range b.sorted() {
+			if math.IsNaN(l) || p.Scaled > l {
+				u = p.Scaled
+				break
+			}
+		}
+		return l, u, nil
+	}
+}
+
+// exhaustive is the search herd did before sequential stopping, with
+// every run of every point run to its end: ascending over the grid, one
+// point at a time, until the bracket has both ends; then extension until
+// both ends exist and bisection of the widest gap.
+func (b *bracketer) exhaustive(ctx context.Context, grid []float64) error {
+	s := b.s
+	g := append([]float64(nil), grid...)
+	sort.Float64s(g)
+	for _, x := range g {
+		if err := b.visit(ctx, x); err != nil {
+			return err
+		}
+		lo, hi, err := b.bracket(ctx, false)
+		if err != nil {
+			return err
+		}
+		if !math.IsNaN(lo) && !math.IsNaN(hi) {
+			break
+		}
+	}
+	for len(b.points) < s.MaxPoints {
+		lo, hi, err := b.bracket(ctx, false)
+		if err != nil {
+			return err
+		}
+		next := math.NaN()
+		switch {
+		case math.IsNaN(lo):
+			if m := b.sorted()[0].Scaled; m > 0.05*grid[0] {
+				next = round6(0.8 * m)
+			}
+		case math.IsNaN(hi):
+			pts := b.sorted()
+			if m := pts[len(pts)-1].Scaled; m < 20*grid[len(grid)-1] {
+				next = round6(1.2 * m)
+			}
+		default:
+			next = b.widestGap(lo, hi)
+		}
+		if math.IsNaN(next) {
+			break
+		}
+		if err := b.visit(ctx, next); err != nil {
+			return err
+		}
+	}
+	if _, _, err := b.bracket(ctx, false); err != nil {
+		return err
+	}
+	_, _, err := b.bracket(ctx, true)
+	return err
 }
 
 // round6 rounds to 6 significant digits, so that grid values and their
@@ -245,11 +406,19 @@ type bracketer struct {
 	store  Store
 	notify func(done, total int)
 	points map[float64]*PointStat
-	tips   map[float64][]int
+	tips   map[float64][]int           // Fixed: outcomes of the finished runs, in order of finishing
+	reps   map[float64][]int           // adaptive: each replication's outcome (see unknown)
+	past   map[float64][]bool          // adaptive: the replication ran past Cut refreshes untipped
+	asked  map[float64]int             // adaptive: the questions asked of each point (bits)
+	paused map[float64]map[int]*flight // adaptive: runs set aside, by point and replication
 	res    *BracketResult
 	done   int
 	total  int
 }
+
+// unknown marks a replication whose outcome is not known; −1 is a run
+// that survived the full run length, r ≥ 0 one that tipped at refresh r.
+const unknown = -2
 
 func (b *bracketer) sorted() []PointStat {
 	out := make([]PointStat, 0, len(b.points))
@@ -258,6 +427,374 @@ func (b *bracketer) sorted() []PointStat {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Scaled < out[j].Scaled })
 	return out
+}
+
+// visit adds point x to the adaptive bracket, with the outcomes of its
+// runs already in the store; with Exhaustive, every run is run to its end.
+func (b *bracketer) visit(ctx context.Context, x float64) error {
+	s := b.s
+	if _, ok := b.points[x]; ok {
+		return nil
+	}
+	if b.reps == nil {
+		b.reps, b.past, b.asked = map[float64][]int{}, map[float64][]bool{}, map[float64]int{}
+	}
+	scale := (1 - s.Load) * (1 - s.Load)
+	b.points[x] = &PointStat{Scaled: x, Refresh: x / scale}
+	reps := make([]int, s.Runs)
+	for rep := range reps {
+		reps[rep] = unknown
+		if b.store != nil {
+			if got, ok := b.store.Get(b.record(x, rep).Key()); ok {
+				reps[rep] = got.TippedAt
+				b.done++
+			}
+		}
+	}
+	b.reps[x], b.past[x] = reps, make([]bool, s.Runs)
+	b.total += s.Runs
+	b.stats()
+	if s.Exhaustive {
+		return b.resolve(ctx, x, 0)
+	}
+	return nil
+}
+
+func (b *bracketer) record(x float64, rep int) RunRecord {
+	s := b.s
+	return RunRecord{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Scaled: x,
+		Refreshes: s.Refreshes, Rep: rep, Seed: s.Seed}
+}
+
+// task is replication rep at point x, with its tipping detector.
+func (b *bracketer) task(x float64, rep int) (sim.Task, *Detector) {
+	s := b.s
+	T := x / ((1 - s.Load) * (1 - s.Load))
+	det := NewDetector(s.Load, T, true)
+	c := sim.Config{
+		Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Refresh: T,
+		Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
+		Start:   sim.Start{Kind: sim.StartBalanced},
+		Horizon: float64(s.Refreshes) * T, NoWarmup: true,
+		Observe: det.Observe,
+	}
+	id := fmt.Sprintf("bracket servers=%d dispatchers=%d load=%s scaled=%s refreshes=%d",
+		s.Servers, s.Dispatchers, fstr(s.Load), fstr(x), s.Refreshes)
+	return sim.Task{Config: c, Seed: sim.Seed(s.Seed, id, rep)}, det
+}
+
+// verdicts is what the first n replications of a point say: n runs
+// whose outcome is known, tipped of them tipped (within Cut refreshes,
+// for the cut bracket). Questions are settled on this prefix only, so
+// that what a point reports does not depend on which of the runs in
+// flight happened to finish first.
+type verdicts struct{ n, tipped int }
+
+// verdicts reads the longest prefix of x's replications whose outcome is
+// known: the full outcome, or with cut whether it tipped within Cut
+// refreshes (a run still going is known not to once past Cut). At most
+// limit replications are read.
+func (b *bracketer) verdicts(x float64, cut bool, limit int) verdicts {
+	var v verdicts
+	for rep, t := range b.reps[x] {
+		if rep >= limit {
+			break
+		}
+		switch {
+		case t >= 0 && (!cut || t <= b.s.Cut):
+			v.tipped++
+		case t == unknown && !(cut && b.past[x][rep]):
+			return v
+		}
+		v.n++
+	}
+	return v
+}
+
+// Answers to the bracket's two questions: yes, no, or not settled yet.
+const (
+	open = iota
+	yes
+	no
+)
+
+// Questions, as bits of bracketer.asked.
+const (
+	qAll = 1 << iota
+	qAtMostOne
+	qAllCut
+	qAtMostOneCut
+)
+
+// all: have all R runs tipped?
+func (v verdicts) all(R int) int {
+	switch {
+	case v.tipped == R:
+		return yes
+	case v.n-v.tipped >= 1:
+		return no
+	}
+	return open
+}
+
+// atMostOne: has at most one of the R runs tipped?
+func (v verdicts) atMostOne(R int) int {
+	switch {
+	case v.n-v.tipped >= R-1:
+		return yes
+	case v.tipped >= 2:
+		return no
+	}
+	return open
+}
+
+// answer is question q (one bit) about point x, from the first limit
+// replications.
+func (b *bracketer) answer(x float64, q, limit int) int {
+	R := b.s.Runs
+	switch q {
+	case qAll:
+		return b.verdicts(x, false, limit).all(R)
+	case qAtMostOne:
+		return b.verdicts(x, false, limit).atMostOne(R)
+	case qAllCut:
+		return b.verdicts(x, true, limit).all(R)
+	}
+	return b.verdicts(x, true, limit).atMostOne(R)
+}
+
+// reported is how many of x's replications its table reports, for the
+// full and the cut run length: the fewest that settle every question the
+// bracket asked of it. It depends only on the outcomes, not on timing.
+func (b *bracketer) reported(x float64) (full, cut int) {
+	asked := b.asked[x]
+	least := func(qs []int) int {
+		for m := 0; m < b.s.Runs; m++ {
+			ok := true
+			for _, q := range qs {
+				if asked&q != 0 && b.answer(x, q, m) == open {
+					ok = false
+				}
+			}
+			if ok {
+				return m
+			}
+		}
+		return b.s.Runs
+	}
+	if b.s.Exhaustive {
+		return b.s.Runs, b.s.Runs
+	}
+	return least([]int{qAll, qAtMostOne}), least([]int{qAllCut, qAtMostOneCut})
+}
+
+// bracket computes the bracket [last point where all runs tipped, first
+// point above it where at most one did] over the points visited, settling
+// (by running replications) only the questions its ends depend on.
+func (b *bracketer) bracket(ctx context.Context, cut bool) (lo, hi float64, err error) {
+	qa, qb := qAll, qAtMostOne
+	if cut {
+		qa, qb = qAllCut, qAtMostOneCut
+	}
+	for {
+		lo, hi, x, q := b.ends(qa, qb)
+		if q == 0 {
+			return lo, hi, nil
+		}
+		if err := b.resolve(ctx, x, q); err != nil {
+			return math.NaN(), math.NaN(), err
+		}
+	}
+}
+
+// ends is the bracket from the answers settled so far, asking qa (all)
+// and qb (at most one); where an end depends on an open question it
+// returns that question q ≠ 0 and its point x.
+func (b *bracketer) ends(qa, qb int) (lo, hi, x float64, q int) {
+	R := b.s.Runs
+	lo, hi = math.NaN(), math.NaN()
+	pts := b.sorted()
+	for i := len(pts) - 1; i >= 0; i-- {
+		b.asked[pts[i].Scaled] |= qa
+		a := b.answer(pts[i].Scaled, qa, R)
+		if a == no {
+			continue
+		}
+		if a == open {
+			return lo, hi, pts[i].Scaled, qa
+		}
+		lo = pts[i].Scaled
+		break
+	}
+	for _, p := range pts {
+		if qb == 0 {
+			break
+		}
+		if !math.IsNaN(lo) && p.Scaled <= lo {
+			continue
+		}
+		b.asked[p.Scaled] |= qb
+		switch b.answer(p.Scaled, qb, R) {
+		case yes:
+			return lo, p.Scaled, 0, 0
+		case open:
+			return lo, hi, p.Scaled, qb
+		}
+	}
+	return lo, hi, 0, 0
+}
+
+// flight is a replication under way: its run, which may be paused
+// between refreshes and taken up again, and its detector.
+type flight struct {
+	x        float64
+	rep      int
+	st       *sim.Stepper
+	det      *Detector
+	T        float64
+	steps    int         // refresh periods simulated
+	jobs     int64       // arrivals already counted in BracketResult.Jobs
+	pastSent bool        // reported as past Cut
+	stop     atomic.Bool // pause at the next refresh
+}
+
+// runMsg is what a replication in flight reports.
+type runMsg struct {
+	f      *flight
+	past   bool // only this: it ran past Cut refreshes untipped and goes on
+	ended  bool // it reached its end (else it was paused or cancelled)
+	tipped int  // with ended: the refresh it tipped at, −1: survived
+}
+
+// resolve runs point x's replications, in order, at most Workers at a
+// time, until question q is settled (q = 0: until every run is done);
+// runs still going then are paused at their next refresh and kept, to
+// be taken up where they stopped if a later question needs them.
+func (b *bracketer) resolve(ctx context.Context, x float64, q int) error {
+	s := b.s
+	reps, past := b.reps[x], b.past[x]
+	msgs := make(chan runMsg, 4*s.Workers+4)
+	flying := map[int]*flight{}
+	if b.paused == nil {
+		b.paused = map[float64]map[int]*flight{}
+	}
+	var err error
+	for {
+		settled := b.answer(x, q, s.Runs) != open
+		if q == 0 {
+			settled = b.verdicts(x, false, s.Runs).n == s.Runs
+		}
+		if settled || ctx.Err() != nil || err != nil {
+			for _, f := range flying {
+				f.stop.Store(true)
+			}
+		} else {
+			for rep := 0; rep < s.Runs && len(flying) < s.Workers; rep++ {
+				if reps[rep] != unknown || flying[rep] != nil || (q&(qAllCut|qAtMostOneCut) != 0 && past[rep]) {
+					continue
+				}
+				f := b.paused[x][rep]
+				delete(b.paused[x], rep)
+				if f == nil {
+					f = &flight{x: x, rep: rep}
+					task, det := b.task(x, rep)
+					f.det, f.T = det, task.Config.Refresh
+					if f.st, err = sim.NewStepper(task.Config, task.Seed); err != nil {
+						break
+					}
+				}
+				f.stop.Store(false)
+				flying[rep] = f
+				go b.fly(ctx, f, msgs)
+			}
+		}
+		if len(flying) == 0 {
+			b.stats()
+			switch {
+			case err != nil:
+				return err
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case !settled:
+				return fmt.Errorf("compare: point %v: every run done and the question still open (a bug)", x)
+			}
+			return nil
+		}
+		m := <-msgs
+		f := m.f
+		if arr := f.st.Result().Arrivals; arr > f.jobs {
+			b.res.Jobs += arr - f.jobs
+			f.jobs = arr
+		}
+		if m.past {
+			past[f.rep] = true
+			continue
+		}
+		delete(flying, f.rep)
+		switch {
+		case m.ended:
+			reps[f.rep] = m.tipped
+			b.res.Runs++
+			b.done++
+			if b.store != nil && err == nil {
+				rec := b.record(x, f.rep)
+				rec.TippedAt = m.tipped
+				if e := b.store.Put(rec); e != nil {
+					err = fmt.Errorf("compare: recording a run: %w", e)
+				}
+			}
+			if b.notify != nil {
+				b.stats()
+				b.notify(b.done, b.needed(x))
+			}
+		case !f.st.Cancelled():
+			if b.paused[x] == nil {
+				b.paused[x] = map[int]*flight{}
+			}
+			b.paused[x][f.rep] = f
+		}
+	}
+}
+
+// fly advances a replication one refresh at a time until it ends or is
+// asked to pause, and reports on msgs: once if it runs past Cut refreshes
+// untipped, and once when it ends or pauses.
+func (b *bracketer) fly(ctx context.Context, f *flight, msgs chan<- runMsg) {
+	cut := b.s.Cut
+	for {
+		f.steps++
+		if !f.st.Advance(ctx, float64(f.steps)*f.T) {
+			break
+		}
+		if tipped, _ := f.det.Tipped(); !tipped && !f.pastSent && f.det.Records() > cut {
+			f.pastSent = true
+			msgs <- runMsg{f: f, past: true}
+		}
+		if f.stop.Load() {
+			msgs <- runMsg{f: f}
+			return
+		}
+	}
+	m := runMsg{f: f}
+	if !f.st.Cancelled() {
+		m.ended, m.tipped = true, -1
+		if tipped, at := f.det.Tipped(); tipped {
+			m.tipped = at
+		}
+	}
+	msgs <- m
+}
+
+// needed is the runs known to be needed so far: those that ended, and
+// every replication of the point being settled that has not.
+func (b *bracketer) needed(x float64) int {
+	n := b.done
+	for _, t := range b.reps[x] {
+		if t == unknown {
+			n++
+		}
+	}
+	return n
 }
 
 // widestGap returns the midpoint of the widest gap between evaluated
@@ -299,8 +836,7 @@ func (b *bracketer) eval(ctx context.Context, xs []float64) error {
 		b.points[x] = &PointStat{Scaled: x, Refresh: T}
 		b.total += s.Runs
 		for rep := 0; rep < s.Runs; rep++ {
-			rec := RunRecord{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Scaled: x,
-				Refreshes: s.Refreshes, Rep: rep, Seed: s.Seed}
+			rec := b.record(x, rep)
 			if b.store != nil {
 				if got, ok := b.store.Get(rec.Key()); ok {
 					b.tips[x] = append(b.tips[x], got.TippedAt)
@@ -308,17 +844,8 @@ func (b *bracketer) eval(ctx context.Context, xs []float64) error {
 					continue
 				}
 			}
-			det := NewDetector(s.Load, T, true)
-			c := sim.Config{
-				Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Refresh: T,
-				Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
-				Start:   sim.Start{Kind: sim.StartBalanced},
-				Horizon: float64(s.Refreshes) * T, NoWarmup: true,
-				Observe: det.Observe,
-			}
-			id := fmt.Sprintf("bracket servers=%d dispatchers=%d load=%s scaled=%s refreshes=%d",
-				s.Servers, s.Dispatchers, fstr(s.Load), fstr(x), s.Refreshes)
-			tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(s.Seed, id, rep)})
+			task, det := b.task(x, rep)
+			tasks = append(tasks, task)
 			pend = append(pend, pending{rec, det})
 		}
 	}
@@ -352,32 +879,66 @@ func (b *bracketer) finish() {
 	s := b.s
 	b.stats()
 	pts := b.sorted()
+	b.res.Points = pts
+	if b.reps != nil {
+		for _, m := range b.paused {
+			b.res.Stopped += len(m)
+		}
+		b.res.Lower, b.res.Upper = b.known(false)
+		b.res.LowerCut, b.res.UpperCut = b.known(true)
+		return
+	}
 	complete := pts[:0:0]
 	for _, p := range pts {
 		if p.Runs == s.Runs {
 			complete = append(complete, p)
 		}
 	}
-	b.res.Points = pts
 	b.res.Lower, b.res.Upper = bracketOf(complete, s.Runs, false)
 	b.res.LowerCut, b.res.UpperCut = bracketOf(complete, s.Runs, true)
 }
 
-// stats updates each point's counts from the runs done.
+// known is the adaptive bracket from the answers settled so far: an end
+// that depends on an open question is NaN (an interrupted bracket).
+func (b *bracketer) known(cut bool) (lo, hi float64) {
+	qa, qb := qAll, qAtMostOne
+	if cut {
+		qa, qb = qAllCut, qAtMostOneCut
+	}
+	lo, hi, _, q := b.ends(qa, qb)
+	switch q {
+	case qa:
+		return math.NaN(), math.NaN()
+	case qb:
+		return lo, math.NaN()
+	}
+	return lo, hi
+}
+
+// stats updates each point's counts from the runs done: in the adaptive
+// bracket, from the replications that settle what was asked of the point
+// (see reported).
 func (b *bracketer) stats() {
 	s := b.s
 	for x, p := range b.points {
 		tips := b.tips[x]
-		p.Runs = len(tips)
+		p.Runs, p.RunsCut = len(tips), len(tips)
+		if b.reps != nil {
+			p.Runs, p.RunsCut = b.reported(x)
+			tips = b.reps[x]
+		}
 		p.Tipped, p.TippedCut = 0, 0
 		var at []float64
-		for _, t := range tips {
-			if t >= 0 {
+		for i, t := range tips {
+			if t < 0 {
+				continue
+			}
+			if i < p.Runs {
 				p.Tipped++
 				at = append(at, float64(t))
-				if t <= s.Cut {
-					p.TippedCut++
-				}
+			}
+			if i < p.RunsCut && t <= s.Cut {
+				p.TippedCut++
 			}
 		}
 		p.MedianTip = median(at)

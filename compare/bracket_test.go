@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"herd/sim"
 )
 
 // memStore is an in-memory Store.
@@ -97,4 +99,120 @@ func TestFitScaling(t *testing.T) {
 	if _, err := FitScaling(ns[:2], lo[:2], hi[:2]); err == nil {
 		t.Error("two brackets: want an error")
 	}
+}
+
+// The sequential bracket agrees with the exhaustive one (herd's search
+// before sequential stopping, every run of every point to its end) at N =
+// 100 and 400 and two seeds: each end within the resolution (the two
+// searches may visit different points, and the bracket is only defined up
+// to the resolution), with no more jobs simulated. Run lengths are short
+// to keep the test CI-sized; the rule does not depend on them.
+func TestBracketSequentialAgrees(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n, refreshes int
+		seed         uint64
+	}{{100, 100, 1}, {100, 100, 2}, {400, 40, 1}, {400, 40, 2}} {
+		s := BracketSettings{Servers: tc.n, Dispatchers: 5, Load: 0.9, Runs: 4, Refreshes: tc.refreshes, Cut: tc.refreshes / 3,
+			Resolution: 0.1, ModelScaled: 2.8992, Seed: tc.seed, Workers: 2}
+		seq, err := Bracket(context.Background(), s, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Exhaustive = true
+		full, err := Bracket(context.Background(), s, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		near := func(a, b float64) bool {
+			return math.Abs(a-b) <= s.Resolution*(1+1e-9) || math.IsNaN(a) && math.IsNaN(b)
+		}
+		if !near(seq.Lower, full.Lower) || !near(seq.Upper, full.Upper) || !near(seq.LowerCut, full.LowerCut) || !near(seq.UpperCut, full.UpperCut) {
+			t.Errorf("N = %d, seed %d: sequential [%v, %v] cut [%v, %v], exhaustive [%v, %v] cut [%v, %v]: want each end within %v",
+				tc.n, tc.seed, seq.Lower, seq.Upper, seq.LowerCut, seq.UpperCut,
+				full.Lower, full.Upper, full.LowerCut, full.UpperCut, s.Resolution)
+		}
+		if seq.Jobs > full.Jobs {
+			t.Errorf("N = %d, seed %d: sequential simulated %d jobs, exhaustive %d: want no more", tc.n, tc.seed, seq.Jobs, full.Jobs)
+		}
+		t.Logf("N = %d, seed %d: sequential [%v, %v] cut [%v, %v], %d points, %.3g jobs (%d runs ended, %d left unfinished); exhaustive [%v, %v] cut [%v, %v], %d points, %.3g jobs (%d runs)",
+			tc.n, tc.seed, seq.Lower, seq.Upper, seq.LowerCut, seq.UpperCut, len(seq.Points), float64(seq.Jobs), seq.Runs, seq.Stopped,
+			full.Lower, full.Upper, full.LowerCut, full.UpperCut, len(full.Points), float64(full.Jobs), full.Runs)
+	}
+}
+
+// Sequential stopping gives every point the verdicts of full-length runs:
+// on a grid of points across the edge (N = 25), each of the four
+// questions (all tipped, at most one, and both within Cut refreshes) is
+// settled sequentially, with runs paused and resumed, and compared with
+// the answer from every run simulated to its horizon without stopping.
+func TestSequentialVerdicts(t *testing.T) {
+	t.Parallel()
+	s := BracketSettings{Servers: 25, Dispatchers: 5, Load: 0.9, Runs: 6, Refreshes: 60, Cut: 20, ModelScaled: 2.8992, Workers: 2}.withDefaults()
+	agree, total, seqJobs, fullJobs := 0, 0, int64(0), int64(0)
+	var kinds [3]int // points where all tipped, where at most one did, and the others
+	for i := 0; i < 12; i++ {
+		x := round6(2 + 0.2*float64(i))
+		// Full length: every replication to its horizon, never stopped.
+		var tips []int
+		for rep := 0; rep < s.Runs; rep++ {
+			b := &bracketer{s: s}
+			task, _ := b.task(x, rep)
+			det := NewDetector(s.Load, task.Config.Refresh, false)
+			task.Config.Observe = det.Observe
+			r, err := sim.Run(task.Config, task.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fullJobs += r.Arrivals
+			at := -1
+			if tipped, a := det.Tipped(); tipped {
+				at = a
+			}
+			tips = append(tips, at)
+		}
+		var tipped, tippedCut int
+		for _, at := range tips {
+			if at >= 0 {
+				tipped++
+				if at <= s.Cut {
+					tippedCut++
+				}
+			}
+		}
+		want := map[int]bool{qAll: tipped == s.Runs, qAtMostOne: tipped <= 1, qAllCut: tippedCut == s.Runs, qAtMostOneCut: tippedCut <= 1}
+		switch {
+		case want[qAll]:
+			kinds[0]++
+		case want[qAtMostOne]:
+			kinds[1]++
+		default:
+			kinds[2]++
+		}
+		// Sequential: the questions in the order a bracket asks them.
+		res := BracketResult{}
+		b := &bracketer{s: s, points: map[float64]*PointStat{}, res: &res}
+		if err := b.visit(context.Background(), x); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []int{qAll, qAtMostOne, qAllCut, qAtMostOneCut} {
+			b.asked[x] |= q
+			if err := b.resolve(context.Background(), x, q); err != nil {
+				t.Fatal(err)
+			}
+			got := b.answer(x, q, s.Runs)
+			total++
+			if (got == yes) == want[q] && got != open {
+				agree++
+			} else {
+				t.Errorf("T(1−λ)² = %v, question %d: sequential %d, full-length runs %v (tips at %v)", x, q, got, want[q], tips)
+			}
+		}
+		seqJobs += res.Jobs
+	}
+	if kinds[0] == 0 || kinds[1] == 0 || kinds[2] == 0 {
+		t.Errorf("points where all tipped, at most one, neither: %v; want the grid to cross the edge", kinds)
+	}
+	t.Logf("sequential verdicts agree with full-length runs on %d of %d (%.0f%%) over points where all tipped, at most one, neither: %v; jobs %.3g sequential, %.3g full length",
+		agree, total, 100*float64(agree)/float64(total), kinds, float64(seqJobs), float64(fullJobs))
 }

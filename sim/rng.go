@@ -46,10 +46,19 @@ func (r *rng) Uint64() uint64 {
 func (r *rng) Uint64N(n uint64) uint64 {
 	hi, lo := bits.Mul64(r.Uint64(), n)
 	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(r.Uint64(), n)
-		}
+		return r.uint64NSlow(hi, lo, n)
+	}
+	return hi
+}
+
+// uint64NSlow finishes Uint64N's rare case (lo < n) out of line, so that
+// the common case stays short (fast.go writes it out in its loops).
+//
+//go:noinline
+func (r *rng) uint64NSlow(hi, lo, n uint64) uint64 {
+	thresh := -n % n
+	for lo < thresh {
+		hi, lo = bits.Mul64(r.Uint64(), n)
 	}
 	return hi
 }
@@ -78,9 +87,24 @@ func (r *rng) Perm(n int) []int {
 // variables", J. Stat. Software 5(8), 2000), with 256 layers. As in
 // math/rand/v2, the layer index and the 32-bit abscissa come from disjoint
 // bits of one 64-bit draw.
+//
+// The common case (about 98.9% of draws: the point falls inside its
+// layer's rectangle) is small enough to inline into the hot loop; the rest
+// continues out of line in expSlow with the same draws, so the stream is
+// the one of the plain loop.
 func (r *rng) ExpFloat64() float64 {
+	u := r.Uint64()
+	j := uint32(u)
+	i := uint8(u >> 32)
+	if j < zigK[i] {
+		return float64(j) * zigW[i]
+	}
+	return r.expSlow(u)
+}
+
+// expSlow is ExpFloat64 after its first draw u fell outside the rectangle.
+func (r *rng) expSlow(u uint64) float64 {
 	for {
-		u := r.Uint64()
 		j := uint32(u)
 		i := uint8(u >> 32)
 		x := float64(j) * zigW[i]
@@ -94,6 +118,7 @@ func (r *rng) ExpFloat64() float64 {
 		if zigF[i]+r.Float64()*(zigF[i-1]-zigF[i]) < math.Exp(-x) {
 			return x
 		}
+		u = r.Uint64()
 	}
 }
 

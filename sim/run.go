@@ -38,8 +38,13 @@ type Result struct {
 // runner is the state of one run. One run is single-threaded and
 // deterministic given its seed.
 type runner struct {
-	ctx       context.Context // checked every 65,536 arrivals; nil: never
+	ctx       context.Context // checked every checkEvery units of work; nil: never
 	cancelled bool
+	work      int64 // arrivals + probes + servers read at records, so far
+	checkAt   int64 // work at which the context is checked next
+	chunk     int64 // most arrivals between two checks: checkEvery/(1 + probes a job may make)
+	invRate   float64
+	arrive    func(stop float64, limit int64) // the rule's arrival loop (fast.go)
 	c         Config
 	n, k      int
 	rng       *rng
@@ -450,6 +455,13 @@ func (r *runner) begin() {
 		r.lp.step = r.c.SampleEvery
 	}
 	r.lp.next = r.rng.ExpFloat64() / (r.c.Load * float64(r.n))
+	r.invRate = 1 / (r.c.Load * float64(r.n))
+	r.checkAt = checkEvery
+	r.chunk = checkEvery / (1 + int64(r.maxProbes()))
+	if r.chunk < 1 {
+		r.chunk = 1
+	}
+	r.arrive = r.arrivalLoop()
 }
 
 // record makes the board record at time t; false stops the run.
@@ -468,35 +480,72 @@ func (r *runner) record(t float64) bool {
 	return r.c.Observe == nil || r.c.Observe(st)
 }
 
+// Cancellation is checked on elapsed work, not on a count of arrivals: an
+// arrival counts one unit plus the servers it probed, a board record counts
+// the servers it reads. A run therefore notices a cancelled context within
+// about checkEvery units of work (a few milliseconds) whatever the rule:
+// sqd with a million probes per job, or a board refreshed every 10⁻⁹.
+const checkEvery = 1 << 16
+
 // advance processes every arrival before until (and the board records
 // before them). It returns false when the run was stopped or cancelled.
+//
+// Arrivals between two records run in chunks through arrive, which takes
+// the specialised loop of the rule when there is one (fast.go); a chunk
+// ends at the next record, at until, or after chunk arrivals, so that the
+// context is checked between chunks. Splitting the loop does not change
+// the order of anything, so results do not depend on it.
 func (r *runner) advance(until float64) bool {
 	lp := &r.lp
 	if lp.stopped || r.cancelled {
 		return false
 	}
-	invRate := 1 / (r.c.Load * float64(r.n))
-	warm := r.c.Warmup
-	// The hot counters live in locals and go back to lp on every exit.
-	t, sum, jobs, arrivals := lp.next, lp.sum, lp.jobs, lp.arrivals
-	nextRec := lp.nextRec
-	ok := true
-	for t < until {
-		if t >= nextRec {
-			lp.sum, lp.jobs, lp.arrivals = sum, jobs, arrivals
-			for t >= lp.nextRec {
-				if !r.record(lp.nextRec) {
-					lp.stopped = true
-					lp.next = t
-					return false
-				}
-				// Records fall at i·step, computed from an integer count
-				// so that they stay exact over long horizons.
-				lp.nrec++
-				lp.nextRec = float64(lp.nrec) * lp.step
+	for lp.next < until {
+		for lp.next >= lp.nextRec {
+			if !r.record(lp.nextRec) {
+				lp.stopped = true
+				return false
 			}
-			nextRec = lp.nextRec
+			// Records fall at i·step, computed from an integer count so
+			// that they stay exact over long horizons.
+			lp.nrec++
+			lp.nextRec = float64(lp.nrec) * lp.step
+			r.work += int64(r.n)
+			if r.work >= r.checkAt && r.interrupted() {
+				return false
+			}
 		}
+		a0, p0 := lp.arrivals, r.probes
+		r.arrive(min(until, lp.nextRec), r.chunk)
+		r.work += lp.arrivals - a0 + r.probes - p0
+		if r.work >= r.checkAt && r.interrupted() {
+			return false
+		}
+	}
+	return true
+}
+
+// interrupted checks the context (when the run has one) and schedules the
+// next check.
+func (r *runner) interrupted() bool {
+	r.checkAt = r.work + checkEvery
+	if r.ctx != nil && r.ctx.Err() != nil {
+		r.cancelled = true
+		return true
+	}
+	return false
+}
+
+// arriveGeneric is arrive for any rule: it processes the arrivals before
+// stop, at most limit of them.
+func (r *runner) arriveGeneric(stop float64, limit int64) {
+	lp := &r.lp
+	invRate := r.invRate
+	warm := r.c.Warmup
+	// The hot counters live in locals and go back to lp on exit.
+	t, sum, jobs, arrivals := lp.next, lp.sum, lp.jobs, lp.arrivals
+	end := arrivals + limit
+	for t < stop && arrivals < end {
 		d := 0
 		if r.k > 1 {
 			d = int(r.rng.Uint64N(uint64(r.k)))
@@ -524,14 +573,8 @@ func (r *runner) advance(until float64) bool {
 			jobs++
 		}
 		t += r.rng.ExpFloat64() * invRate
-		if arrivals&0xffff == 0 && r.ctx != nil && r.ctx.Err() != nil {
-			r.cancelled = true
-			ok = false
-			break
-		}
 	}
 	lp.next, lp.sum, lp.jobs, lp.arrivals = t, sum, jobs, arrivals
-	return ok
 }
 
 // result summarises the run so far.
@@ -555,3 +598,44 @@ func (r *runner) result() Result {
 	}
 	return res
 }
+
+// Stepper is one run advanced in steps, which may be paused between
+// steps and resumed later (compare's sequential brackets set runs aside
+// and take them up again when their outcome is wanted). Advancing a
+// Stepper to the horizon in any number of steps gives the Result that Run
+// gives for the same configuration and seed.
+type Stepper struct {
+	r *runner
+}
+
+// NewStepper starts a run of c with the given seed at time 0.
+func NewStepper(c Config, seed uint64) (*Stepper, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	r := newRunner(c.withDefaults(), seed)
+	r.begin()
+	return &Stepper{r: r}, nil
+}
+
+// Advance simulates up to time until (capped at the horizon), checking
+// ctx as Run does. It reports whether the run can go on: false once it
+// reached the horizon, was stopped by Config.Observe, or was cancelled.
+func (s *Stepper) Advance(ctx context.Context, until float64) bool {
+	r := s.r
+	r.ctx = ctx
+	r.advance(min(until, r.c.Horizon))
+	return !s.Done()
+}
+
+// Done reports whether the run is over (see Advance).
+func (s *Stepper) Done() bool {
+	r := s.r
+	return r.lp.stopped || r.cancelled || r.lp.next >= r.c.Horizon
+}
+
+// Cancelled reports whether the run was cancelled through its context.
+func (s *Stepper) Cancelled() bool { return s.r.cancelled }
+
+// Result summarises the run so far (the run's Result once Done).
+func (s *Stepper) Result() Result { return s.r.result() }

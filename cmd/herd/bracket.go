@@ -369,7 +369,7 @@ func bracketTable(results []compare.BracketResult) *table.Table {
 func pointsCSV(results []compare.BracketResult) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write([]string{"servers", "dispatchers", "load", "scaled", "refresh", "runs", "tipped", "tipped_fraction", "median_tip_refresh", "tipped_cut", "tipped_fraction_cut", "cut"})
+	w.Write([]string{"servers", "dispatchers", "load", "scaled", "refresh", "runs", "tipped", "tipped_fraction", "median_tip_refresh", "runs_cut", "tipped_cut", "tipped_fraction_cut", "cut"})
 	f := func(x float64) string {
 		if math.IsNaN(x) {
 			return ""
@@ -381,10 +381,14 @@ func pointsCSV(results []compare.BracketResult) []byte {
 		for _, p := range r.Points {
 			frac, fracCut := math.NaN(), math.NaN()
 			if p.Runs > 0 {
-				frac, fracCut = float64(p.Tipped)/float64(p.Runs), float64(p.TippedCut)/float64(p.Runs)
+				frac = float64(p.Tipped) / float64(p.Runs)
+			}
+			if p.RunsCut > 0 {
+				fracCut = float64(p.TippedCut) / float64(p.RunsCut)
 			}
 			w.Write([]string{strconv.Itoa(s.Servers), strconv.Itoa(s.Dispatchers), f(s.Load), f(p.Scaled), f(p.Refresh),
-				strconv.Itoa(p.Runs), strconv.Itoa(p.Tipped), f(frac), f(p.MedianTip), strconv.Itoa(p.TippedCut), f(fracCut), strconv.Itoa(s.Cut)})
+				strconv.Itoa(p.Runs), strconv.Itoa(p.Tipped), f(frac), f(p.MedianTip),
+				strconv.Itoa(p.RunsCut), strconv.Itoa(p.TippedCut), f(fracCut), strconv.Itoa(s.Cut)})
 		}
 	}
 	w.Flush()

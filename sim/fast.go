@@ -1,0 +1,189 @@
+package sim
+
+import "math/bits"
+
+// Specialised arrival loops. arriveGeneric serves every rule through
+// choose and addDeparture, whose switches and calls cost more than the
+// work of a job on the two commonest workloads: least loaded on a stale
+// board (the water level; every edge bracket and most figures) and live
+// best of two. Their loops below do exactly what arriveGeneric does, with
+// the same random draws in the same order, so results are bit-identical;
+// the random number generator's common cases (ExpFloat64's rectangle,
+// Uint64N's single draw) are written out here because Go's inliner will
+// not take them whole. TestFastLoops checks each against arriveGeneric.
+
+// maxProbes is the most servers one job may probe (for the work count
+// that paces cancellation checks).
+func (r *runner) maxProbes() int {
+	switch r.c.Policy.Kind {
+	case BestOfD, Left:
+		return r.c.Policy.D
+	case FirstDiff:
+		return r.fdCap
+	}
+	return 0
+}
+
+// arrivalLoop returns the arrival loop for the run's rule.
+func (r *runner) arrivalLoop() func(stop float64, limit int64) {
+	c := &r.c
+	if c.Sizes.Kind != Exp || noFast {
+		return r.arriveGeneric
+	}
+	switch {
+	case r.waters != nil:
+		return r.arriveWater
+	case r.live && c.Policy.Kind == BestOfD && c.Policy.D == 2 && !c.Policy.WithReplacement && !c.Partitioned:
+		return r.arriveSq2Live
+	}
+	return r.arriveGeneric
+}
+
+// noFast makes every run take arriveGeneric (set by tests).
+var noFast bool
+
+// arriveWater is arriveGeneric for least loaded on a stale board (any
+// tally, any number of dispatchers, exponential sizes).
+func (r *runner) arriveWater(stop float64, limit int64) {
+	lp := &r.lp
+	g := r.rng
+	invRate := r.invRate
+	warm := r.c.Warmup
+	nextRec := lp.nextRec
+	last, waters, waterOf := r.last, r.waters, r.waterOf
+	log := r.log
+	k := uint64(r.k)
+	t, sum, jobs, arrivals := lp.next, lp.sum, lp.jobs, lp.arrivals
+	end := arrivals + limit
+	for t < stop && arrivals < end {
+		wi := 0
+		if k > 1 {
+			hi, lo := bits.Mul64(g.Uint64(), k)
+			if lo < k {
+				hi = g.uint64NSlow(hi, lo, k)
+			}
+			wi = waterOf[hi]
+		}
+		w := &waters[wi]
+		var s int32
+		if w.step > 1 {
+			s = w.pick(g)
+		} else {
+			// water.pick, written out.
+			if len(w.cur) == 0 {
+				w.advance()
+			}
+			cur := w.cur
+			n := uint64(len(cur))
+			var i uint64
+			if n > 1 {
+				hi, lo := bits.Mul64(g.Uint64(), n)
+				if lo < n {
+					hi = g.uint64NSlow(hi, lo, n)
+				}
+				i = hi
+			}
+			s = cur[i]
+			if w.raise {
+				cur[i] = cur[n-1]
+				w.cur = cur[:n-1]
+				w.next = append(w.next, s)
+			}
+		}
+		start := last[s]
+		if start < t {
+			start = t
+		}
+		u := g.Uint64() // ExpFloat64, written out
+		size := float64(uint32(u)) * zigW[uint8(u>>32)]
+		if uint32(u) >= zigK[uint8(u>>32)] {
+			size = g.expSlow(u)
+		}
+		dep := start + size
+		last[s] = dep
+		if dep > nextRec {
+			log = append(log, event{dep, s})
+		}
+		arrivals++
+		if t >= warm {
+			sum += dep - t
+			jobs++
+		}
+		u = g.Uint64()
+		gap := float64(uint32(u)) * zigW[uint8(u>>32)]
+		if uint32(u) >= zigK[uint8(u>>32)] {
+			gap = g.expSlow(u)
+		}
+		t += gap * invRate
+	}
+	r.log = log
+	lp.next, lp.sum, lp.jobs, lp.arrivals = t, sum, jobs, arrivals
+}
+
+// arriveSq2Live is arriveGeneric for live best of two distinct servers
+// (not partitioned, exponential sizes): bestOf's D = 2 case and the rings.
+func (r *runner) arriveSq2Live(stop float64, limit int64) {
+	lp := &r.lp
+	g := r.rng
+	invRate := r.invRate
+	warm := r.c.Warmup
+	last, rings := r.last, r.rings
+	k := uint64(r.k)
+	m := uint64(r.n)
+	t, sum, jobs, arrivals := lp.next, lp.sum, lp.jobs, lp.arrivals
+	a0 := arrivals
+	end := arrivals + limit
+	for t < stop && arrivals < end {
+		if k > 1 {
+			// The dispatcher: drawn, but moot on a live shared domain.
+			if _, lo := bits.Mul64(g.Uint64(), k); lo < k {
+				g.uint64NSlow(0, lo, k)
+			}
+		}
+		a, lo := bits.Mul64(g.Uint64(), m)
+		if lo < m {
+			a = g.uint64NSlow(a, lo, m)
+		}
+		b, lo := bits.Mul64(g.Uint64(), m-1)
+		if lo < m-1 {
+			b = g.uint64NSlow(b, lo, m-1)
+		}
+		if b >= a {
+			b++
+		}
+		s := int32(a)
+		if rings[b].count(t) < rings[a].count(t) {
+			s = int32(b)
+		}
+		start := last[s]
+		if start < t {
+			start = t
+		}
+		u := g.Uint64() // ExpFloat64, written out
+		size := float64(uint32(u)) * zigW[uint8(u>>32)]
+		if uint32(u) >= zigK[uint8(u>>32)] {
+			size = g.expSlow(u)
+		}
+		dep := start + size
+		last[s] = dep
+		q := &rings[s]
+		if int(q.n) == len(q.buf) {
+			q.grow()
+		}
+		q.buf[(int(q.head)+int(q.n))&(len(q.buf)-1)] = dep
+		q.n++
+		arrivals++
+		if t >= warm {
+			sum += dep - t
+			jobs++
+		}
+		u = g.Uint64()
+		gap := float64(uint32(u)) * zigW[uint8(u>>32)]
+		if uint32(u) >= zigK[uint8(u>>32)] {
+			gap = g.expSlow(u)
+		}
+		t += gap * invRate
+	}
+	r.probes += 2 * (arrivals - a0)
+	lp.next, lp.sum, lp.jobs, lp.arrivals = t, sum, jobs, arrivals
+}
