@@ -15,9 +15,9 @@ import (
 // Left[d] and FirstDiff[d], with loads that may be B balls stale.
 func runBalls(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "balls", "balls [flags]   (--bins, --balls, --policy and --batch take comma lists: one row per combination)")
-	bins := fs.String("bins", "1024", "number of bins n, integer ≥ 1 (list)")
-	balls := fs.String("balls", "n", "number of balls m, integer ≥ 1, or n for m = n (list)")
-	policy := fs.String("policy", "uniform,greedy:2,left:2,firstdiff:2", "rule: uniform, greedy:D (D probes with replacement), left:D (Vöcking), firstdiff:D (list)")
+	bins := fs.String("bins", "1024", "number of bins n, "+ballsRangeHelp.bins+" (list)")
+	balls := fs.String("balls", "n", "number of balls m, "+ballsRangeHelp.balls+", or n for m = n (list)")
+	policy := fs.String("policy", "uniform,greedy:2,left:2,firstdiff:2", "rule: uniform, greedy:D (D probes with replacement), left:D (Vöcking), firstdiff:D; D ≤ "+strconv.Itoa(sim.MaxProbes)+" (list)")
 	batch := fs.String("batch", "1", "probes see the loads as of the last multiple of B balls; 1 is exact (list)")
 	fdCap := fs.Int("firstdiff-cap", 0, "most probes one firstdiff ball may make (0: the number of bins); the mean is at most D in any case")
 	runs := fs.Int("runs", 32, "independent runs per row, integer ≥ 1 (standard errors need ≥ 2)")
@@ -36,8 +36,8 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	for _, n := range ns {
-		if n > 1<<31-1 {
-			return usagef("--bins %d: want an integer in [1, 2147483647]", n)
+		if err := checkBalls(n, 0); err != nil {
+			return err
 		}
 	}
 	var ms []int // nil: m = n
@@ -45,18 +45,28 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 		if ms, err = intList("balls", *balls, 1); err != nil {
 			return err
 		}
+		for _, m := range ms {
+			if err := checkBalls(1, m); err != nil {
+				return err
+			}
+		}
 	}
 	pols, err := parsedList("policy", *policy, sim.ParseBallsPolicy)
 	if err != nil {
 		return err
+	}
+	for _, p := range pols {
+		if p.D > sim.MaxProbes {
+			return usagef("--policy %s: want D ≤ %d (a ball costs D probes)", sim.BallsPolicyName(p), sim.MaxProbes)
+		}
 	}
 	bs, err := intList("batch", *batch, 1)
 	if err != nil {
 		return err
 	}
 	switch {
-	case *runs < 1:
-		return usagef("--runs %d: want an integer ≥ 1", *runs)
+	case *runs < 1 || *runs > maxSweepRuns:
+		return usagef("--runs %d: want an integer in [1, %d]", *runs, maxSweepRuns)
 	case *fdCap < 0:
 		return usagef("--firstdiff-cap %d: want an integer ≥ 0 (0: the number of bins)", *fdCap)
 	}

@@ -13,6 +13,8 @@ import (
 	"math"
 	"strconv"
 
+	"herd/compare"
+	"herd/meanfield"
 	"herd/sim"
 )
 
@@ -131,3 +133,127 @@ var simRangeHelp = struct{ servers, dispatchers, probes, start string }{
 // planned (its configuration, seed and identity, a few hundred bytes)
 // before any starts.
 const maxSweepRuns = 1_000_000
+
+// ballsRangeHelp is the limits text of herd balls' size flags.
+var ballsRangeHelp = struct{ bins, balls string }{
+	bins:  "integer in [1, " + strconv.Itoa(ballsMaxBins) + "]",
+	balls: "integer in [1, 1e11]",
+}
+
+// maxEdgeLoad is the highest load whose edge the refresh map can search:
+// the search starts at T(1−λ)² = meanfield.DefaultEdgeBranchFrom, which
+// must stay within the map's T ≤ 10⁶.
+var maxEdgeLoad = 1 - math.Sqrt(meanfield.DefaultEdgeBranchFrom/modelMaxRefresh)
+
+// checkEdge checks k and λ for the refresh map's edge search.
+func checkEdge(k int, load float64) error {
+	switch {
+	case k < 1 || k > modelMaxDispatchers:
+		return usagef("--dispatchers %d: want an integer in [1, %d] (the refresh map's range)", k, modelMaxDispatchers)
+	case !(load >= modelMinLoad && load <= maxEdgeLoad):
+		return usagef("--load %v: want a number in [%g, %.5f] (the edge search starts at T(1−λ)² = %g, and T ≤ %g)",
+			load, modelMinLoad, maxEdgeLoad, float64(meanfield.DefaultEdgeBranchFrom), modelMaxRefresh)
+	}
+	return nil
+}
+
+// checkBracket checks herd bracket's flags against the model's edge search
+// (which every bracket starts from) and the simulator's limits at each
+// --grid value (at T = 1 without a grid).
+func checkBracket(ns []int, k int, load float64, refreshes int, grid []float64) error {
+	if err := checkEdge(k, load); err != nil {
+		return err
+	}
+	if k == 1 && grid == nil {
+		return usagef("--dispatchers 1: one dispatcher has no edge, so the adaptive bracket has nowhere to start: give --grid")
+	}
+	xs := grid
+	if xs == nil {
+		xs = []float64{(1 - load) * (1 - load)} // T = 1
+	}
+	for _, n := range ns {
+		for _, x := range xs {
+			T := x / ((1 - load) * (1 - load))
+			if math.IsInf(T, 0) || math.IsInf(T*float64(refreshes), 0) {
+				return usagef("--grid %g: T = grid/(1−λ)², times --refreshes %d, overflows", x, refreshes)
+			}
+			c := sim.Config{Servers: n, Dispatchers: k, Load: load, Refresh: T,
+				Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
+				Start: sim.Start{Kind: sim.StartBalanced}, Horizon: float64(refreshes) * T, NoWarmup: true}
+			if err := c.Validate(); err != nil {
+				var ce *sim.ConfigError
+				if errors.As(err, &ce) && (ce.Field == "Refresh" || ce.Field == "Horizon") {
+					return usagef("--grid %g at --servers %d, --refreshes %d: %s", x, n, refreshes, ce.Msg)
+				}
+				return simUsage(err, nil)
+			}
+		}
+	}
+	return nil
+}
+
+// plausibleRun reports whether a bracket run read back from a run log is
+// within range.
+func plausibleRun(r compare.RunRecord) bool {
+	return r.Servers >= 1 && r.Dispatchers >= 1 && r.Load > 0 && r.Load < 1 &&
+		r.Scaled > 0 && !math.IsInf(r.Scaled, 0) && r.Refreshes >= 1 && r.Rep >= 0 &&
+		r.TippedAt >= -1 && r.TippedAt <= r.Refreshes
+}
+
+// Range checks of the results herd merge reads back from part files: a
+// value no run can produce (jobs = −5, a negative mean) marks the part
+// corrupt.
+
+// nonNeg reports whether x is a number ≥ 0 (+Inf allowed only if inf).
+func nonNeg(x jfloat, inf bool) bool {
+	f := float64(x)
+	return f >= 0 && (inf || !math.IsInf(f, 0))
+}
+
+func (r simRun) check() error {
+	switch {
+	case r.Jobs < 0 || r.Arrivals < 0 || r.Jobs > r.Arrivals:
+		return fmt.Errorf("jobs %d, arrivals %d: want 0 ≤ jobs ≤ arrivals", r.Jobs, r.Arrivals)
+	case r.Records < 0:
+		return fmt.Errorf("records %d: want ≥ 0", r.Records)
+	case !nonNeg(r.ResponseMean, false) || (r.Jobs > 0 && r.ResponseMean == 0):
+		return fmt.Errorf("response_mean %v: want a finite number > 0 (0 with no job)", float64(r.ResponseMean))
+	case !nonNeg(r.BoardMean, false) || !nonNeg(r.ProbesMean, false):
+		return fmt.Errorf("board_mean %v, probes_mean %v: want finite numbers ≥ 0", float64(r.BoardMean), float64(r.ProbesMean))
+	case !(r.End > 0) || math.IsInf(float64(r.End), 0):
+		return fmt.Errorf("end %v: want a finite number > 0", float64(r.End))
+	}
+	return nil
+}
+
+func (r pointRun) check() error {
+	switch {
+	case r.Kind != meanfield.FixedPoint && r.Kind != meanfield.Periodic && r.Kind != meanfield.Unconverged:
+		return fmt.Errorf("kind %d: not an attractor kind", int(r.Kind))
+	case r.Period < 0 || r.Iterations < 0:
+		return fmt.Errorf("period %d, iterations %d: want ≥ 0", r.Period, r.Iterations)
+	case r.Kind != meanfield.Unconverged && (!nonNeg(r.BoardMean, false) || !nonNeg(r.QueueMean, false) || !nonNeg(r.Response, false)):
+		return fmt.Errorf("board_mean %v, queue_mean %v, response %v: want finite numbers ≥ 0",
+			float64(r.BoardMean), float64(r.QueueMean), float64(r.Response))
+	case !(r.Truncation >= 0 && r.Truncation <= 1):
+		return fmt.Errorf("truncation %v: want a number in [0, 1]", float64(r.Truncation))
+	}
+	return nil
+}
+
+func (r bracketRun) check() error {
+	if r.TippedAt < -1 {
+		return fmt.Errorf("tipped_at %d: want −1 (survived) or a refresh ≥ 0", r.TippedAt)
+	}
+	return nil
+}
+
+func (r modelRun) check() error {
+	switch {
+	case r.Period < 0 || r.Iterations < 0:
+		return fmt.Errorf("period %d, iterations %d: want ≥ 0", r.Period, r.Iterations)
+	case r.Err == "" && (!(float64(r.Response) >= 0) || !(float64(r.Queue) >= 0)):
+		return fmt.Errorf("response %v, queue %v: want numbers ≥ 0", float64(r.Response), float64(r.Queue))
+	}
+	return nil
+}

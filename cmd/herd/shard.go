@@ -303,6 +303,11 @@ func runSweep[R any](ctx context.Context, sw *sweep, exec func(ctx context.Conte
 			if err := json.Unmarshal(m.raw[i], &r); err != nil {
 				return nil, nil, true, fmt.Errorf("run %d (%s): corrupt result: %w", i, sw.ids[i], err)
 			}
+			if c, ok := any(r).(interface{ check() error }); ok {
+				if err := c.check(); err != nil {
+					return nil, nil, true, fmt.Errorf("run %d (%s): corrupt result: %w", i, sw.ids[i], err)
+				}
+			}
 			put(i, r)
 		}
 		return results, done, false, nil
