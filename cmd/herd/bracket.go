@@ -93,7 +93,7 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 			return nil, err
 		}
 	}
-	if err := checkBracket(ns, *f.dispatchers, *f.load, *f.refreshes, grid); err != nil {
+	if err := checkBracket(ns, *f.dispatchers, *f.load, *f.runs, *f.refreshes, grid); err != nil {
 		return nil, err
 	}
 	var out []compare.BracketSettings

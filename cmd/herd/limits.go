@@ -160,12 +160,15 @@ func checkEdge(k int, load float64) error {
 // checkBracket checks herd bracket's flags against the model's edge search
 // (which every bracket starts from) and the simulator's limits at each
 // --grid value (at T = 1 without a grid).
-func checkBracket(ns []int, k int, load float64, refreshes int, grid []float64) error {
+func checkBracket(ns []int, k int, load float64, runs, refreshes int, grid []float64) error {
 	if err := checkEdge(k, load); err != nil {
 		return err
 	}
 	if k == 1 && grid == nil {
 		return usagef("--dispatchers 1: one dispatcher has no edge, so the adaptive bracket has nowhere to start: give --grid")
+	}
+	if runs := len(ns) * len(grid) * runs; runs > maxSweepRuns {
+		return usagef("--servers, --grid and --runs give %d runs, want at most %d (shorten the lists)", runs, maxSweepRuns)
 	}
 	xs := grid
 	if xs == nil {

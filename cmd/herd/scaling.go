@@ -126,7 +126,7 @@ func readBrackets(path string) ([]compare.BracketResult, error) {
 		}
 		if len(r) >= 14 { // cut, points, resolution, seed
 			br.Settings.Cut, _ = strconv.Atoi(r[10])
-			if p, err := strconv.Atoi(r[11]); err == nil && p >= 0 && p <= 1e6 {
+			if p, err := strconv.Atoi(r[11]); err == nil && p >= 0 && p <= 10_000 {
 				br.Points = make([]compare.PointStat, p)
 			}
 			br.Settings.Resolution = num(r[12])

@@ -110,8 +110,8 @@ type shardPlan struct {
 func (f *shardFlags) check(fs *pflag.FlagSet) error {
 	sharded := fs.Changed("shards")
 	switch {
-	case sharded && *f.shards < 1:
-		return usagef("--shards %d: want an integer ≥ 1", *f.shards)
+	case sharded && (*f.shards < 1 || *f.shards > maxSweepRuns):
+		return usagef("--shards %d: want an integer in [1, %d]", *f.shards, maxSweepRuns)
 	case fs.Changed("shard") && !sharded:
 		return usagef("--shard needs --shards N")
 	case *f.script && !sharded:
@@ -231,7 +231,7 @@ func readPart(path string) (*partFile, error) {
 	switch {
 	case p.Format != partFormat:
 		return nil, fmt.Errorf("corrupt part file: format %q, want %q", p.Format, partFormat)
-	case p.Shards < 1 || p.Shard < 0 || p.Shard >= p.Shards || p.Total < 0:
+	case p.Shards < 1 || p.Shards > maxSweepRuns || p.Shard < 0 || p.Shard >= p.Shards || p.Total < 0 || p.Total > maxSweepRuns:
 		return nil, fmt.Errorf("corrupt part file: shard %d of %d, %d runs", p.Shard, p.Shards, p.Total)
 	case filepath.Base(path) != partName(p.Shards, p.Shard):
 		return nil, fmt.Errorf("corrupt part file: it holds shard %d of %d, which belongs in %s", p.Shard, p.Shards, partName(p.Shards, p.Shard))
