@@ -61,7 +61,7 @@ const (
 	// modelMaxStart bounds the queue length of a start board (its rows):
 	// each map application costs time in proportion to the rows, and a
 	// queue drains at only 1 − λ per service time.
-	modelMaxStart = 100_000
+	modelMaxStart = 10_000
 )
 
 // modelRangeHelp is the limits text of the model commands' flags.
@@ -257,6 +257,30 @@ func (r modelRun) check() error {
 		return fmt.Errorf("period %d, iterations %d: want ≥ 0", r.Period, r.Iterations)
 	case r.Err == "" && (!(float64(r.Response) >= 0) || !(float64(r.Queue) >= 0)):
 		return fmt.Errorf("response %v, queue %v: want numbers ≥ 0", float64(r.Response), float64(r.Queue))
+	}
+	return nil
+}
+
+// The periodic-update models of herd model (meanfield.PeriodicUpdate).
+const (
+	periodicMaxRefresh = 1e4 // meanfield's bound on T
+	periodicMaxD       = 64  // meanfield's bound on D
+)
+
+// checkClassic checks a herd model policy against its model's range.
+func checkClassic(name string, d int, refresh float64) error {
+	if refresh == 0 || (name != "sqd" && name != "ll") {
+		return nil
+	}
+	switch {
+	case refresh < modelMinRefresh || refresh > periodicMaxRefresh:
+		// Below T = 0.01 the map does not settle and rounding shows (at
+		// T = 10⁻³ least loaded reports a mean time below one service
+		// time, at T = 10⁻³⁰⁰ exactly 0, marked converged).
+		return usagef("--refresh %g: want 0 (a live board) or a number in [%g, %g] for the periodic-update model of --policy %s",
+			refresh, modelMinRefresh, periodicMaxRefresh, name)
+	case name == "sqd" && d > periodicMaxD:
+		return usagef("--policy sqd:%d: want D ≤ %d on a stale board (the periodic-update map; a live board takes any D)", d, periodicMaxD)
 	}
 	return nil
 }
