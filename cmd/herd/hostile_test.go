@@ -123,6 +123,11 @@ func hostileCases() []hostileCase {
 		u("--horizon", "sim", "--horizon", "1e300", "--load", "1e-300"),
 		u("--policy", "balls", "--policy", "greedy:100000"),
 		u("--balls", "balls", "--balls", "1000000000000"),
+		u("--refresh", "model", "--policy", "ll", "--refresh", "1e-300"),
+		u("--refresh", "model", "--policy", "ll,sq2", "--refresh", "1e300"),
+		u("--policy", "model", "--policy", "sqd:1000000", "--refresh", "10"),
+		u("--start", "point", "--refresh", "10", "--start", "balanced:100000"),
+		u("--shards", "sim", "--shards", "1000000000", "--out", "sweep"),
 	}
 }
 
