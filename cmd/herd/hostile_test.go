@@ -128,6 +128,7 @@ func hostileCases() []hostileCase {
 		u("--policy", "model", "--policy", "sqd:1000000", "--refresh", "10"),
 		u("--start", "point", "--refresh", "10", "--start", "balanced:100000"),
 		u("--shards", "sim", "--shards", "1000000000", "--out", "sweep"),
+		u("DIR", "figures", "text.txt", "--only", "1"),
 	}
 }
 
