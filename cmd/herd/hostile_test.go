@@ -114,7 +114,7 @@ func hostileCases() []hostileCase {
 		u("--out", "bracket", "--servers", "25", "--runs", "2", "--refreshes", "10", "--grid", "1", "--out", "text.txt"),
 		u("--points", "merge", "simsweep", "--points", "p.csv"),
 		u("--from", "scaling", "--from", "one.csv"),
-		u("--plot", "sim", "--servers", "10", "--horizon", "10", "--runs", "2", "--refresh", "1,2", "--plot", "/missing/dir/x.png"),
+		u("--plot", "sim", "--servers", "10", "--horizon", "10", "--runs", "2", "--refresh", "1,2", "--plot", "missing/dir/x.png"),
 		// A merge of parts holding an impossible value.
 		{args: []string{"merge", "badsweep"}, flag: "", want: "jobs -5"},
 		// More of the same kind, found while fixing the above.
