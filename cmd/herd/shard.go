@@ -345,7 +345,7 @@ func runShard[R any](ctx context.Context, sw *sweep, plan *shardPlan, exec func(
 		p.Owned = []int{}
 	}
 	if err := os.MkdirAll(plan.dir, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return usagef("--out %s: %v", plan.dir, err) // before any run
 	}
 	path := filepath.Join(plan.dir, partName(plan.n, plan.i))
 	have := map[int]json.RawMessage{}
