@@ -300,7 +300,7 @@ func TestHysteresisCLI(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{"--load 1", "--load 1: want a number in (0, 1)"},
 		{"--tally none", "--tally \"none\": want own, shared or scaled"},
-		{"--runs 1", "--runs 1: want an integer ≥ 2"},
+		{"--runs 1", "--runs 1: want an integer in [2, 1000000]"},
 		{"--refresh 0", "--refresh 0: want a number > 0"},
 	} {
 		_, errs, code := herd(t, append([]string{"hysteresis"}, strings.Fields(tc.args)...)...)
