@@ -129,6 +129,7 @@ func hostileCases() []hostileCase {
 		u("--start", "point", "--refresh", "10", "--start", "balanced:100000"),
 		u("--shards", "sim", "--shards", "1000000000", "--out", "sweep"),
 		u("DIR", "figures", "text.txt", "--only", "1"),
+		u("--load", "hysteresis", "--load", "0.999"),
 		u("--out", "sim", "--shards", "2", "--shard", "0", "--out", "text.txt"),
 	}
 }

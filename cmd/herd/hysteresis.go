@@ -87,6 +87,11 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 		modelNote = "shared tallies and partitions are the k = 1 refresh map as N → ∞"
 	}
 
+	if hasModel && *bistable {
+		if err := checkEdge(modelK, *load); err != nil {
+			return usagef("%v; the bistable range starts from the edge (--bistable=false skips it)", err)
+		}
+	}
 	var pts []*hystPoint
 	for _, T := range ts {
 		if hasModel {
