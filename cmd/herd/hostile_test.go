@@ -112,7 +112,7 @@ func hostileCases() []hostileCase {
 		u("--format", "merge", "empty", "--format", "xml"),
 		u("--cut", "bracket", "--servers", "25", "--runs", "2", "--refreshes", "10", "--cut", "5000"),
 		u("--out", "bracket", "--servers", "25", "--runs", "2", "--refreshes", "10", "--grid", "1", "--out", "text.txt"),
-		u("--points", "merge", "simsweep", "--points", "p.csv"),
+		u("has no --points", "merge", "simsweep", "--points", "p.csv"),
 		u("--from", "scaling", "--from", "one.csv"),
 		u("--plot", "sim", "--servers", "10", "--horizon", "10", "--runs", "2", "--refresh", "1,2", "--plot", "missing/dir/x.png"),
 		// A merge of parts holding an impossible value.
