@@ -293,6 +293,9 @@ func leadingEigenvalues(m *RefreshMap, p []float64, count int) ([]complex128, in
 	for n > 2 && p[n-1] < spectrumRowMin {
 		n--
 	}
+	if n < 2 { // a one-row board has no unit-mass direction to perturb
+		return nil, 0, errors.New("meanfield: spectrum: the board has one row")
+	}
 	base := make([]float64, len(p)+8)
 	copy(base, p)
 	x := append([]float64(nil), p[:n]...)

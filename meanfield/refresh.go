@@ -132,6 +132,8 @@ func (r Refresh) Validate() error {
 		return fmt.Errorf("meanfield: Dispatchers = %d outside [1, %d]", r.Dispatchers, maxRefreshDispatchers)
 	case !(r.Load > 0 && r.Load < 1):
 		return fmt.Errorf("meanfield: Load = %v outside (0, 1)", r.Load)
+	case r.Load < 1e-9: // lighter loads are lost to truncation (and overflow the windows)
+		return fmt.Errorf("meanfield: Load = %v below 1e-9 (lost to the map's truncation)", r.Load)
 	case !(r.Period > 0 && r.Period <= maxRefreshPeriod):
 		return fmt.Errorf("meanfield: Period = %v outside (0, %g]", r.Period, maxRefreshPeriod)
 	case r.Tol != 0 && !(r.Tol >= 1e-30 && r.Tol <= 1e-3):
@@ -916,6 +918,9 @@ func BoardEmpty() []float64 { return []float64{1} }
 
 // BoardBalanced returns the board with every server at q jobs (q ≥ 0).
 func BoardBalanced(q int) []float64 {
+	if q < 0 {
+		panic(fmt.Sprintf("meanfield: BoardBalanced(%d): want ≥ 0", q))
+	}
 	p := make([]float64, q+1)
 	p[q] = 1
 	return p
@@ -924,6 +929,9 @@ func BoardBalanced(q int) []float64 {
 // BoardHalf returns the board with half the servers at b jobs and half
 // empty (b ≥ 1; b = 0 gives the empty board).
 func BoardHalf(b int) []float64 {
+	if b < 0 {
+		panic(fmt.Sprintf("meanfield: BoardHalf(%d): want ≥ 0", b))
+	}
 	p := make([]float64, b+1)
 	p[0] += 0.5
 	p[b] += 0.5
@@ -933,6 +941,9 @@ func BoardHalf(b int) []float64 {
 // BoardSpread returns the board with queue lengths spread evenly over
 // 0, 1, …, m.
 func BoardSpread(m int) []float64 {
+	if m < 0 {
+		panic(fmt.Sprintf("meanfield: BoardSpread(%d): want ≥ 0", m))
+	}
 	p := make([]float64, m+1)
 	for i := range p {
 		p[i] = 1 / float64(m+1)

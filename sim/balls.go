@@ -354,11 +354,11 @@ func RunBalls(c BallsConfig, seed uint64) (BallsResult, error) {
 	return res, nil
 }
 
-// checkEvery is the work (balls plus probes) between two checks of the
+// ballsCheckEvery is the work (balls plus probes) between two checks of the
 // context: a few milliseconds.
-const checkEvery = 1 << 22
+const ballsCheckEvery = 1 << 22
 
-// runBalls is one run; it checks ctx every checkEvery balls plus probes
+// runBalls is one run; it checks ctx every ballsCheckEvery balls plus probes
 // (one ball's probes are never interrupted: at most MaxProbeCap) and
 // reports false when cancelled.
 func runBalls(ctx context.Context, c BallsConfig, seed uint64) (BallsResult, bool) {
@@ -390,7 +390,7 @@ func runBallsInto(ctx context.Context, c BallsConfig, seed uint64, load []int32)
 	}
 	nn := uint64(n)
 	left := B // balls until the next snapshot
-	work := checkEvery
+	work := ballsCheckEvery
 	for i := 0; i < m; i++ {
 		if left == 0 {
 			for _, s := range touched {
@@ -404,7 +404,7 @@ func runBallsInto(ctx context.Context, c BallsConfig, seed uint64, load []int32)
 			if ctx.Err() != nil {
 				return BallsResult{}, false
 			}
-			work = checkEvery
+			work = ballsCheckEvery
 		}
 		var s int32
 		p := D

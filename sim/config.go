@@ -329,13 +329,35 @@ func (s Start) String() string {
 	return fmt.Sprintf("start(%d)", int(s.Kind))
 }
 
-// jobs returns the resolved number of jobs for the start parameter.
-func (s Start) jobs(refresh float64) int {
+// Resolved returns the start parameter in jobs (a multiple of T times
+// refresh), rounded; it may be too large for an int (see Validate).
+func (s Start) Resolved(refresh float64) float64 {
 	v := s.Value
 	if s.PerRefresh {
 		v *= refresh
 	}
-	return int(math.Round(v))
+	return math.Round(v)
+}
+
+// jobs returns the resolved number of jobs for the start parameter; the
+// configuration has been validated, so it fits.
+func (s Start) jobs(refresh float64) int { return int(s.Resolved(refresh)) }
+
+// Total returns the jobs the start state lays down on n servers, as a
+// float64 so that no size overflows.
+func (s Start) Total(n int, refresh float64) float64 {
+	b := s.Resolved(refresh)
+	switch s.Kind {
+	case StartBalanced:
+		return float64(n) * b
+	case StartHalf:
+		return float64(n/2) * b
+	case StartSpread: // queues from 0 to b, evenly: about n·b/2
+		return float64(n) * b / 2
+	case StartSingle:
+		return b
+	}
+	return 0
 }
 
 // Config describes one simulated system. The zero value of each field
@@ -409,8 +431,126 @@ func (c Config) Normalized() Config { return c.withDefaults() }
 // ErrConfig marks invalid configurations.
 var ErrConfig = errors.New("invalid configuration")
 
+// ConfigError is an invalid or oversized configuration: Field names the
+// Config field at fault (Servers, Start, Policy, …), Msg says what is
+// wrong and the allowed range. It wraps ErrConfig.
+type ConfigError struct {
+	Field string // the Config field: Servers, Start, Policy, …
+	Value string // its value, as the command line writes it
+	Msg   string // what is wrong: the allowed range, or what it would need
+}
+
+func (e *ConfigError) Error() string {
+	return "sim: " + ErrConfig.Error() + ": " + e.Field + " = " + e.Value + ": " + e.Msg
+}
+
+func (e *ConfigError) Unwrap() error { return ErrConfig }
+
 func cfgErr(format string, args ...any) error {
 	return fmt.Errorf("sim: %w: %s", ErrConfig, fmt.Sprintf(format, args...))
+}
+
+// fieldErr is a ConfigError on field, whose value is value.
+func fieldErr(field string, value any, format string, args ...any) error {
+	v := fmt.Sprint(value)
+	if f, ok := value.(float64); ok {
+		v = fmtFloat(f)
+	}
+	return &ConfigError{Field: field, Value: v, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Size limits of one run, checked by Validate before anything is
+// allocated. They follow from the estimates in Footprint: a run's memory
+// is about 64 bytes per server, 4 more per server and dispatcher for
+// per-dispatcher tallies, 24·k² for the scaled tally's water levels and
+// 64 bytes per job present at the start (a 16-byte departure event in a
+// list that grows by doubling); its time is about 100 ns per arrival plus
+// 10 ns per probe, plus about a nanosecond per server at each board
+// refresh.
+const (
+	// MaxServers: 10⁷ servers hold about 640 MB of state per run.
+	MaxServers = 10_000_000
+	// MaxDispatchers: beyond 10⁵ dispatchers the per-dispatcher state
+	// (tallies, water levels) alone outgrows MaxRunBytes at any useful N.
+	MaxDispatchers = 100_000
+	// MaxProbes bounds D in sqd:D, left:D and firstdiff:D: a job costs
+	// O(D) probes (10–100 ns each), so D = 1,024 already makes a job
+	// a thousand times dearer than random dispatching.
+	MaxProbes = 1024
+	// MaxStartJobs bounds the jobs a start state lays down: up to 64
+	// bytes each at the peak, 1.3 GB (measured: 4·10⁷ jobs took 2.5 GB
+	// and 24 s on a loaded machine).
+	MaxStartJobs = 20_000_000
+	// MaxRunJobs bounds the expected arrivals of one run, λ·N·horizon:
+	// 10¹² arrivals take about a day on one core.
+	MaxRunJobs = 1e12
+	// MaxRecords bounds the board records of one run, horizon/T (or
+	// horizon/SampleEvery on a live board): each copies the board.
+	MaxRecords = 1e9
+	// MaxRunBytes bounds the estimated memory of one run (2 GiB).
+	MaxRunBytes = 1 << 31
+)
+
+// Footprint estimates one run's memory in bytes (see the limits above).
+// It is computed in float64, so that no product overflows.
+func (c Config) Footprint() float64 {
+	c = c.withDefaults()
+	n, k := float64(c.Servers), float64(c.Dispatchers)
+	b := 64*n + 64*k + 64*c.Start.Total(c.Servers, c.Refresh)
+	perDispatcher := c.Tally == TallyOwn || c.Tally == TallyScaled
+	if perDispatcher && c.Policy.readsBoard() {
+		b += 4 * k * n // a tally (or water level list) per dispatcher
+	}
+	if c.Tally == TallyScaled && c.Policy.Kind == LeastLoaded {
+		b += 24 * k * k
+	}
+	return b
+}
+
+// limits checks the size limits; c has its defaults.
+func (c Config) limits() error {
+	switch {
+	case c.Servers > MaxServers:
+		return fieldErr("Servers", c.Servers, "want at most %d (about 64 bytes of state per server)", MaxServers)
+	case c.Dispatchers > MaxDispatchers:
+		return fieldErr("Dispatchers", c.Dispatchers, "want at most %d (per-dispatcher state)", MaxDispatchers)
+	}
+	switch c.Policy.Kind {
+	case BestOfD, Left, FirstDiff:
+		if c.Policy.D > MaxProbes {
+			return fieldErr("Policy", c.Policy, "want D ≤ %d (a job costs D probes)", MaxProbes)
+		}
+	}
+	if q := c.Start.Resolved(c.Refresh); q > MaxStartJobs {
+		return fieldErr("Start", c.Start, "puts %.3g jobs on a server, want at most %d", q, MaxStartJobs)
+	}
+	if j := c.Start.Total(c.Servers, c.Refresh); j > MaxStartJobs {
+		return fieldErr("Start", c.Start, "lays down %.3g jobs on %d servers, want at most %d (up to 64 bytes each)", j, c.Servers, MaxStartJobs)
+	}
+	if j := c.Load * float64(c.Servers) * c.Horizon; !(j <= MaxRunJobs) {
+		return fieldErr("Horizon", c.Horizon, "a run would simulate λ·N·horizon = %.3g arrivals, want at most %.0e (about a day on one core)", j, MaxRunJobs)
+	}
+	step := c.Refresh
+	if step == 0 {
+		step = c.SampleEvery
+	}
+	if r := c.Horizon / step; !(r <= MaxRecords) {
+		if c.Refresh == 0 {
+			return fieldErr("Horizon", c.Horizon, "a run would take horizon/%v = %.3g board samples, want at most %.0e", c.SampleEvery, r, MaxRecords)
+		}
+		return fieldErr("Refresh", c.Refresh, "a run of horizon %v would take horizon/T = %.3g board refreshes, want at most %.0e", c.Horizon, r, MaxRecords)
+	}
+	if m := c.Footprint(); m > MaxRunBytes {
+		field, value := "Servers", any(c.Servers) // the flag behind the largest term
+		if st := 64 * c.Start.Total(c.Servers, c.Refresh); st > m/2 {
+			field, value = "Start", c.Start
+		} else if 64*float64(c.Servers) < m/2 {
+			field, value = "Dispatchers", c.Dispatchers
+		}
+		return fieldErr(field, value, "a run would need about %.3g GB of memory (servers %d, dispatchers %d, tally %s, start %s), want at most %.3g GB",
+			m/1e9, c.Servers, c.Dispatchers, c.Tally, c.Start, float64(MaxRunBytes)/1e9)
+	}
+	return nil
 }
 
 // Validate reports the first invalid field, naming its allowed range.
@@ -418,29 +558,29 @@ func (c Config) Validate() error {
 	c = c.withDefaults()
 	switch {
 	case c.Servers < 1:
-		return cfgErr("Servers = %d, want ≥ 1", c.Servers)
+		return fieldErr("Servers", c.Servers, "want an integer ≥ 1")
 	case c.Dispatchers < 1:
-		return cfgErr("Dispatchers = %d, want ≥ 1", c.Dispatchers)
+		return fieldErr("Dispatchers", c.Dispatchers, "want an integer ≥ 1")
 	case !(c.Load > 0 && c.Load < 1):
-		return cfgErr("Load = %v, want in (0, 1)", c.Load)
+		return fieldErr("Load", c.Load, "want a number in (0, 1)")
 	case !(c.Refresh >= 0) || math.IsInf(c.Refresh, 0):
-		return cfgErr("Refresh = %v, want ≥ 0 (0 is a live board)", c.Refresh)
+		return fieldErr("Refresh", c.Refresh, "want a finite number ≥ 0 (0 is a live board)")
 	case c.Partitioned && c.Servers < c.Dispatchers:
-		return cfgErr("Partitioned needs Servers ≥ Dispatchers, have %d < %d", c.Servers, c.Dispatchers)
+		return fieldErr("Partitioned", true, "needs Servers ≥ Dispatchers, have %d < %d", c.Servers, c.Dispatchers)
 	case !(c.Horizon > 0) || math.IsInf(c.Horizon, 0):
-		return cfgErr("Horizon = %v, want > 0", c.Horizon)
+		return fieldErr("Horizon", c.Horizon, "want a finite number > 0")
 	case !(c.Warmup >= 0 && c.Warmup < c.Horizon):
-		return cfgErr("Warmup = %v, want in [0, Horizon = %v)", c.Warmup, c.Horizon)
+		return fieldErr("Warmup", c.Warmup, "want a number in [0, horizon = %v)", c.Horizon)
 	case !(c.SampleEvery > 0):
-		return cfgErr("SampleEvery = %v, want > 0", c.SampleEvery)
+		return fieldErr("SampleEvery", c.SampleEvery, "want a number > 0")
 	case c.FirstDiffCap < 0:
-		return cfgErr("FirstDiffCap = %d, want ≥ 0 (0 is the default)", c.FirstDiffCap)
+		return fieldErr("FirstDiffCap", c.FirstDiffCap, "want an integer ≥ 0 (0 is the default)")
 	}
 	if err := c.Sizes.validate(); err != nil {
 		return fmt.Errorf("%w (%w)", err, ErrConfig)
 	}
 	if c.Start.PerRefresh && c.Refresh == 0 {
-		return cfgErr("start %s is a multiple of T but the board is live (Refresh = 0)", c.Start)
+		return fieldErr("Start", c.Start, "a multiple of T, but the board is live (Refresh = 0)")
 	}
 	block := c.Servers
 	if c.Partitioned {
@@ -449,18 +589,18 @@ func (c Config) Validate() error {
 	switch c.Policy.Kind {
 	case BestOfD:
 		if c.Policy.D < 1 {
-			return cfgErr("policy sqd:%d: D must be ≥ 1", c.Policy.D)
+			return fieldErr("Policy", c.Policy, "D must be ≥ 1")
 		}
 		if !c.Policy.WithReplacement && c.Policy.D > block {
-			return cfgErr("policy %s samples %d distinct servers but a dispatcher reaches only %d", c.Policy, c.Policy.D, block)
+			return fieldErr("Policy", c.Policy, "samples %d distinct servers but a dispatcher reaches only %d", c.Policy.D, block)
 		}
 	case Left:
 		if c.Policy.D < 1 || c.Policy.D > block {
-			return cfgErr("policy left:%d: D must be in [1, %d] (servers a dispatcher reaches)", c.Policy.D, block)
+			return fieldErr("Policy", c.Policy, "D must be in [1, %d] (servers a dispatcher reaches)", block)
 		}
 	case FirstDiff:
 		if c.Policy.D < 1 {
-			return cfgErr("policy firstdiff:%d: D must be ≥ 1", c.Policy.D)
+			return fieldErr("Policy", c.Policy, "D must be ≥ 1")
 		}
 	case Random, RoundRobin, LeastLoaded, Oracle:
 	default:
@@ -472,7 +612,10 @@ func (c Config) Validate() error {
 	if c.Start.Kind < StartEmpty || c.Start.Kind > StartSingle {
 		return cfgErr("unknown start kind %d", int(c.Start.Kind))
 	}
-	return nil
+	if !(c.Start.Value >= 0) || math.IsInf(c.Start.Value, 0) {
+		return fieldErr("Start", c.Start, "the number must be finite and ≥ 0")
+	}
+	return c.limits()
 }
 
 // Key is a canonical description of the configuration: the identity from

@@ -17,9 +17,9 @@ import (
 // m = n or heavily loaded (m = c·n), and loads that may be B balls stale.
 func runBalls(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "balls", "balls [flags]   (--bins, --balls, --policy, --firstdiff-rule and --batch take comma lists: one row per combination)")
-	bins := fs.String("bins", "1024", "number of bins n, integer ≥ 1 (list)")
+	bins := fs.String("bins", "1024", "number of bins n, "+ballsRangeHelp.bins+" (list)")
 	balls := fs.String("balls", "n", "number of balls m: an integer ≥ 1, n for m = n, or cn (e.g. 16n) for m = c·n, the heavily loaded setting (list; m ≤ 2147483647)")
-	policy := fs.String("policy", "uniform,greedy:2,left:2,firstdiff:2", "rule: uniform, greedy:D (D probes with replacement), left:D (Vöcking), firstdiff:D (list)")
+	policy := fs.String("policy", "uniform,greedy:2,left:2,firstdiff:2", "rule: uniform, greedy:D (D probes with replacement), left:D (Vöcking), firstdiff:D; D ≤ "+strconv.Itoa(sim.MaxProbes)+" (list)")
 	fdRule := fs.String("firstdiff-rule", "allowance", "how firstdiff:D limits its probes: allowance (D probes per ball earned, mean ≤ D exactly) or cap:C (each ball up to C probes; C a whole number or in terms of d and n: d, 2d, d^2, 4d^2, n) (list; firstdiff rows only)")
 	batch := fs.String("batch", "1", "probes see the loads as of the last multiple of B balls; 1 is exact (list)")
 	fdCap := fs.Int("firstdiff-cap", 0, "under the allowance, most probes one firstdiff ball may make (0: the number of bins); the mean is at most D in any case")
@@ -39,8 +39,8 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	for _, n := range ns {
-		if n > 1<<31-1 {
-			return usagef("--bins %d: want an integer in [1, 2147483647]", n)
+		if err := checkBalls(n, 0); err != nil {
+			return err
 		}
 	}
 	ms, err := parsedList("balls", *balls, parseBallCount)
@@ -51,6 +51,11 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, p := range pols {
+		if p.D > sim.MaxProbes {
+			return usagef("--policy %s: want D ≤ %d (a ball costs D probes)", sim.BallsPolicyName(p), sim.MaxProbes)
+		}
+	}
 	rules, err := parsedList("firstdiff-rule", *fdRule, sim.ParseFirstDiffRule)
 	if err != nil {
 		return err
@@ -60,8 +65,8 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	switch {
-	case *runs < 1:
-		return usagef("--runs %d: want an integer ≥ 1", *runs)
+	case *runs < 1 || *runs > maxSweepRuns:
+		return usagef("--runs %d: want an integer in [1, %d]", *runs, maxSweepRuns)
 	case *fdCap < 0:
 		return usagef("--firstdiff-cap %d: want an integer ≥ 0 (0: the number of bins)", *fdCap)
 	}

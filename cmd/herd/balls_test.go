@@ -89,7 +89,7 @@ func TestBallsBadInput(t *testing.T) {
 		{[]string{"--policy", "greedy"}, "--policy: policy \"greedy\" needs a number of probes"},
 		{[]string{"--policy", "sq2"}, "--policy: unknown policy \"sq2\""},
 		{[]string{"--bins", "3", "--policy", "left:4"}, "--policy: policy left:4: D must be in [1, 3]"},
-		{[]string{"--runs", "0"}, "--runs 0: want an integer ≥ 1"},
+		{[]string{"--runs", "0"}, "--runs 0: want an integer in [1, 1000000]"},
 		{[]string{"--firstdiff-cap", "-1"}, "--firstdiff-cap -1: want an integer ≥ 0"},
 		{[]string{"--plot", "x.pdf", "--bins", "8,16"}, "--plot \"x.pdf\": want a file name ending in .png or .svg"},
 		{[]string{"--plot", "x.svg"}, "--plot needs a --bins list"},

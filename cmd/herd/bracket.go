@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,16 +31,17 @@ type bracketFlags struct {
 	seed                    *uint64
 	out, points, plot, from *string
 	outFlags                *outputFlags
+	fs                      *pflag.FlagSet
 }
 
 func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
 	return &bracketFlags{
 		servers:     fs.String("servers", "25,100,400,1600", "servers N, integers ≥ dispatchers (list: one bracket each)"),
-		dispatchers: fs.Int("dispatchers", 5, "dispatchers k, integer ≥ 1 (least loaded with own tallies)"),
-		load:        fs.Float64("load", 0.9, "load λ per server, in (0, 1)"),
+		dispatchers: fs.Int("dispatchers", 5, "dispatchers k, "+modelRangeHelp.dispatchers+" (least loaded with own tallies; 1 needs --grid)"),
+		load:        fs.Float64("load", 0.9, fmt.Sprintf("load λ per server, in [%g, %.5f] (the model's edge search)", modelMinLoad, maxEdgeLoad)),
 		runs:        fs.Int("runs", 6, "runs per refresh period, integer ≥ 2"),
 		refreshes:   fs.Int("refreshes", 1000, "refresh periods per run (a run stops when it tips), integer ≥ 10"),
-		cut:         fs.Int("cut", 300, "the shorter run length also reported, in refreshes"),
+		cut:         fs.Int("cut", 300, "the shorter run length also reported, in refreshes, at most --refreshes (default: 300, or --refreshes if fewer)"),
 		resolution:  fs.Float64("resolution", 0.05, "bisect until no gap inside the bracket exceeds this, in T(1−λ)²"),
 		grid:        fs.String("grid", "", "fixed list of T(1−λ)² to run (no extension or bisection); default: adaptive around the model's edge"),
 		seed:        fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the run's parameters"),
@@ -47,6 +49,7 @@ func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
 		points:      fs.String("points", "", "write the per-T tipping table (CSV) to FILE"),
 		plot:        fs.String("plot", "", "draw the brackets against N with the model's edge into FILE.png or FILE.svg"),
 		outFlags:    addOutputFlags(fs, "runs simulated"),
+		fs:          fs,
 	}
 }
 
@@ -55,6 +58,9 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 	ns, err := intList("servers", *f.servers, 1)
 	if err != nil {
 		return nil, err
+	}
+	if !f.fs.Changed("cut") && *f.cut > *f.refreshes {
+		*f.cut = *f.refreshes // the default cut, 300, cannot exceed the runs
 	}
 	switch {
 	case *f.dispatchers < 1:
@@ -65,13 +71,20 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 		return nil, usagef("--runs %d: want an integer ≥ 2", *f.runs)
 	case *f.refreshes < 10:
 		return nil, usagef("--refreshes %d: want an integer ≥ 10", *f.refreshes)
-	case *f.cut < 1:
-		return nil, usagef("--cut %d: want an integer ≥ 1", *f.cut)
+	case *f.cut < 1 || *f.cut > *f.refreshes:
+		return nil, usagef("--cut %d: want an integer in [1, --refreshes = %d]", *f.cut, *f.refreshes)
+	case *f.runs > maxSweepRuns:
+		return nil, usagef("--runs %d: want an integer in [2, %d]", *f.runs, maxSweepRuns)
 	case !(*f.resolution > 0) || math.IsInf(*f.resolution, 0):
 		return nil, usagef("--resolution %v: want a number > 0 (in T(1−λ)²)", *f.resolution)
 	}
 	if err := checkPlotPath(*f.plot); err != nil {
 		return nil, err
+	}
+	if *f.points != "" {
+		if err := checkOutputDir("points", *f.points); err != nil {
+			return nil, err
+		}
 	}
 	var grid []float64
 	if *f.grid != "" {
@@ -79,6 +92,9 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if err := checkBracket(ns, *f.dispatchers, *f.load, *f.runs, *f.refreshes, grid); err != nil {
+		return nil, err
 	}
 	var out []compare.BracketSettings
 	for _, n := range ns {
@@ -140,6 +156,9 @@ func runBracketSweep(ctx context.Context, e *env, args []string, merged *mergedR
 		}
 	} else {
 		results, runErr = brackets(ctx, e, f, set)
+		if len(results) == 0 && runErr != nil && !errors.Is(runErr, errInterrupted) {
+			return runErr // nothing to print: a bad --out or a failed first bracket
+		}
 	}
 	t := bracketTable(results)
 	err = writeTable(ctx, e, t, fmtName, func() error {
@@ -322,6 +341,9 @@ func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st
 			if errors.Is(err, context.Canceled) {
 				return results, errInterrupted
 			}
+			if s.Grid == nil && math.IsNaN(r.ModelScaled) {
+				return results, usagef("--dispatchers %d --load %g: the refresh map has no edge here, so the adaptive bracket has nowhere to start: give --grid", s.Dispatchers, s.Load)
+			}
 			return results, err
 		}
 		if prog.w != nil {
@@ -452,6 +474,10 @@ type fileStore struct {
 	runs map[string]compare.RunRecord
 }
 
+// storeMagic is the first line of a run log: --out refuses any other file.
+// Logs written before it begin with storeHeader, which is accepted too.
+const storeMagic = "# herd bracket run log 1"
+
 var storeHeader = "servers,dispatchers,load,scaled,refreshes,rep,seed,tipped_at"
 
 func openFileStore(path string) (*fileStore, error) {
@@ -460,19 +486,30 @@ func openFileStore(path string) (*fileStore, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
+	if err := checkStoreHead(data); err != nil {
+		return nil, err
+	}
 	complete := len(data)
 	if complete > 0 && data[complete-1] != '\n' {
 		complete = bytes.LastIndexByte(data, '\n') + 1 // drop a torn last line
 	}
 	r := csv.NewReader(bytes.NewReader(data[:complete]))
 	r.FieldsPerRecord = -1
+	r.Comment = '#'
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
 		}
-		if err != nil || len(rec) != 8 || rec[0] == "servers" {
+		if err != nil {
+			return nil, fmt.Errorf("%s: a corrupt run log: %w", path, err)
+		}
+		if len(rec) == 8 && rec[0] == "servers" {
 			continue
+		}
+		if len(rec) != 8 {
+			line, _ := r.FieldPos(0)
+			return nil, fmt.Errorf("%s:%d: a corrupt run log: %d fields, want 8", path, line, len(rec))
 		}
 		var x compare.RunRecord
 		var e [8]error
@@ -484,9 +521,11 @@ func openFileStore(path string) (*fileStore, error) {
 		x.Rep, e[5] = strconv.Atoi(rec[5])
 		x.Seed, e[6] = strconv.ParseUint(rec[6], 10, 64)
 		x.TippedAt, e[7] = strconv.Atoi(rec[7])
-		if errors.Join(e[:]...) == nil {
-			s.runs[x.Key()] = x
+		if err := errors.Join(e[:]...); err != nil || !plausibleRun(x) {
+			line, _ := r.FieldPos(0)
+			return nil, fmt.Errorf("%s:%d: a corrupt run log: %q", path, line, strings.Join(rec, ","))
 		}
+		s.runs[x.Key()] = x
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -502,6 +541,7 @@ func openFileStore(path string) (*fileStore, error) {
 	}
 	s.f, s.w = f, bufio.NewWriter(f)
 	if complete == 0 {
+		fmt.Fprintln(s.w, storeMagic)
 		fmt.Fprintln(s.w, storeHeader)
 	}
 	return s, s.w.Flush()
@@ -529,4 +569,21 @@ func (s *fileStore) Close() error {
 	defer s.mu.Unlock()
 	err := s.w.Flush()
 	return errors.Join(err, s.f.Close())
+}
+
+// checkStoreHead refuses a non-empty --out file that is not a herd run
+// log: its first line must be storeMagic (or, in logs written before
+// storeMagic, storeHeader).
+func checkStoreHead(data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	if string(first) == storeMagic || string(first) == storeHeader {
+		return nil
+	}
+	if len(first) > 60 {
+		first = append(first[:60:60], "…"...)
+	}
+	return usagef("the file is not a herd bracket run log (its first line is %q, want %q): give a new file name", first, storeMagic)
 }

@@ -40,13 +40,16 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	if err := checkPlotPath(*plotFile); err != nil {
 		return err
 	}
-	if !(*relTol > 0 && *relTol < 0.1) {
-		return usagef("--tolerance %v: want a number in (0, 0.1)", *relTol)
+	if !(*relTol >= 1e-8 && *relTol < 0.1) {
+		return usagef("--tolerance %v: want a number in [1e-8, 0.1)", *relTol)
 	}
 	var settings []meanfield.EdgeSettings
 	for _, lam := range loads {
 		for _, k := range ks {
 			s := meanfield.EdgeSettings{Dispatchers: k, Load: lam, RelTol: *relTol}
+			if err := checkEdge(k, lam); err != nil {
+				return err
+			}
 			if err := s.Validate(); err != nil {
 				return usagef("%v", err)
 			}

@@ -120,7 +120,7 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("figures: %w", err)
+		return usagef("DIR %q: %v", dir, err) // before any work
 	}
 	o := &figOpts{e: e, quick: *quick, seed: *seed, workers: *workers}
 	type made struct {

@@ -24,14 +24,14 @@ type hystPoint struct {
 
 func runHysteresis(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "hysteresis", "hysteresis [--dispatchers K] [--load L] [--refresh LIST] [--starts LIST] [--servers N] [flags]")
-	k := fs.Int("dispatchers", 5, "dispatchers k, integer ≥ 1")
-	load := fs.Float64("load", 0.9, "load λ per server, in (0, 1)")
-	refresh := fs.String("refresh", "300,500,1100,2000,3000", "refresh periods T in mean service times, > 0 (list)")
-	starts := fs.String("starts", "balanced,half:0.1T", "start states: balanced (an empty board), half:B, spread:M (B, M may be multiples of T) (list)")
-	servers := fs.Int("servers", 0, "also simulate N servers (0: model only)")
+	k := fs.Int("dispatchers", 5, "dispatchers k, "+modelRangeHelp.dispatchers+" for the model")
+	load := fs.Float64("load", 0.9, "load λ per server, "+modelRangeHelp.load)
+	refresh := fs.String("refresh", "300,500,1100,2000,3000", "refresh periods T in mean service times, "+modelRangeHelp.refresh+" (list)")
+	starts := fs.String("starts", "balanced,half:0.1T", "start states: balanced (an empty board), half:B, spread:M (B, M may be multiples of T); "+modelRangeHelp.start+" (list)")
+	servers := fs.Int("servers", 0, "also simulate N servers, "+simRangeHelp.servers+" (0: model only)")
 	tally := fs.String("tally", "own", "the fix to try: own (no fix), shared or scaled; the model covers own and shared (which is the k = 1 map as N → ∞)")
 	partitioned := fs.Bool("partitioned", false, "each dispatcher owns N/k servers (the model: the k = 1 map as N → ∞)")
-	runs := fs.Int("runs", 4, "simulated runs per point, integer ≥ 2")
+	runs := fs.Int("runs", 4, "simulated runs per point, integer ≥ 2; at most "+strconv.Itoa(maxSweepRuns)+" runs in all")
 	refreshes := fs.Int("refreshes", 200, "refresh periods per simulated run (a quarter is warm-up)")
 	seed := fs.Uint64("seed", 1, "master seed of the simulations")
 	bistable := fs.Bool("bistable", true, "also compute the model's bistable range (balanced and herd coexist)")
@@ -56,8 +56,8 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 		return usagef("--servers %d: want 0 (model only) or an integer ≥ 1", *servers)
 	case *servers > 0 && *partitioned && *servers < *k:
 		return usagef("--partitioned needs --servers ≥ --dispatchers, have %d < %d", *servers, *k)
-	case *runs < 2:
-		return usagef("--runs %d: want an integer ≥ 2", *runs)
+	case *runs < 2 || *runs > maxSweepRuns:
+		return usagef("--runs %d: want an integer in [2, %d]", *runs, maxSweepRuns)
 	case *refreshes < 4:
 		return usagef("--refreshes %d: want an integer ≥ 4", *refreshes)
 	}
@@ -87,10 +87,44 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 		modelNote = "shared tallies and partitions are the k = 1 refresh map as N → ∞"
 	}
 
+	if hasModel && *bistable {
+		if err := checkEdge(modelK, *load); err != nil {
+			return usagef("%v; the bistable range starts from the edge (--bistable=false skips it)", err)
+		}
+	}
 	var pts []*hystPoint
 	for _, T := range ts {
+		if hasModel {
+			if err := checkModel(modelK, *load, T); err != nil {
+				return err
+			}
+		}
 		for _, st := range sts {
+			if hasModel {
+				if _, err := modelStartRows("starts", st.String(), st.Value, st.PerRefresh, T); err != nil {
+					return err
+				}
+			}
+			if len(pts)*(*runs) >= maxSweepRuns {
+				return usagef("--refresh and --starts give more than %d runs in all: shorten them", maxSweepRuns)
+			}
 			pts = append(pts, &hystPoint{T: T, start: st})
+		}
+	}
+	// The simulations' runs, checked before the model starts.
+	var tasks []sim.Task
+	if *servers > 0 {
+		for _, p := range pts {
+			c := sim.Config{Servers: *servers, Dispatchers: *k, Load: *load, Refresh: p.T,
+				Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: ta, Partitioned: *partitioned,
+				Start: p.start, Horizon: float64(*refreshes) * p.T}
+			if err := c.Validate(); err != nil {
+				return simUsage(err, map[string]string{"Start": "starts", "Horizon": "refreshes"})
+			}
+			key := c.Key()
+			for rep := 0; rep < *runs; rep++ {
+				tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(*seed, key, rep)})
+			}
 		}
 	}
 	// Model points in parallel, then the simulations.
@@ -115,19 +149,6 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	}
 	prog.finish()
 	if *servers > 0 && ctx.Err() == nil {
-		var tasks []sim.Task
-		for _, p := range pts {
-			c := sim.Config{Servers: *servers, Dispatchers: *k, Load: *load, Refresh: p.T,
-				Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: ta, Partitioned: *partitioned,
-				Start: p.start, Horizon: float64(*refreshes) * p.T}
-			if err := c.Validate(); err != nil {
-				return usagef("%s", flagOf(err))
-			}
-			key := c.Key()
-			for rep := 0; rep < *runs; rep++ {
-				tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(*seed, key, rep)})
-			}
-		}
 		sp := newProgress(e.stderr, "hysteresis", "runs")
 		res, sdone, _ := sim.RunAll(ctx, tasks, *out.workers, sp.update)
 		sp.finish()

@@ -90,7 +90,7 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"--start", "full"}, "--start: unknown start"},
 		{[]string{"--start", "half:0.1T"}, "--start half:0.1T is a multiple of T but --refresh is 0"},
 		{[]string{"--tally", "mine"}, "--tally: unknown tally"},
-		{[]string{"--runs", "0"}, "--runs 0: want an integer ≥ 1"},
+		{[]string{"--runs", "0"}, "--runs 0: want an integer in [1, 1000000]"},
 		{[]string{"--horizon", "-5"}, "--horizon -5: want a number > 0"},
 		{[]string{"--warmup", "30000"}, "--warmup 30000: want less than the horizon"},
 		{[]string{"--format", "xml"}, "--format \"xml\": want text, csv or json"},
@@ -269,8 +269,8 @@ func TestBracketCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Count(string(data), "\n"); got != 1+4*3 {
-		t.Errorf("run log has %d lines, want a header and 12 runs", got)
+	if got := strings.Count(string(data), "\n"); got != 2+4*3 {
+		t.Errorf("run log has %d lines, want the magic line, a header and 12 runs", got)
 	}
 	// Keep half the log, tear the last line, and rerun.
 	lines := strings.SplitAfter(string(data), "\n")
@@ -300,7 +300,7 @@ func TestHysteresisCLI(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{"--load 1", "--load 1: want a number in (0, 1)"},
 		{"--tally none", "--tally \"none\": want own, shared or scaled"},
-		{"--runs 1", "--runs 1: want an integer ≥ 2"},
+		{"--runs 1", "--runs 1: want an integer in [2, 1000000]"},
 		{"--refresh 0", "--refresh 0: want a number > 0"},
 	} {
 		_, errs, code := herd(t, append([]string{"hysteresis"}, strings.Fields(tc.args)...)...)

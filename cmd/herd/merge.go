@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"herd/cmd/internal/table"
 )
 
 // mergeCommands are the commands whose sweeps herd merge can combine:
@@ -47,12 +49,34 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("want one directory, the --out of the sharded sweep (have %d arguments)", fs.NArg())
 	}
+	if fs.Changed("format") {
+		if _, err := table.ParseFormat(*format); err != nil {
+			return usagef("--format: %v", err)
+		}
+	}
+	if fs.Changed("plot") {
+		if err := checkPlotPath(*plot); err != nil {
+			return err
+		}
+	}
+	if fs.Changed("points") {
+		if err := checkOutputDir("points", *points); err != nil {
+			return err
+		}
+	}
 	dir := fs.Arg(0)
 	parts, err := readParts(dir)
 	if err != nil {
 		return err
 	}
 	first := parts[0]
+	// The overrides each command takes.
+	takes := map[string]map[string]bool{"plot": {"sim": true, "bracket": true}, "points": {"bracket": true}}
+	for _, o := range []string{"plot", "points"} {
+		if fs.Changed(o) && !takes[o][first.Command] {
+			return usagef("--%s: %s holds a herd %s sweep, which has no --%s", o, dir, first.Command, o)
+		}
+	}
 	cmdArgs := append([]string(nil), first.Args...)
 	for _, o := range []struct {
 		name string

@@ -67,9 +67,27 @@ func checkPlotPath(path string) error {
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".png", ".svg":
-		return nil
+		return checkOutputDir("plot", path)
 	}
 	return usagef("--plot %q: want a file name ending in .png or .svg", path)
+}
+
+// checkOutputDir rejects an output file whose directory does not exist
+// or is not a directory, or which is itself a directory, before any work
+// is done.
+func checkOutputDir(flag, path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("--%s %q: is a directory, want a file name", flag, path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return usagef("--%s %q: the directory %q does not exist", flag, path, dir)
+	case !fi.IsDir():
+		return usagef("--%s %q: %q is not a directory", flag, path, dir)
+	}
+	return nil
 }
 
 // writeAtomic writes data to path through a temporary file in the same

@@ -48,13 +48,18 @@ func parseBoardStart(s string) (boardStart, error) {
 	return st, fmt.Errorf("unknown start %q: want empty, balanced:Q, half:B or geometric", s)
 }
 
-// board builds the start distribution for load λ and period T.
-func (b boardStart) board(load, refresh float64) []float64 {
-	v := b.value
-	if b.perT {
-		v *= refresh
+// rows returns the start board's queue length at period T, or a usage
+// error when it is beyond the limit (see modelStartRows).
+func (b boardStart) rows(refresh float64) (int, error) {
+	if b.kind != "balanced" && b.kind != "half" {
+		return 0, nil
 	}
-	q := int(math.Round(v))
+	return modelStartRows("start", b.name, b.value, b.perT, refresh)
+}
+
+// board builds the start distribution for load λ with queue length q
+// (from rows).
+func (b boardStart) board(load float64, q int) []float64 {
 	switch b.kind {
 	case "balanced":
 		return meanfield.BoardBalanced(q)
@@ -112,10 +117,10 @@ func (r pointRun) attractor() meanfield.Attractor {
 // taken from a sharded sweep's parts instead of computed.
 func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
 	fs := newFlags(e, "point", "point --dispatchers K --load L --refresh T [--start S] [flags]   (lists allowed: one row per combination)")
-	dispatchers := fs.String("dispatchers", "5", "dispatchers k, integer ≥ 1 (list)")
-	load := fs.String("load", "0.9", "load λ per server, in (0, 1) (list)")
-	refresh := fs.String("refresh", "", "board refresh period T in mean service times, > 0 (list; required)")
-	start := fs.String("start", "empty", "start board: empty, balanced:Q, half:B (B may be a multiple of T: half:0.1T), geometric (list)")
+	dispatchers := fs.String("dispatchers", "5", "dispatchers k, "+modelRangeHelp.dispatchers+" (list)")
+	load := fs.String("load", "0.9", "load λ per server, "+modelRangeHelp.load+" (list)")
+	refresh := fs.String("refresh", "", "board refresh period T in mean service times, "+modelRangeHelp.refresh+" (list; required)")
+	start := fs.String("start", "empty", "start board: empty, balanced:Q, half:B (B may be a multiple of T: half:0.1T), geometric; "+modelRangeHelp.start+" (list)")
 	maxIter := fs.Int("max-iter", 5000, "most refresh-map applications before giving up")
 	tol := fs.Float64("tol", 1e-10, "convergence: L1 distance between a board and the one a period earlier")
 	out := addOutputFlags(fs, "points computed")
@@ -159,17 +164,28 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	type job struct {
 		r     meanfield.Refresh
 		start boardStart
+		rows  int
 	}
 	var jobs []job
 	for _, k := range ks {
 		for _, lam := range loads {
 			for _, T := range ts {
+				if err := checkModel(k, lam, T); err != nil {
+					return err
+				}
 				for _, st := range starts {
 					r := meanfield.Refresh{Dispatchers: k, Load: lam, Period: T}
 					if err := r.Validate(); err != nil {
 						return usagef("%v", err)
 					}
-					jobs = append(jobs, job{r, st})
+					q, err := st.rows(T)
+					if err != nil {
+						return err
+					}
+					if len(jobs) >= maxSweepRuns {
+						return usagef("the lists give more than %d points: shorten them", maxSweepRuns)
+					}
+					jobs = append(jobs, job{r, st, q})
 				}
 			}
 		}
@@ -187,7 +203,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 		prog := newProgress(e.stderr, "point", "points")
 		ok := parallel(ctx, len(idx), *out.workers, func(k int) {
 			j := jobs[idx[k]]
-			res[k], errs[k] = meanfield.FindAttractor(j.r, j.start.board(j.r.Load, j.r.Period),
+			res[k], errs[k] = meanfield.FindAttractor(j.r, j.start.board(j.r.Load, j.rows),
 				meanfield.AttractorSettings{MaxIter: *maxIter, Tol: *tol, Spectrum: true})
 		}, prog.update)
 		prog.finish()

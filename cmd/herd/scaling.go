@@ -48,6 +48,9 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 		hi = append(hi, r.Upper)
 	}
 	fit, fitErr := compare.FitScaling(ns, lo, hi)
+	if fitErr != nil && *from != "" {
+		return usagef("--from %s: %d bracket(s): %v", *from, len(results), fitErr)
+	}
 	t := bracketTable(results)
 	t.Title = "herd scaling: edge(N) = edge(∞) + a·N^(−β) fitted to the brackets, as T(1−λ)²"
 	model := math.NaN()
@@ -123,7 +126,7 @@ func readBrackets(path string) ([]compare.BracketResult, error) {
 		}
 		if len(r) >= 14 { // cut, points, resolution, seed
 			br.Settings.Cut, _ = strconv.Atoi(r[10])
-			if p, err := strconv.Atoi(r[11]); err == nil {
+			if p, err := strconv.Atoi(r[11]); err == nil && p >= 0 && p <= 10_000 {
 				br.Points = make([]compare.PointStat, p)
 			}
 			br.Settings.Resolution = num(r[12])

@@ -110,8 +110,8 @@ type shardPlan struct {
 func (f *shardFlags) check(fs *pflag.FlagSet) error {
 	sharded := fs.Changed("shards")
 	switch {
-	case sharded && *f.shards < 1:
-		return usagef("--shards %d: want an integer ≥ 1", *f.shards)
+	case sharded && (*f.shards < 1 || *f.shards > maxSweepRuns):
+		return usagef("--shards %d: want an integer in [1, %d]", *f.shards, maxSweepRuns)
 	case fs.Changed("shard") && !sharded:
 		return usagef("--shard needs --shards N")
 	case *f.script && !sharded:
@@ -231,7 +231,7 @@ func readPart(path string) (*partFile, error) {
 	switch {
 	case p.Format != partFormat:
 		return nil, fmt.Errorf("corrupt part file: format %q, want %q", p.Format, partFormat)
-	case p.Shards < 1 || p.Shard < 0 || p.Shard >= p.Shards || p.Total < 0:
+	case p.Shards < 1 || p.Shards > maxSweepRuns || p.Shard < 0 || p.Shard >= p.Shards || p.Total < 0 || p.Total > maxSweepRuns:
 		return nil, fmt.Errorf("corrupt part file: shard %d of %d, %d runs", p.Shard, p.Shards, p.Total)
 	case filepath.Base(path) != partName(p.Shards, p.Shard):
 		return nil, fmt.Errorf("corrupt part file: it holds shard %d of %d, which belongs in %s", p.Shard, p.Shards, partName(p.Shards, p.Shard))
@@ -303,6 +303,11 @@ func runSweep[R any](ctx context.Context, sw *sweep, exec func(ctx context.Conte
 			if err := json.Unmarshal(m.raw[i], &r); err != nil {
 				return nil, nil, true, fmt.Errorf("run %d (%s): corrupt result: %w", i, sw.ids[i], err)
 			}
+			if c, ok := any(r).(interface{ check() error }); ok {
+				if err := c.check(); err != nil {
+					return nil, nil, true, fmt.Errorf("run %d (%s): corrupt result: %w", i, sw.ids[i], err)
+				}
+			}
 			put(i, r)
 		}
 		return results, done, false, nil
@@ -340,7 +345,7 @@ func runShard[R any](ctx context.Context, sw *sweep, plan *shardPlan, exec func(
 		p.Owned = []int{}
 	}
 	if err := os.MkdirAll(plan.dir, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return usagef("--out %s: %v", plan.dir, err) // before any run
 	}
 	path := filepath.Join(plan.dir, partName(plan.n, plan.i))
 	have := map[int]json.RawMessage{}

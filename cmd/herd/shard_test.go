@@ -271,7 +271,7 @@ func TestShardBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"sim", "--shard", "1"}, "--shard needs --shards N"},
-		{[]string{"sim", "--shards", "0", "--out", dir}, "--shards 0: want an integer ≥ 1"},
+		{[]string{"sim", "--shards", "0", "--out", dir}, "--shards 0: want an integer in [1, 1000000]"},
 		{[]string{"sim", "--shards", "2"}, "--shards needs --out DIR"},
 		{[]string{"sim", "--out", dir}, "--out needs --shards N"},
 		{[]string{"sim", "--shards", "2", "--shard", "2", "--out", dir}, "--shard 2: want an integer in [0, 2)"},

@@ -50,21 +50,21 @@ func (r simRun) result() sim.Result {
 // taken from a sharded sweep's parts instead of simulated.
 func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
 	fs := newFlags(e, "sim", "sim [flags]   (numeric flags, --policy, --tally, --sizes and --start take comma lists: one row per combination)")
-	servers := fs.String("servers", "100", "number of servers N, integer ≥ 1 (list)")
-	dispatchers := fs.String("dispatchers", "1", "number of dispatchers k, integer ≥ 1 (list)")
+	servers := fs.String("servers", "100", "number of servers N, "+simRangeHelp.servers+" (list)")
+	dispatchers := fs.String("dispatchers", "1", "number of dispatchers k, "+simRangeHelp.dispatchers+" (list)")
 	load := fs.String("load", "0.9", "load λ: arrivals per server per mean service time, in (0, 1) (list)")
 	refresh := fs.String("refresh", "0", "board refresh period T in mean service times; 0 is a live board (list)")
-	policy := fs.String("policy", "random", "dispatch rule: random, rr, ll, sqd:D, sq2, left:D, firstdiff:D, oracle (list)")
+	policy := fs.String("policy", "random", "dispatch rule: random, rr, ll, sqd:D, sq2, left:D, firstdiff:D, oracle; "+simRangeHelp.probes+" (list)")
 	tally := fs.String("tally", "none", "board correction between refreshes: none, own, shared, scaled (own sends counted k times) (list; moot for random, rr, oracle and a live board)")
 	partitioned := fs.Bool("partitioned", false, "each dispatcher owns a contiguous block of N/k servers")
 	withRepl := fs.Bool("with-replacement", false, "sqd:D samples its D probes with replacement (as the mean-field literature does)")
 	fdCap := fs.Int("firstdiff-cap", 0, "most probes one firstdiff job may make (0: the servers it may probe)")
 	sizes := fs.String("sizes", "exp", "job sizes, mean 1: exp, det, h2:C (squared CV C ≥ 1), pareto:A (shape A > 1) (list)")
-	start := fs.String("start", "empty", "start state: empty, balanced:Q, half:B, spread:M, single:B; numbers may be multiples of T, e.g. half:0.1T (list)")
-	horizon := fs.Float64("horizon", 20000, "simulated time per run, in mean service times")
+	start := fs.String("start", "empty", "start state: empty, balanced:Q, half:B, spread:M, single:B; numbers may be multiples of T, e.g. half:0.1T; "+simRangeHelp.start+" (list)")
+	horizon := fs.Float64("horizon", 20000, fmt.Sprintf("simulated time per run, in mean service times; at most %.0e arrivals (load × servers × horizon) and %.0e board refreshes (horizon / refresh) per run", sim.MaxRunJobs, sim.MaxRecords))
 	refreshes := fs.Int("refreshes", 0, "board periods per run: horizon = refreshes × T (overrides --horizon; needs --refresh > 0)")
 	warmup := fs.String("warmup", "auto", "time discarded before measuring, in mean service times (auto: a quarter of the horizon)")
-	runs := fs.Int("runs", 8, "independent replications per row, integer ≥ 1 (standard errors need ≥ 2)")
+	runs := fs.Int("runs", 8, "independent replications per row, integer ≥ 1 (standard errors need ≥ 2); at most "+strconv.Itoa(maxSweepRuns)+" runs in all")
 	seed := fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the run's parameters")
 	out := addOutputFlags(fs, "runs simulated")
 	plotFile := fs.String("plot", "", "also draw response_mean ± 1.96 s.e. against the list-valued flag into FILE.png or FILE.svg")
@@ -113,8 +113,8 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 		return err
 	}
 	switch {
-	case *runs < 1:
-		return usagef("--runs %d: want an integer ≥ 1", *runs)
+	case *runs < 1 || *runs > maxSweepRuns:
+		return usagef("--runs %d: want an integer in [1, %d]", *runs, maxSweepRuns)
 	case !(*horizon > 0) || math.IsInf(*horizon, 0):
 		return usagef("--horizon %v: want a number > 0 (service times)", *horizon)
 	case *refreshes < 0:
@@ -137,6 +137,10 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 		}
 	}
 
+	var horizonFlag map[string]string // the flag behind Config.Horizon
+	if *refreshes > 0 {
+		horizonFlag = map[string]string{"Horizon": "refreshes"}
+	}
 	var rows []simRow
 	for _, n := range ns {
 		for _, k := range ks {
@@ -161,6 +165,9 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 											return usagef("--refreshes needs --refresh > 0 (a live board has no periods)")
 										}
 										c.Horizon = float64(*refreshes) * T
+										if math.IsInf(c.Horizon, 0) {
+											return usagef("--refreshes %d with --refresh %v: horizon = refreshes × T overflows", *refreshes, T)
+										}
 									}
 									if !autoWarm {
 										if warm >= c.Horizon {
@@ -172,7 +179,10 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 										return usagef("--start %s is a multiple of T but --refresh is 0 (a live board)", st)
 									}
 									if err := c.Validate(); err != nil {
-										return usagef("%s", flagOf(err))
+										return simUsage(err, horizonFlag)
+									}
+									if len(rows)*(*runs) >= maxSweepRuns {
+										return usagef("--runs %d with %d or more rows: want at most %d runs in all (shorten the lists)", *runs, len(rows)+1, maxSweepRuns)
 									}
 									rows = append(rows, simRow{cfg: c.Normalized(), runs: *runs})
 								}
@@ -237,6 +247,7 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 		},
 	}
 	var sums []sim.Summary
+	var emptyRows []string
 	ti := 0
 	for _, r := range rows {
 		res := results[ti : ti+r.runs]
@@ -249,14 +260,35 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 			continue
 		}
 		s := sim.Summarize(r.cfg, res)
-		sums = append(sums, s)
 		c := s.Config
+		// A run that measured no job (or took no board record) has no mean:
+		// its cells are empty, never 0 ± 0.
+		var resp, respSE, board, boardSE any = s.Response.Mean, s.Response.SE, s.Board.Mean, s.Board.SE
+		noJobs, noRecords := false, false
+		for _, x := range res {
+			noJobs = noJobs || x.Jobs == 0
+			noRecords = noRecords || x.Records == 0
+		}
+		if noJobs {
+			resp, respSE = nil, nil
+			emptyRows = append(emptyRows, fmt.Sprintf("%s: a run measured no job (expected λ·N·(horizon − warmup) = %.3g): no mean time; lengthen --horizon",
+				c.Key(), c.Load*float64(c.Servers)*(c.Horizon-c.Warmup)))
+		} else {
+			sums = append(sums, s)
+		}
+		if noRecords {
+			board, boardSE = nil, nil
+		}
+		var probes any = s.Probes.Mean
+		if s.Arrivals == 0 {
+			probes = nil
+		}
 		t.AddRow(c.Servers, c.Dispatchers, c.Load, c.Refresh, policyName(c.Policy), c.Tally.String(),
 			c.Partitioned, c.Sizes.String(), c.Start.String(), s.Runs,
-			s.Response.Mean, s.Response.SE, s.Board.Mean, s.Jobs,
-			s.Board.SE, s.Probes.Mean, c.Horizon, c.Warmup)
+			resp, respSE, board, s.Jobs,
+			boardSE, probes, c.Horizon, c.Warmup)
 	}
-	t.Warnings = simWarnings(rows, *runs)
+	t.Warnings = append(simWarnings(rows, *runs), emptyRows...)
 	err = writeTable(ctx, e, t, fmtName, func() error {
 		if *plotFile == "" || len(sums) == 0 {
 			return nil

@@ -1,0 +1,286 @@
+package main
+
+// Size limits of the commands' inputs, checked before anything is
+// allocated. The simulator's own limits (servers, dispatchers, probes,
+// start jobs, arrivals and board records per run, memory) live in
+// sim.Config.Validate; this file turns its errors into the command line's
+// words and holds the limits of the refresh map's inputs (herd point,
+// herd hysteresis) and of herd balls.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"herd/compare"
+	"herd/meanfield"
+	"herd/sim"
+)
+
+// simFlags names the herd sim flag behind each sim.Config field.
+var simFlags = map[string]string{
+	"Servers": "servers", "Dispatchers": "dispatchers", "Load": "load", "Refresh": "refresh",
+	"Policy": "policy", "Tally": "tally", "Partitioned": "partitioned", "Sizes": "sizes",
+	"Start": "start", "Horizon": "horizon", "Warmup": "warmup", "FirstDiffCap": "firstdiff-cap",
+}
+
+// simUsage rewrites a sim.Config validation error as a usage error naming
+// the flag; rename maps a Config field to another flag where the command
+// spells it differently (herd hysteresis: Start is --starts).
+func simUsage(err error, rename map[string]string) error {
+	var ce *sim.ConfigError
+	if errors.As(err, &ce) {
+		flag, ok := rename[ce.Field]
+		if !ok {
+			flag, ok = simFlags[ce.Field]
+		}
+		if ok {
+			return usagef("--%s %s: %s", flag, ce.Value, ce.Msg)
+		}
+	}
+	return usagef("%s", flagOf(err))
+}
+
+// The refresh map's inputs (herd point, herd hysteresis).
+const (
+	// modelMaxDispatchers is meanfield's own bound on k (Refresh.Validate).
+	modelMaxDispatchers = 256
+	// modelMinRefresh: below T = 0.01 the map contracts so slowly that it
+	// does not settle in the default 5,000 maps, and rounding shows (at
+	// T = 10⁻³ the unconverged board reports a mean time below one
+	// service time; at T ≤ 10⁻¹² the board collapses to one row).
+	modelMinRefresh = 0.01
+	// modelMaxRefresh is meanfield's bound on T.
+	modelMaxRefresh = 1e6
+	// modelMinLoad: the map drops up to its truncation tolerance (10⁻¹²)
+	// of mass per application, so the mean queue is exact to about
+	// 10⁻¹²/λ relative; λ ≥ 10⁻⁶ keeps that below 10⁻⁶ (at λ = 10⁻¹¹ the
+	// board mean comes out 0).
+	modelMinLoad = 1e-6
+	// modelMaxStart bounds the queue length of a start board (its rows):
+	// each map application costs time in proportion to the rows, and a
+	// queue drains at only 1 − λ per service time.
+	modelMaxStart = 10_000
+)
+
+// modelRangeHelp is the limits text of the model commands' flags.
+var modelRangeHelp = struct{ dispatchers, load, refresh, start string }{
+	dispatchers: fmt.Sprintf("integer in [1, %d]", modelMaxDispatchers),
+	load:        fmt.Sprintf("in [%g, 1)", modelMinLoad),
+	refresh:     fmt.Sprintf("in [%g, %g]", modelMinRefresh, modelMaxRefresh),
+	start:       fmt.Sprintf("queue lengths at most %d", modelMaxStart),
+}
+
+// checkModel checks k, λ and T for the refresh map, naming the flags.
+func checkModel(k int, load, refresh float64) error {
+	switch {
+	case k < 1 || k > modelMaxDispatchers:
+		return usagef("--dispatchers %d: want an integer in [1, %d] (the refresh map's range)", k, modelMaxDispatchers)
+	case !(load >= modelMinLoad && load < 1):
+		return usagef("--load %v: want a number in [%g, 1) (below, the map's truncation swamps the queue)", load, modelMinLoad)
+	case !(refresh >= modelMinRefresh && refresh <= modelMaxRefresh):
+		return usagef("--refresh %v: want a number in [%g, %g] service times (the refresh map's range)", refresh, modelMinRefresh, modelMaxRefresh)
+	}
+	return nil
+}
+
+// modelStartRows returns the queue length q of a start board given as v
+// (times T when perT), or a usage error naming flag when it is beyond
+// modelMaxStart; it is computed in float64, so 1e308 is refused, never
+// wrapped.
+func modelStartRows(flag, name string, v float64, perT bool, refresh float64) (int, error) {
+	if perT {
+		v *= refresh
+	}
+	q := math.Round(v)
+	if !(q >= 0 && q <= modelMaxStart) {
+		return 0, usagef("--%s %s: a queue of %.3g jobs at T = %g, want at most %d (each map costs time in proportion to the queue)",
+			flag, name, q, refresh, modelMaxStart)
+	}
+	return int(q), nil
+}
+
+// herd balls.
+const (
+	// ballsMaxBins: a run keeps two int32 per bin (loads and the stale
+	// view), so 2²⁷ bins take 1 GiB.
+	ballsMaxBins = 1 << 27
+	// ballsMaxBalls: about 10 ns per probe, so 10¹¹ balls are hours per run.
+	ballsMaxBalls = 100_000_000_000
+)
+
+// checkBalls checks n bins and m balls (m = 0: m = n).
+func checkBalls(n, m int) error {
+	switch {
+	case n > ballsMaxBins:
+		return usagef("--bins %d: want an integer in [1, %d] (8 bytes per bin: %.3g GB)", n, ballsMaxBins, 8*float64(n)/1e9)
+	case m > ballsMaxBalls:
+		return usagef("--balls %d: want an integer in [1, %.0e] (time)", m, float64(ballsMaxBalls))
+	}
+	return nil
+}
+
+// simRangeHelp is the limits text of herd sim's size flags.
+var simRangeHelp = struct{ servers, dispatchers, probes, start string }{
+	servers:     "integer in [1, " + strconv.Itoa(sim.MaxServers) + "]",
+	dispatchers: "integer in [1, " + strconv.Itoa(sim.MaxDispatchers) + "]",
+	probes:      "D ≤ " + strconv.Itoa(sim.MaxProbes),
+	start:       "at most " + strconv.Itoa(sim.MaxStartJobs) + " jobs in all",
+}
+
+// maxSweepRuns bounds the runs one command does (rows × --runs): each is
+// planned (its configuration, seed and identity, a few hundred bytes)
+// before any starts.
+const maxSweepRuns = 1_000_000
+
+// ballsRangeHelp is the limits text of herd balls' size flags.
+var ballsRangeHelp = struct{ bins, balls string }{
+	bins:  "integer in [1, " + strconv.Itoa(ballsMaxBins) + "]",
+	balls: "integer in [1, 1e11]",
+}
+
+// maxEdgeLoad is the highest load whose edge the refresh map can search:
+// the search starts at T(1−λ)² = meanfield.DefaultEdgeBranchFrom, which
+// must stay within the map's T ≤ 10⁶.
+var maxEdgeLoad = 1 - math.Sqrt(meanfield.DefaultEdgeBranchFrom/modelMaxRefresh)
+
+// checkEdge checks k and λ for the refresh map's edge search.
+func checkEdge(k int, load float64) error {
+	switch {
+	case k < 1 || k > modelMaxDispatchers:
+		return usagef("--dispatchers %d: want an integer in [1, %d] (the refresh map's range)", k, modelMaxDispatchers)
+	case !(load >= modelMinLoad && load <= maxEdgeLoad):
+		return usagef("--load %v: want a number in [%g, %.5f] (the edge search starts at T(1−λ)² = %g, and T ≤ %g)",
+			load, modelMinLoad, maxEdgeLoad, float64(meanfield.DefaultEdgeBranchFrom), modelMaxRefresh)
+	}
+	return nil
+}
+
+// checkBracket checks herd bracket's flags against the model's edge search
+// (which every bracket starts from) and the simulator's limits at each
+// --grid value (at T = 1 without a grid).
+func checkBracket(ns []int, k int, load float64, runs, refreshes int, grid []float64) error {
+	if err := checkEdge(k, load); err != nil {
+		return err
+	}
+	if k == 1 && grid == nil {
+		return usagef("--dispatchers 1: one dispatcher has no edge, so the adaptive bracket has nowhere to start: give --grid")
+	}
+	if runs := len(ns) * len(grid) * runs; runs > maxSweepRuns {
+		return usagef("--servers, --grid and --runs give %d runs, want at most %d (shorten the lists)", runs, maxSweepRuns)
+	}
+	xs := grid
+	if xs == nil {
+		xs = []float64{(1 - load) * (1 - load)} // T = 1
+	}
+	for _, n := range ns {
+		for _, x := range xs {
+			T := x / ((1 - load) * (1 - load))
+			if math.IsInf(T, 0) || math.IsInf(T*float64(refreshes), 0) {
+				return usagef("--grid %g: T = grid/(1−λ)², times --refreshes %d, overflows", x, refreshes)
+			}
+			c := sim.Config{Servers: n, Dispatchers: k, Load: load, Refresh: T,
+				Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
+				Start: sim.Start{Kind: sim.StartBalanced}, Horizon: float64(refreshes) * T, NoWarmup: true}
+			if err := c.Validate(); err != nil {
+				var ce *sim.ConfigError
+				if errors.As(err, &ce) && (ce.Field == "Refresh" || ce.Field == "Horizon") {
+					return usagef("--grid %g at --servers %d, --refreshes %d: %s", x, n, refreshes, ce.Msg)
+				}
+				return simUsage(err, nil)
+			}
+		}
+	}
+	return nil
+}
+
+// plausibleRun reports whether a bracket run read back from a run log is
+// within range.
+func plausibleRun(r compare.RunRecord) bool {
+	return r.Servers >= 1 && r.Dispatchers >= 1 && r.Load > 0 && r.Load < 1 &&
+		r.Scaled > 0 && !math.IsInf(r.Scaled, 0) && r.Refreshes >= 1 && r.Rep >= 0 &&
+		r.TippedAt >= -1 && r.TippedAt <= r.Refreshes
+}
+
+// Range checks of the results herd merge reads back from part files: a
+// value no run can produce (jobs = −5, a negative mean) marks the part
+// corrupt.
+
+// nonNeg reports whether x is a number ≥ 0 (+Inf allowed only if inf).
+func nonNeg(x jfloat, inf bool) bool {
+	f := float64(x)
+	return f >= 0 && (inf || !math.IsInf(f, 0))
+}
+
+func (r simRun) check() error {
+	switch {
+	case r.Jobs < 0 || r.Arrivals < 0 || r.Jobs > r.Arrivals:
+		return fmt.Errorf("jobs %d, arrivals %d: want 0 ≤ jobs ≤ arrivals", r.Jobs, r.Arrivals)
+	case r.Records < 0:
+		return fmt.Errorf("records %d: want ≥ 0", r.Records)
+	case !nonNeg(r.ResponseMean, false) || (r.Jobs > 0 && r.ResponseMean == 0):
+		return fmt.Errorf("response_mean %v: want a finite number > 0 (0 with no job)", float64(r.ResponseMean))
+	case !nonNeg(r.BoardMean, false) || !nonNeg(r.ProbesMean, false):
+		return fmt.Errorf("board_mean %v, probes_mean %v: want finite numbers ≥ 0", float64(r.BoardMean), float64(r.ProbesMean))
+	case !(r.End > 0) || math.IsInf(float64(r.End), 0):
+		return fmt.Errorf("end %v: want a finite number > 0", float64(r.End))
+	}
+	return nil
+}
+
+func (r pointRun) check() error {
+	switch {
+	case r.Kind != meanfield.FixedPoint && r.Kind != meanfield.Periodic && r.Kind != meanfield.Unconverged:
+		return fmt.Errorf("kind %d: not an attractor kind", int(r.Kind))
+	case r.Period < 0 || r.Iterations < 0:
+		return fmt.Errorf("period %d, iterations %d: want ≥ 0", r.Period, r.Iterations)
+	case r.Kind != meanfield.Unconverged && (!nonNeg(r.BoardMean, false) || !nonNeg(r.QueueMean, false) || !nonNeg(r.Response, false)):
+		return fmt.Errorf("board_mean %v, queue_mean %v, response %v: want finite numbers ≥ 0",
+			float64(r.BoardMean), float64(r.QueueMean), float64(r.Response))
+	case !(r.Truncation >= 0 && r.Truncation <= 1):
+		return fmt.Errorf("truncation %v: want a number in [0, 1]", float64(r.Truncation))
+	}
+	return nil
+}
+
+func (r bracketRun) check() error {
+	if r.TippedAt < -1 {
+		return fmt.Errorf("tipped_at %d: want −1 (survived) or a refresh ≥ 0", r.TippedAt)
+	}
+	return nil
+}
+
+func (r modelRun) check() error {
+	switch {
+	case r.Period < 0 || r.Iterations < 0:
+		return fmt.Errorf("period %d, iterations %d: want ≥ 0", r.Period, r.Iterations)
+	case r.Err == "" && (!(float64(r.Response) >= 0) || !(float64(r.Queue) >= 0)):
+		return fmt.Errorf("response %v, queue %v: want numbers ≥ 0", float64(r.Response), float64(r.Queue))
+	}
+	return nil
+}
+
+// The periodic-update models of herd model (meanfield.PeriodicUpdate).
+const (
+	periodicMaxRefresh = 1e4 // meanfield's bound on T
+	periodicMaxD       = 64  // meanfield's bound on D
+)
+
+// checkClassic checks a herd model policy against its model's range.
+func checkClassic(name string, d int, refresh float64) error {
+	if refresh == 0 || (name != "sqd" && name != "ll") {
+		return nil
+	}
+	switch {
+	case refresh < modelMinRefresh || refresh > periodicMaxRefresh:
+		// Below T = 0.01 the map does not settle and rounding shows (at
+		// T = 10⁻³ least loaded reports a mean time below one service
+		// time, at T = 10⁻³⁰⁰ exactly 0, marked converged).
+		return usagef("--refresh %g: want 0 (a live board) or a number in [%g, %g] for the periodic-update model of --policy %s",
+			refresh, modelMinRefresh, periodicMaxRefresh, name)
+	case name == "sqd" && d > periodicMaxD:
+		return usagef("--policy sqd:%d: want D ≤ %d on a stale board (the periodic-update map; a live board takes any D)", d, periodicMaxD)
+	}
+	return nil
+}
