@@ -78,7 +78,7 @@ func TestBallsBadInput(t *testing.T) {
 		{[]string{"--balls", "0n"}, "--balls: \"0n\": want an integer ≥ 1, n, or cn"},
 		{[]string{"--balls", "xn"}, "--balls: \"xn\": want an integer ≥ 1, n, or cn"},
 		{[]string{"--balls", "2147483648"}, "--balls 2147483648: want at most 2147483647"},
-		{[]string{"--balls", "64n", "--bins", "1073741824"}, "--balls 64n with --bins 1073741824: m = c·n must be at most 2147483647"},
+		{[]string{"--balls", "64n", "--bins", "67108864"}, "--balls 64n with --bins 67108864: m = c·n must be at most 2147483647"},
 		{[]string{"--firstdiff-rule", "patience"}, "--firstdiff-rule: unknown firstdiff rule \"patience\""},
 		{[]string{"--firstdiff-rule", "cap:0"}, "--firstdiff-rule: probe cap \"0\": want a whole number ≥ 1"},
 		{[]string{"--firstdiff-rule", "cap:n^4", "--policy", "firstdiff:2"}, "--firstdiff-rule cap:n^4 with --policy firstdiff:2 and --bins 1024: FirstDiffRule cap:n^4: probe cap n^4 with d = 2, n = 1024 is above 2147483647"},
