@@ -69,7 +69,8 @@ func TestEdgeSettingsValidate(t *testing.T) {
 		{Dispatchers: 5, Load: math.NaN()},
 		{Dispatchers: 5, Load: 0.9, RelTol: 1},
 		{Dispatchers: 5, Load: 0.9, MinScaled: -1},
-		{Dispatchers: 5, Load: 0.9, MinScaled: 9},
+		{Dispatchers: 5, Load: 0.9, MinScaled: 9, BranchFrom: 8},
+		{Dispatchers: 5, Load: 0.9, MinScaled: 600},
 		{Dispatchers: 5, Load: 0.9, BranchFrom: -1},
 		{Dispatchers: 5, Load: 0.999, BranchFrom: 1000},
 	} {
