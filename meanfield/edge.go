@@ -179,7 +179,7 @@ const (
 	edgeFootStep   = 1.25  // footing search: factor per step up
 	edgeScanWindow = 0.25  // scan spacing below a lost branch, in windows k/λ …
 	edgeScanRel    = 0.005 // … at most this fraction of T
-	edgeHerdTol    = 1e-6  // L1 tolerance of the herd attractor
+	edgeHerdTol    = 1e-4  // L1 tolerance of the herd attractor (herds drift slowly)
 	edgeGapRel     = 10    // gap ends are located to edgeGapRel·RelTol
 	edgeHerdDrift  = 0.02  // an aperiodic herd drifts by less than this fraction of its mean over its averaging window
 )
@@ -454,7 +454,7 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error)
 // from Arnoldi at the edge's fixed point; the saddle's leading eigenvalue
 // from Arnoldi at the same board with T moved just past its window's end
 // (the other piece of the map); the herd from FindHerdAttractor's
-// classification (L1 tolerance 1e-6) continuing the run that failed just
+// classification (L1 tolerance 1e-4) continuing the run that failed just
 // below the edge, within HerdMaps maps and, unless HerdFull, no more work
 // than the edge search itself.
 func Edge(s EdgeSettings) (EdgeResult, error) {
@@ -558,8 +558,10 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 		node = a
 	} else {
 		below, belowT = a, edgeT
-		// The low boards do not reach this branch at its end: bisect the
-		// protocol predicate between edgeT (false) and tHi (true).
+		// The low boards do not reach this branch at its end. The edge lies
+		// between edgeT (false) and tHi (true), in practice just above
+		// edgeT: probe upwards at distances RelTol·edgeT·2^j until the
+		// protocol holds, then bisect the last step (fixedpoint.Refine).
 		var perr error
 		var hiAtt Attractor
 		pred := func(mu float64) bool {
@@ -576,7 +578,26 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 			}
 			return ok
 		}
-		lr, err := fixedpoint.Refine(pred, edgeT, tHi, false, &fixedpoint.LocateSettings{RelTol: s.RelTol / 2})
+		lo, hi := edgeT, tHi
+		for d := s.RelTol * edgeT; edgeT+d < tHi; d *= 2 {
+			if pred(edgeT + d) {
+				hi = edgeT + d
+				break
+			}
+			if perr != nil {
+				return res, perr
+			}
+			lo = edgeT + d
+		}
+		if hi == tHi {
+			if _, a, err := e.protocol(tHi, true); err != nil {
+				return res, err
+			} else {
+				hiAtt = a
+			}
+		}
+		top := hiAtt
+		lr, err := fixedpoint.Refine(pred, lo, hi, false, &fixedpoint.LocateSettings{RelTol: s.RelTol / 2})
 		if perr != nil {
 			return res, perr
 		}
@@ -584,16 +605,10 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 			return res, err
 		}
 		edgeT, res.Below = lr.Hi, lr.Lo
-		if hiAtt.Board == nil || lr.Hi == tHi {
-			// The top end was never re-evaluated: its fixed point is the
-			// branch's entry point.
-			_, hiAtt, err = e.protocol(lr.Hi, true)
-			if err != nil {
-				return res, err
-			}
+		if lr.Hi == hi {
+			hiAtt = top
 		}
 		node = hiAtt
-		belowT = lr.Lo
 	}
 	res.Found = true
 	res.Refresh, res.Scaled = edgeT, edgeT*e.scale

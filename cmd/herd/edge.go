@@ -22,6 +22,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	load := fs.String("load", "0.8,0.9,0.95", "loads λ per server, in (0, 1) (list)")
 	relTol := fs.Float64("tolerance", 1e-4, "relative precision of the edge in T")
 	herdFull := fs.Bool("herd", false, "classify the herd below each edge fully (up to 400 maps; by default at most 40 maps and no more work than the edge search)")
+	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached and below_balanced")
 	progMode := fs.String("progress", progressAuto, "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := fs.String("plot", "", "also draw edge_scaled against k, one series per load, with the law 0.9(k−2), into FILE.png or FILE.svg")
@@ -64,6 +65,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	}
 	results := make([]meanfield.EdgeResult, len(settings))
 	errs := make([]error, len(settings))
+	checks := make([]*meanfield.EdgeConfirmation, len(settings))
 	labels := make([]string, len(settings))
 	weights := make([]float64, len(settings))
 	for i, s := range settings {
@@ -83,9 +85,22 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 		i := order[j]
 		prog.begin(i)
 		results[i], errs[i] = meanfield.Edge(settings[i])
+		if *confirm && errs[i] == nil && results[i].Found {
+			s := settings[i]
+			c, err := meanfield.ConfirmEdge(s.Dispatchers, s.Load, results[i].Refresh, 1e-4, 0)
+			if err != nil {
+				errs[i] = fmt.Errorf("confirmation: %w", err)
+			} else {
+				checks[i] = &c
+			}
+		}
 		switch {
 		case errs[i] != nil:
 			prog.end(i, "failed")
+		case checks[i] != nil && !checks[i].Confirmed():
+			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" NOT confirmed")
+		case checks[i] != nil:
+			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" confirmed")
 		case results[i].Found:
 			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64))
 		default:
@@ -112,6 +127,10 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 			{Name: "herd_period"}, {Name: "herd_board_mean", Digits: 5},
 			{Name: "saddle_eigenvalue", Digits: 3}, {Name: "maps"}, {Name: "gaps"},
 		},
+	}
+	if *confirm {
+		t.Columns = append(t.Columns, table.Column{Name: "above_reached"}, table.Column{Name: "below_balanced"})
+		t.Notes = append(t.Notes, "confirmation by plain iteration: above_reached is the first low board (empty, one = all at 1, three = all at 3) reaching the balanced state at T_edge(1+1e-4); below_balanced how many of the three reach it at T_edge(1−1e-4) (0 confirms)")
 	}
 	dev := map[float64]lawDeviation{}
 	var failures []string
@@ -161,6 +180,16 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 			d.none = append(d.none, s.Dispatchers)
 		}
 		dev[s.Load] = d
+		if *confirm {
+			row = append(row, nil, nil)
+			if c := checks[i]; c != nil {
+				row[14] = "none"
+				if c.AboveStart >= 0 {
+					row[14] = []string{"empty", "one", "three"}[c.AboveStart]
+				}
+				row[15] = c.BelowBalanced
+			}
+		}
 		t.AddRow(row...)
 	}
 	for _, lam := range loads {
