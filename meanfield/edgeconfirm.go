@@ -32,8 +32,10 @@ func (c EdgeConfirmation) Confirmed() bool { return c.AboveStart >= 0 && c.Below
 // (empty, all at 1, all at 3) in turn until one ends in a balanced fixed
 // point, and at T_edge(1 − rel) it iterates all three to their attractors
 // (FindHerdAttractor: a fixed point, a period-P orbit, or an aperiodic
-// herd after 100 + 64 maps in the herd regime; at most maxIter maps each,
-// 0 meaning 2000). rel is in (0, 0.1).
+// herd after 32 consecutive maps in the herd regime, board mean above
+// BalancedQueueScale/(1−λ), which no run that ends balanced has shown;
+// Edge's own probes stop after 2 rising maps there; at most maxIter maps
+// each, 0 meaning 2000). rel is in (0, 0.1).
 func ConfirmEdge(k int, load, edge, rel float64, maxIter int) (EdgeConfirmation, error) {
 	if !(rel > 0 && rel < 0.1) {
 		return EdgeConfirmation{}, fmt.Errorf("meanfield: ConfirmEdge rel = %v outside (0, 0.1)", rel)
@@ -42,7 +44,7 @@ func ConfirmEdge(k int, load, edge, rel float64, maxIter int) (EdgeConfirmation,
 		maxIter = 2000
 	}
 	c := EdgeConfirmation{Above: edge * (1 + rel), Below: edge * (1 - rel), AboveStart: -1}
-	hs := HerdSettings{MaxIter: maxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod, Settle: 100, Average: 64}.withDefaults()
+	hs := HerdSettings{MaxIter: maxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod, Settle: 16, Average: 16}.withDefaults()
 	for _, side := range []float64{c.Above, c.Below} {
 		m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: load, Period: side})
 		if err != nil {
