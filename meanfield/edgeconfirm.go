@@ -33,8 +33,8 @@ func (c EdgeConfirmation) Confirmed() bool { return c.AboveStart >= 0 && c.Below
 // point, and at T_edge(1 − rel) it iterates all three to their attractors
 // (FindHerdAttractor: a fixed point, a period-P orbit, or an aperiodic
 // herd after 32 consecutive maps in the herd regime, board mean above
-// BalancedQueueScale/(1−λ), which no run that ends balanced has shown;
-// Edge's own probes stop after 2 rising maps there; at most maxIter maps
+// BalancedQueueScale/(1−λ), where Edge's own probes stop after 2 rising
+// maps; at most maxIter maps
 // each, 0 meaning 2000). rel is in (0, 0.1).
 func ConfirmEdge(k int, load, edge, rel float64, maxIter int) (EdgeConfirmation, error) {
 	if !(rel > 0 && rel < 0.1) {
