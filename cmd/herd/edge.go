@@ -165,8 +165,11 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 			if !math.IsNaN(r.NodeRadius) {
 				row[8] = r.NodeRadius
 			}
-			if r.Herd.Period > 0 {
+			switch {
+			case r.Herd.Period > 0:
 				row[9], row[10] = r.Herd.Period, r.Herd.BoardMean
+			case r.Herd.Kind == meanfield.Aperiodic:
+				row[9], row[10] = "aperiodic", r.Herd.BoardMean
 			}
 			if !math.IsNaN(r.SaddleEigenvalue) {
 				row[11] = r.SaddleEigenvalue
