@@ -173,6 +173,7 @@ type EdgeResult struct {
 // Internal tolerances of Edge.
 const (
 	edgeFPTol      = 1e-9  // L1 tolerance of a fixed point
+	edgeDescentTol = 1e-7  // … of a continuation step before the branch's first failure
 	edgeMaxIter    = 3000  // maps per iteration run
 	edgeLeaveRun   = 2     // left the basin: board mean above the balanced scale and rising for this many maps
 	edgeMaxStep    = 0.1   // largest relative continuation step
@@ -224,7 +225,7 @@ func (e *edgeRun) mapAt(T float64) (*RefreshMap, error) {
 // run that ends balanced never meets this test; a run stopped by it is
 // heading for the herd, whose board mean grows with T (0.3–0.8·T,
 // model.md §2), and mapping the herd any further would be wasted work.
-func (e *edgeRun) run(T float64, start []float64) (bool, Attractor, error) {
+func (e *edgeRun) run(T float64, start []float64, tol float64) (bool, Attractor, error) {
 	m, err := e.mapAt(T)
 	if err != nil {
 		return false, Attractor{}, err
@@ -240,7 +241,7 @@ func (e *edgeRun) run(T float64, start []float64) (bool, Attractor, error) {
 		last = r.BoardMean
 		return high >= edgeLeaveRun
 	}
-	att, err := findAttractor(m, start, AttractorSettings{MaxIter: edgeMaxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod}, stop)
+	att, err := findAttractor(m, start, AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}, stop)
 	e.res.Maps += att.Iterations
 	if edgeTrace != nil {
 		edgeTrace(T*e.scale, len(start), att)
@@ -265,7 +266,7 @@ func (e *edgeRun) protocol(T float64, all bool) (bool, Attractor, error) {
 	e.res.Probes++
 	var first Attractor
 	for i, start := range lowBoards() {
-		ok, att, err := e.run(T, start)
+		ok, att, err := e.run(T, start, edgeFPTol)
 		if err != nil {
 			return false, att, err
 		}
@@ -288,7 +289,7 @@ func (e *edgeRun) footing(T float64) (bool, Attractor, error) {
 	e.res.Probes++
 	var first Attractor
 	for i, start := range lowBoards() {
-		ok, att, err := e.run(T, start)
+		ok, att, err := e.run(T, start, edgeFPTol)
 		if err != nil || !ok {
 			return false, att, err
 		}
@@ -374,7 +375,14 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error)
 			tn = tMin
 		}
 		e.res.Steps++
-		ok, a, err := e.run(tn, predict(br.prev, cur, tn))
+		// While no trial has failed, the branch is far from its end and a
+		// looser corrector tolerance will do: a point accepted too early
+		// shows at the next trial, which starts from it.
+		tol := edgeFPTol
+		if math.IsNaN(tLost) && tn > tMin {
+			tol = edgeDescentTol
+		}
+		ok, a, err := e.run(tn, predict(br.prev, cur, tn), tol)
 		if err != nil {
 			return br, err
 		}
