@@ -185,9 +185,6 @@ const (
 	edgeHerdDrift  = 0.02  // an aperiodic herd drifts by less than this fraction of its mean over its averaging window
 )
 
-// edgeTrace, when set (tests), sees every iteration run.
-var edgeTrace func(x float64, start int, a Attractor)
-
 // edgeRun is the state of one Edge computation.
 type edgeRun struct {
 	s     EdgeSettings
@@ -243,9 +240,6 @@ func (e *edgeRun) run(T float64, start []float64, tol float64) (bool, Attractor,
 	}
 	att, err := findAttractor(m, start, AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}, stop)
 	e.res.Maps += att.Iterations
-	if edgeTrace != nil {
-		edgeTrace(T*e.scale, len(start), att)
-	}
 	if err != nil && !errors.Is(err, ErrNotConverged) {
 		return false, att, err
 	}
