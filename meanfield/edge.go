@@ -436,8 +436,9 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error)
 //     located by fixedpoint.Refine to edgeGapRel·RelTol.
 //  4. Confirmation. At the lowest point of the last branch the protocol
 //     is run from the cold low boards; if none reaches the branch there,
-//     the protocol is bisected (fixedpoint.Refine) between that point and
-//     the probe that found the branch.
+//     the protocol is probed upwards at distances RelTol·T·2^j (up to the
+//     probe that found the branch) until it holds, and the last step is
+//     bisected (fixedpoint.Refine) to RelTol/2.
 //
 // Why the search cannot step over the bottom range unseen: it never
 // bisects the protocol across territory it has not walked. It descends
@@ -445,9 +446,12 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error)
 // starts, each failure bisected to RelTol/2), and only declares the
 // edge after ScanBelow cold probes spaced δ below the last loss all fail.
 // A balanced range below that is missed only if it is narrower than δ
-// (≤ 0.5% of T and a quarter window) or lies more than ScanBelow·δ (1.5
-// windows by default) below the last loss; the reported edge itself is
-// always confirmed from the cold low boards.
+// (≤ 0.5% of T and a quarter window) or lies more than ScanBelow·δ (at
+// most 1.5 windows by default) below the last loss; the reported edge
+// itself is always confirmed from the cold low boards. (Continuation
+// steps before a branch's first failure use an L1 tolerance of 1e-7,
+// the rest 1e-9; a point accepted too early fails the next step, which
+// starts from it.)
 //
 // Each iteration run stops at a fixed point, a periodic orbit, or as soon
 // as its board has clearly left the balanced basin (board mean above
