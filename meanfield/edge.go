@@ -1,8 +1,11 @@
 package meanfield
 
 import (
+	"errors"
 	"fmt"
 	"math"
+
+	"herd/fixedpoint"
 )
 
 // Crossing kinds of EdgeResult.Crossing.
@@ -20,10 +23,12 @@ const (
 
 // Defaults of EdgeSettings.
 const (
-	DefaultEdgeRelTol     = 1e-4
-	DefaultEdgeMinScaled  = 0.02
-	DefaultEdgeBranchFrom = 8
-	DefaultEdgeHerdMaps   = 40
+	DefaultEdgeRelTol    = 1e-4
+	DefaultEdgeMinScaled = 0.02
+	DefaultEdgeHerdMaps  = 40
+	// DefaultEdgeMaxScaled is the highest T(1−λ)² the footing search
+	// climbs to before giving up.
+	DefaultEdgeMaxScaled = 1000
 )
 
 // EdgeSettings controls Edge. The zero value of each optional field means
@@ -36,19 +41,23 @@ type EdgeSettings struct {
 	// RelTol is the relative precision of the edge in T, in [1e-8, 0.1].
 	// Zero means 1e-4.
 	RelTol float64
-	// MinScaled is the lowest T(1−λ)² searched, in (0, BranchFrom). Zero
-	// means 0.02.
+	// MinScaled is the lowest T(1−λ)² searched, in (0, 500), below
+	// BranchFrom when that is set. Zero means 0.02.
 	MinScaled float64
-	// BranchFrom is the T(1−λ)² from which the balanced branch is followed
-	// down, in (MinScaled, 1000]. Zero means 8.
+	// BranchFrom is the T(1−λ)² at which the footing search starts, in
+	// (MinScaled, 1000]. Zero means the law's estimate (EdgeFooting), or
+	// 2·MinScaled when that is higher.
 	BranchFrom float64
-	// HerdMaps bounds the maps spent on the herd attractor below the edge
-	// (EdgeResult.Herd), at least 0. Zero means 40; a negative value skips
-	// it.
+	// HerdMaps bounds the maps spent classifying the herd attractor below
+	// the edge (EdgeResult.Herd), at least 0; the classification also
+	// stops once its work reaches that of the edge search itself unless
+	// HerdFull is set. Zero means 40; a negative value skips it.
 	HerdMaps int
-	// ScanBelow is the number of protocol probes below a lost branch, each
-	// a further 0.5% lower in T, looking for balanced branches locked in
-	// other windows. Zero means 4; a negative value means none.
+	// HerdFull lifts the work bound of the herd classification (HerdMaps
+	// still bounds the maps).
+	HerdFull bool
+	// ScanBelow is the number of protocol probes below a lost branch (see
+	// Edge). Zero means 6; a negative value means none.
 	ScanBelow int
 }
 
@@ -62,16 +71,25 @@ func (s EdgeSettings) Validate() error {
 		return fmt.Errorf("meanfield: EdgeSettings.Load = %v outside (0, 1)", s.Load)
 	case s.RelTol != 0 && !(s.RelTol >= 1e-8 && s.RelTol <= 0.1):
 		return fmt.Errorf("meanfield: EdgeSettings.RelTol = %v outside [1e-8, 0.1] (0 means %g)", s.RelTol, DefaultEdgeRelTol)
-	case s.BranchFrom != 0 && !(s.BranchFrom > 0 && s.BranchFrom <= 1000):
-		return fmt.Errorf("meanfield: EdgeSettings.BranchFrom = %v outside (0, 1000] (0 means %g)", s.BranchFrom, float64(DefaultEdgeBranchFrom))
-	case s.MinScaled != 0 && !(s.MinScaled > 0 && s.MinScaled < d.BranchFrom):
-		return fmt.Errorf("meanfield: EdgeSettings.MinScaled = %v outside (0, BranchFrom = %g) (0 means %g)", s.MinScaled, d.BranchFrom, DefaultEdgeMinScaled)
+	case s.BranchFrom != 0 && !(s.BranchFrom > 0 && s.BranchFrom <= DefaultEdgeMaxScaled):
+		return fmt.Errorf("meanfield: EdgeSettings.BranchFrom = %v outside (0, %g] (0 means the law's estimate)", s.BranchFrom, float64(DefaultEdgeMaxScaled))
+	case s.MinScaled != 0 && !(s.MinScaled > 0 && s.MinScaled < DefaultEdgeMaxScaled/2):
+		return fmt.Errorf("meanfield: EdgeSettings.MinScaled = %v outside (0, %g) (0 means %g)", s.MinScaled, float64(DefaultEdgeMaxScaled/2), DefaultEdgeMinScaled)
 	case !(d.MinScaled < d.BranchFrom):
 		return fmt.Errorf("meanfield: EdgeSettings.BranchFrom = %v not above MinScaled = %v", d.BranchFrom, d.MinScaled)
 	case d.BranchFrom/((1-s.Load)*(1-s.Load)) > maxRefreshPeriod:
-		return fmt.Errorf("meanfield: EdgeSettings.BranchFrom = %v gives T = %.3g above %g", d.BranchFrom, d.BranchFrom/((1-s.Load)*(1-s.Load)), maxRefreshPeriod)
+		return fmt.Errorf("meanfield: EdgeSettings: the search would start at T = %.3g, above %g (k = %d, λ = %v: the edge lies beyond the map's range)",
+			d.BranchFrom/((1-s.Load)*(1-s.Load)), maxRefreshPeriod, s.Dispatchers, s.Load)
 	}
 	return nil
+}
+
+// EdgeFooting returns the T(1−λ)² at which Edge starts its footing
+// search: the law's estimate 0.9(k − 2) (validation.md) for k ≥ 3, and
+// 0.9 for k ≤ 2, where the law predicts no edge (a balanced start
+// from which the branch is followed down to MinScaled).
+func EdgeFooting(k int) float64 {
+	return 0.9 * float64(max(k-2, 1))
 }
 
 func (s EdgeSettings) withDefaults() EdgeSettings {
@@ -82,15 +100,26 @@ func (s EdgeSettings) withDefaults() EdgeSettings {
 		s.MinScaled = DefaultEdgeMinScaled
 	}
 	if s.BranchFrom == 0 {
-		s.BranchFrom = DefaultEdgeBranchFrom
+		s.BranchFrom = EdgeFooting(s.Dispatchers)
+		if s.BranchFrom <= s.MinScaled {
+			s.BranchFrom = 2 * s.MinScaled
+		}
 	}
 	if s.HerdMaps == 0 {
 		s.HerdMaps = DefaultEdgeHerdMaps
 	}
 	if s.ScanBelow == 0 {
-		s.ScanBelow = 4
+		s.ScanBelow = 6
 	}
 	return s
+}
+
+// EdgeGap is a range of T(1−λ)² above the edge in which no low board
+// reaches a balanced state, between two balanced ranges.
+type EdgeGap struct {
+	// Lo and Hi bound the gap: the protocol holds at Lo and at Hi and
+	// fails at every probe between (each located to about 10·RelTol).
+	Lo, Hi float64
 }
 
 // EdgeResult is the edge of the balanced state for one (k, λ).
@@ -99,9 +128,18 @@ type EdgeResult struct {
 	Found bool
 	// Refresh is the protocol edge T_edge, Scaled = T_edge(1−λ)².
 	Refresh, Scaled float64
+	// Below is the highest T known not to satisfy the protocol, just
+	// below Refresh (Refresh − Below ≤ RelTol·Refresh); NaN when not found.
+	Below float64
 	// BranchRefresh and BranchScaled: where the balanced branch followed
-	// down from BranchFrom is lost.
+	// down from the footing is lost.
 	BranchRefresh, BranchScaled float64
+	// Footing is the T(1−λ)² at which every low board reached a balanced
+	// state, from which the search went down.
+	Footing float64
+	// Gaps lists, from the top down, the ranges above the edge in which
+	// the low boards do not reach a balanced state (see Edge).
+	Gaps []EdgeGap
 	// Crossing is CrossingBorder, CrossingFlip, CrossingFold or
 	// CrossingNone, the kind of loss of the branch that ends at the
 	// protocol edge.
@@ -113,25 +151,38 @@ type EdgeResult struct {
 	// the border, at the collision point: the unstable partner's leading
 	// eigenvalue in the limit T → T_edge. NaN if not found (or not real).
 	SaddleEigenvalue float64
-	// Herd is the attractor reached just below the edge from the empty
-	// board (possibly Unconverged within HerdMaps maps).
-	Herd Attractor
+	// Herd is the attractor reached just below the edge, continuing the
+	// run that failed at Below (the failed continuation step, or the
+	// empty board's run when the edge was bisected), classified within the budget of
+	// EdgeSettings.HerdMaps: a fixed point, a period-P orbit, or Aperiodic
+	// with averages over the second half of the budget (when those
+	// averages drift by less than 2% over it); Unconverged (Period 0) when
+	// skipped, when the budget was too small, or when the orbit was still
+	// drifting.
+	Herd HerdAttractor
 	// Maps counts refresh-map applications in all.
 	Maps int
 	// Probes counts protocol evaluations (cold iterations from the low
 	// boards) and Steps the warm continuation steps.
 	Probes, Steps int
+	// Work is a measure of the arithmetic done: Σ windows·rows over all
+	// maps (deterministic, unlike a time).
+	Work float64
 }
 
 // Internal tolerances of Edge.
 const (
-	edgeFPTol     = 1e-9  // L1 tolerance of a fixed point
-	edgeMaxIter   = 3000  // maps per iteration run
-	edgeHerdScale = 2.4   // early herd exit: (1−λ)·mean above this …
-	edgeHerdRun   = 3     // … for this many consecutive maps
-	edgeMaxStep   = 0.1   // largest relative continuation step
-	edgeScanStep  = 0.005 // relative spacing of the scan below a lost branch
-	edgeHerdTol   = 1e-4  // L1 tolerance of the herd attractor (herds drift slowly)
+	edgeFPTol      = 1e-9  // L1 tolerance of a fixed point
+	edgeDescentTol = 1e-7  // … of a continuation step before the branch's first failure
+	edgeMaxIter    = 3000  // maps per iteration run
+	edgeLeaveRun   = 2     // left the basin: board mean above the balanced scale and rising for this many maps
+	edgeMaxStep    = 0.1   // largest relative continuation step
+	edgeFootStep   = 1.25  // footing search: factor per step up
+	edgeScanWindow = 0.25  // scan spacing below a lost branch, in windows k/λ …
+	edgeScanRel    = 0.005 // … at most this fraction of T
+	edgeHerdTol    = 1e-4  // L1 tolerance of the herd attractor (herds drift slowly)
+	edgeGapRel     = 10    // gap ends are located to edgeGapRel·RelTol
+	edgeHerdDrift  = 0.02  // an aperiodic herd drifts by less than this fraction of its mean over its averaging window
 )
 
 // edgeRun is the state of one Edge computation.
@@ -141,46 +192,63 @@ type edgeRun struct {
 	lam   float64
 	scale float64 // (1−λ)²
 	res   *EdgeResult
+	m     *RefreshMap // one workspace for every period
 }
 
-// verdict is the outcome of one iteration run.
-type verdict int
-
-const (
-	vBalanced verdict = iota
-	vHerd
-	vOther
-)
-
-// run iterates the map at period T from start until a fixed point or
-// orbit, or an early herd exit: (1−λ)·mean above edgeHerdScale for
-// edgeHerdRun consecutive maps.
-func (e *edgeRun) run(T float64, start []float64) (verdict, Attractor, error) {
-	m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: T})
-	if err != nil {
-		return vOther, Attractor{}, err
+// mapAt returns the search's map with its period set to T (the workspace
+// is reused between probes: RefreshMap.Apply keys its cached window plans
+// on the window length and recomputes the cut window every time).
+func (e *edgeRun) mapAt(T float64) (*RefreshMap, error) {
+	if e.m == nil {
+		m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: T})
+		if err != nil {
+			return nil, err
+		}
+		e.m = m
+		return m, nil
 	}
-	high := 0
+	if err := (Refresh{Dispatchers: e.k, Load: e.lam, Period: T}).Validate(); err != nil {
+		return nil, err
+	}
+	e.m.set.Period = T
+	return e.m, nil
+}
+
+// run iterates the map at period T from start until a fixed point or an
+// orbit, or until the board has clearly left the balanced basin: its mean
+// above BalancedQueueScale/(1−λ) (above every balanced fixed point, see
+// BalancedQueueScale) and rising for edgeLeaveRun consecutive maps. From a
+// low board the mean climbs towards a balanced fixed point from below, so a
+// run that ends balanced never meets this test; a run stopped by it is
+// heading for the herd, whose board mean grows with T (0.3–0.8·T,
+// model.md §2), and mapping the herd any further would be wasted work.
+func (e *edgeRun) run(T float64, start []float64, tol float64) (bool, Attractor, error) {
+	m, err := e.mapAt(T)
+	if err != nil {
+		return false, Attractor{}, err
+	}
+	high, last := 0, math.Inf(1)
 	stop := func(r RefreshResult) bool {
-		if r.BoardMean*(1-e.lam) > edgeHerdScale {
+		e.res.Work += float64(r.Windows) * float64(r.Rows)
+		if !balancedMean(r.BoardMean, e.lam) && r.BoardMean > last {
 			high++
 		} else {
 			high = 0
 		}
-		return high >= edgeHerdRun
+		last = r.BoardMean
+		return high >= edgeLeaveRun
 	}
-	att, err := findAttractor(m, start, AttractorSettings{MaxIter: edgeMaxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod}, stop)
+	att, err := findAttractor(m, start, AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}, stop)
 	e.res.Maps += att.Iterations
-	switch {
-	case att.Balanced:
-		return vBalanced, att, nil
-	case high >= edgeHerdRun || (att.Kind != Unconverged && !balancedMean(att.BoardMean, e.lam)):
-		return vHerd, att, nil
+	if err != nil && !errors.Is(err, ErrNotConverged) {
+		return false, att, err
 	}
-	if err != nil && att.Iterations < edgeMaxIter {
-		return vOther, att, err
-	}
-	return vOther, att, nil
+	return att.Balanced, att, nil
+}
+
+// lowBoards are the low start boards of the protocol (model.md §2).
+func lowBoards() [][]float64 {
+	return [][]float64{BoardEmpty(), BoardBalanced(1), BoardBalanced(3)}
 }
 
 // protocol evaluates the protocol of model.md §2 at T: iterate from the
@@ -191,15 +259,15 @@ func (e *edgeRun) run(T float64, start []float64) (verdict, Attractor, error) {
 func (e *edgeRun) protocol(T float64, all bool) (bool, Attractor, error) {
 	e.res.Probes++
 	var first Attractor
-	for i, start := range [][]float64{BoardEmpty(), BoardBalanced(1), BoardBalanced(3)} {
-		v, att, err := e.run(T, start)
+	for i, start := range lowBoards() {
+		ok, att, err := e.run(T, start, edgeFPTol)
 		if err != nil {
 			return false, att, err
 		}
 		if i == 0 {
 			first = att
 		}
-		if v == vBalanced {
+		if ok {
 			return true, att, nil
 		}
 		if !all {
@@ -207,6 +275,23 @@ func (e *edgeRun) protocol(T float64, all bool) (bool, Attractor, error) {
 		}
 	}
 	return false, first, nil
+}
+
+// footing reports whether every low board reaches a balanced fixed point
+// at T, and the empty board's.
+func (e *edgeRun) footing(T float64) (bool, Attractor, error) {
+	e.res.Probes++
+	var first Attractor
+	for i, start := range lowBoards() {
+		ok, att, err := e.run(T, start, edgeFPTol)
+		if err != nil || !ok {
+			return false, att, err
+		}
+		if i == 0 {
+			first = att
+		}
+	}
+	return true, first, nil
 }
 
 // branchPoint is a balanced fixed point at period T.
@@ -235,13 +320,15 @@ type branch struct {
 
 // follow follows the balanced fixed point at (T, board) down in T by
 // natural-parameter continuation with the map's own iteration as the
-// corrector (warm start from the last fixed point): steps of up to 10% in
-// T, halved after a failure, until the bracket [tLost, ok.T] is narrower
-// than RelTol/2 relative. Along a locked branch T sits at a distance
-// g = W(1 − φ) before its window's end with g → 0 as T falls to the border
-// collision; while the last two points share their cut window, the next
-// trial is placed just above the secant root of g(T) (regula falsi on the
-// kink distance), so a border collision is bracketed in a few steps.
+// corrector (a warm start from fixedpoint.Extrapolate's secant predictor):
+// steps of up to 10% in T, halved after a failure, until the bracket
+// [tLost, ok.T] is narrower than RelTol/2 relative. Along a locked branch T
+// sits at a distance g = W(1 − φ) before its window's end with g → 0 as T
+// falls to the border collision; while the last two points share their
+// cut window, the next trial is placed just above the collision predicted
+// by fixedpoint.BorderEstimate (regula falsi on g), so a border collision
+// is bracketed in a few steps. Each trial that fails is stopped as soon as
+// its board leaves the balanced basin (run).
 func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error) {
 	br := branch{ok: branchPoint{T, att}}
 	step := edgeMaxStep
@@ -254,18 +341,23 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error)
 		} else {
 			tn = cur.T * (1 - step)
 		}
-		// Secant on the gap of the last two points of the same window.
 		if n := len(br.prev); n > 0 {
 			pp := br.prev[n-1]
-			g1, g0 := cur.gap(), pp.gap()
-			if pp.att.Window == cur.att.Window && g1 < g0 && g1 >= 0 {
-				ts := cur.T - g1*(pp.T-cur.T)/(g0-g1)
+			if ts, ok := fixedpoint.BorderEstimate(pp.T, pp.gap(), cur.T, cur.gap()); ok && pp.att.Window == cur.att.Window {
 				margin := 0.25 * e.s.RelTol * cur.T
 				lo := tn
 				if !math.IsNaN(tLost) {
 					lo = tLost
 				}
-				if ts+margin < cur.T && ts+margin > lo {
+				switch {
+				case cur.T-ts <= 2*margin:
+					// The collision is predicted within the tolerance below
+					// cur: one trial just inside it ends the search if it
+					// fails, as it should.
+					if t := cur.T - 1.8*margin; t > lo {
+						tn = t
+					}
+				case ts+margin > lo:
 					tn = ts + max(margin, 0.1*(cur.T-ts))
 					if cur.T-ts < 4*margin {
 						tn = ts + margin
@@ -277,11 +369,18 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error)
 			tn = tMin
 		}
 		e.res.Steps++
-		v, a, err := e.run(tn, predict(br.prev, cur, tn))
+		// While no trial has failed, the branch is far from its end and a
+		// looser corrector tolerance will do: a point accepted too early
+		// shows at the next trial, which starts from it.
+		tol := edgeFPTol
+		if math.IsNaN(tLost) && tn > tMin {
+			tol = edgeDescentTol
+		}
+		ok, a, err := e.run(tn, predict(br.prev, cur, tn), tol)
 		if err != nil {
 			return br, err
 		}
-		if v == vBalanced {
+		if ok {
 			br.prev = append(br.prev, cur)
 			br.ok = branchPoint{tn, a}
 			if tn == tMin {
@@ -302,59 +401,102 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error)
 }
 
 // Edge computes the edge of the balanced state of the refresh map for k
-// dispatchers at load λ (model.md §2):
+// dispatchers at load λ (model.md §2).
 //
-//   - Refresh is the protocol edge: the lowest T at which the map, iterated
-//     from a low board (empty; all servers at 1; all at 3), converges to a
-//     balanced fixed point, to relative precision RelTol. Read: the lowest
-//     T of the balanced range that reaches up to BranchFrom. At very short
-//     periods (T(1−λ)² ≲ 0.1) the board is nearly live and a small-queue
-//     state returns; it is a different regime and is not searched.
-//   - BranchRefresh is where the balanced fixed point followed down from
-//     T(1−λ)² = BranchFrom is lost.
+// Refresh is the protocol edge: the lowest T of the balanced range that
+// extends up to long periods, where the map, iterated from a low board
+// (empty; all servers at 1; all at 3), converges to a balanced fixed
+// point, to relative precision RelTol. Reachability is not monotone in T
+// (at k = 12, λ = 0.9 the low boards reach a balanced state at
+// T(1−λ)² = 8.692–8.72 but not at 8.689 nor at 8.734–8.761): ranges of T
+// above the edge where they do not are reported as Gaps. BranchRefresh is
+// where the balanced branch followed down from the footing is lost. At
+// very short periods (T(1−λ)² ≲ 0.1) the board is nearly live and a
+// small-queue state returns; it is a different regime and is not searched.
 //
-// Method. (1) The protocol at T = BranchFrom/(1−λ)² gives a balanced fixed
-// point. (2) It is followed down by continuation (see follow): the map's
-// iteration from the last fixed point, secant steps on the distance g from
-// T to the end of its window, until the loss is bracketed to RelTol/2. At
-// a border collision g → 0 at the loss; otherwise the leading eigenvalue
-// there says flip (−1) or fold (+1). (3) The protocol (cold starts) is
-// evaluated at the point just below the loss and at ScanBelow points 0.5%
-// apart below it (empty board only for these): a balanced result there is
-// a branch locked in another window, which is followed down in turn. (4)
-// When none is found, the protocol is confirmed at the lowest fixed point
-// (if it is not reached from the low boards, the protocol predicate is
-// bisected between it and the probe that found its branch). Each iteration
-// run stops at a fixed point, a periodic orbit, or as soon as the board
-// mean exceeds 2.4/(1−λ) for 3 maps in a row (a herd: model.md §2).
+// Method.
 //
-// The node's spectral radius comes from Arnoldi at the last fixed point;
-// the saddle's leading eigenvalue from Arnoldi at the same board with T
-// moved just past its window's end (the other piece of the map); the herd
-// from FindAttractor (L1 tolerance 1e-4, HerdMaps maps) continuing the
-// empty board's run just below the edge.
+//  1. Footing. From T(1−λ)² = BranchFrom (by default the law's estimate
+//     0.9(k−2), EdgeFooting) the search moves up by factors of 1.25 until
+//     every low board reaches a balanced fixed point (up to
+//     T(1−λ)² = 1000 or T = 10⁶; beyond, an error wrapping
+//     ErrNotConverged).
+//  2. Descent. The balanced fixed point there is followed down by
+//     continuation (follow: the map's own iteration from
+//     fixedpoint.Extrapolate's predictor, border located by
+//     fixedpoint.BorderEstimate) until its loss is bracketed to RelTol/2,
+//     or down to MinScaled (then: no edge).
+//  3. Scan. Below each loss the protocol (empty board) is evaluated at
+//     ScanBelow points spaced δ = min(W/4, 0.5%·T), W = k/λ the length of
+//     a full window (balanced branches lock T into successive windows, so
+//     the next branch down lies within about a window). A balanced probe
+//     is a branch in another window: it is followed down in turn (step 2).
+//     When probes above it failed, those probes are checked with every
+//     low board; if they still fail, the gap is recorded and its ends are
+//     located by fixedpoint.Refine to edgeGapRel·RelTol.
+//  4. Confirmation. At the lowest point of the last branch the protocol
+//     is run from the cold low boards; if none reaches the branch there,
+//     the protocol is probed upwards at distances RelTol·T·2^j (up to the
+//     probe that found the branch) until it holds, and the last step is
+//     bisected (fixedpoint.Refine) to RelTol/2.
 //
-// When no balanced state exists at BranchFrom, Edge returns an error
-// wrapping ErrNotConverged.
+// Why the search cannot step over the bottom range unseen: it never
+// bisects the protocol across territory it has not walked. It descends
+// continuously along balanced branches (steps of at most 10% in T, warm
+// starts, each failure bisected to RelTol/2), and only declares the
+// edge after ScanBelow cold probes spaced δ below the last loss all fail.
+// A balanced range below that is missed only if it is narrower than δ
+// (≤ 0.5% of T and a quarter window) or lies more than ScanBelow·δ (at
+// most 1.5 windows by default) below the last loss; the reported edge
+// itself is always confirmed from the cold low boards. (Continuation
+// steps before a branch's first failure use an L1 tolerance of 1e-7,
+// the rest 1e-9; a point accepted too early fails the next step, which
+// starts from it.)
+//
+// Each iteration run stops at a fixed point, a periodic orbit, or as soon
+// as its board has clearly left the balanced basin (board mean above
+// BalancedQueueScale/(1−λ) and rising for two maps; see run), so probes
+// below the edge do not map the herd. The node's spectral radius comes
+// from Arnoldi at the edge's fixed point; the saddle's leading eigenvalue
+// from Arnoldi at the same board with T moved just past its window's end
+// (the other piece of the map); the herd from FindHerdAttractor's
+// classification (L1 tolerance 1e-4) continuing the run that failed just
+// below the edge, within HerdMaps maps and, unless HerdFull, no more work
+// than the edge search itself.
 func Edge(s EdgeSettings) (EdgeResult, error) {
 	if err := s.Validate(); err != nil {
 		return EdgeResult{}, err
 	}
 	s = s.withDefaults()
 	res := EdgeResult{Crossing: CrossingNone, NodeRadius: math.NaN(), SaddleEigenvalue: math.NaN(),
-		Refresh: math.NaN(), Scaled: math.NaN(), BranchRefresh: math.NaN(), BranchScaled: math.NaN()}
+		Refresh: math.NaN(), Scaled: math.NaN(), BranchRefresh: math.NaN(), BranchScaled: math.NaN(),
+		Below: math.NaN(), Footing: math.NaN()}
 	res.Herd.SpectralRadius = math.NaN()
 	e := &edgeRun{s: s, k: s.Dispatchers, lam: s.Load, scale: (1 - s.Load) * (1 - s.Load), res: &res}
-	t0, tMin := s.BranchFrom/e.scale, s.MinScaled/e.scale
+	tMin := s.MinScaled / e.scale
 
-	ok, top, err := e.protocol(t0, true)
-	if err != nil {
-		return res, err
+	// 1. Footing.
+	x := s.BranchFrom
+	var top Attractor
+	for {
+		ok, a, err := e.footing(x / e.scale)
+		if err != nil {
+			return res, err
+		}
+		if ok {
+			top = a
+			break
+		}
+		x *= edgeFootStep
+		if x > DefaultEdgeMaxScaled || x/e.scale > maxRefreshPeriod {
+			return res, fmt.Errorf("meanfield: edge: the low boards reach no balanced state up to T(1−λ)² = %.4g (board mean %.4g, %s): %w",
+				x/edgeFootStep, a.BoardMean, a.Kind, ErrNotConverged)
+		}
 	}
-	if !ok {
-		return res, fmt.Errorf("meanfield: edge: no balanced fixed point at T(1−λ)² = BranchFrom = %g (board mean %.4g, %s): %w",
-			s.BranchFrom, top.BoardMean, top.Kind, ErrNotConverged)
-	}
+	res.Footing = x
+	t0 := x / e.scale
+
+	// 2. Descent.
 	br, err := e.follow(t0, top, tMin)
 	if err != nil {
 		return res, err
@@ -367,75 +509,120 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 	tHi := t0 // a T at which the protocol reached the current branch
 	var below Attractor
 	belowT := br.tLost
+	below = br.lostAt
+	delta := math.Min(edgeScanWindow*float64(e.k)/e.lam, edgeScanRel*br.tLost)
 	for {
-		// Scan below the lost branch for a balanced branch in another window.
+		// 3. Scan below the lost branch for a balanced branch in another
+		// window.
 		var found bool
 		var fAtt Attractor
 		var fT float64
-		for j := 0; j <= max(s.ScanBelow, 0); j++ {
-			T := br.tLost * (1 - edgeScanStep*float64(j))
+		var failed []float64
+		for j := 1; j <= max(s.ScanBelow, 0); j++ {
+			T := br.tLost - float64(j)*delta
 			if T < tMin {
 				break
 			}
-			ok, a, err := e.protocol(T, j == 0)
+			ok, a, err := e.protocol(T, false)
 			if err != nil {
 				return res, err
-			}
-			if j == 0 {
-				below, belowT = a, T
 			}
 			if ok {
 				found, fAtt, fT = true, a, T
 				break
 			}
+			failed = append(failed, T)
 		}
 		if !found {
 			break
+		}
+		if err := e.recordGap(failed, fT, br, tHi); err != nil {
+			return res, err
 		}
 		nb, err := e.follow(fT, fAtt, tMin)
 		if err != nil {
 			return res, err
 		}
 		if !nb.lost {
+			res.Gaps = nil
 			return res, nil
 		}
 		br, tHi = nb, fT
+		below, belowT = nb.lostAt, nb.tLost
+		delta = math.Min(edgeScanWindow*float64(e.k)/e.lam, edgeScanRel*br.tLost)
 	}
-	// Confirm the protocol at the branch's lowest point.
+
+	// 4. Confirm the protocol at the branch's lowest point.
 	edgeT := br.ok.T
 	node := br.ok.att
-	if edgeT < tHi {
-		ok, a, err := e.protocol(edgeT, true)
+	res.Below = br.tLost
+	ok, a, err := e.protocol(edgeT, true)
+	if err != nil {
+		return res, err
+	}
+	if ok {
+		node = a
+	} else {
+		below, belowT = a, edgeT
+		// The low boards do not reach this branch at its end. The edge lies
+		// between edgeT (false) and tHi (true), in practice just above
+		// edgeT: probe upwards at distances RelTol·edgeT·2^j until the
+		// protocol holds, then bisect the last step (fixedpoint.Refine).
+		var perr error
+		var hiAtt Attractor
+		pred := func(mu float64) bool {
+			if perr != nil {
+				return false
+			}
+			ok, a, err := e.protocol(mu, true)
+			if err != nil {
+				perr = err
+			} else if ok {
+				hiAtt = a
+			} else if mu > belowT {
+				below, belowT = a, mu
+			}
+			return ok
+		}
+		lo, hi := edgeT, tHi
+		for d := s.RelTol * edgeT; edgeT+d < tHi; d *= 2 {
+			if pred(edgeT + d) {
+				hi = edgeT + d
+				break
+			}
+			if perr != nil {
+				return res, perr
+			}
+			lo = edgeT + d
+		}
+		if hi == tHi {
+			if _, a, err := e.protocol(tHi, true); err != nil {
+				return res, err
+			} else {
+				hiAtt = a
+			}
+		}
+		top := hiAtt
+		lr, err := fixedpoint.Refine(pred, lo, hi, false, &fixedpoint.LocateSettings{RelTol: s.RelTol / 2})
+		if perr != nil {
+			return res, perr
+		}
 		if err != nil {
 			return res, err
 		}
-		if !ok {
-			// The low boards do not reach this branch at its end: bisect the
-			// protocol predicate between edgeT (false) and tHi (true).
-			lo, hi := edgeT, tHi
-			hiAtt := Attractor{}
-			for hi-lo > s.RelTol*hi/2 {
-				mid := lo + (hi-lo)/2
-				ok, a, err := e.protocol(mid, true)
-				if err != nil {
-					return res, err
-				}
-				if ok {
-					hi, hiAtt = mid, a
-				} else {
-					lo, below, belowT = mid, a, mid
-				}
-			}
-			edgeT = hi
-			if hiAtt.Board != nil {
-				node = hiAtt
-			}
-		} else {
-			node = a
+		edgeT, res.Below = lr.Hi, lr.Lo
+		if lr.Hi == hi {
+			hiAtt = top
 		}
+		node = hiAtt
 	}
 	res.Found = true
 	res.Refresh, res.Scaled = edgeT, edgeT*e.scale
+	for i := range res.Gaps {
+		if res.Gaps[i].Lo < res.Scaled {
+			res.Gaps[i].Lo = res.Scaled
+		}
+	}
 
 	// The node's spectrum and the crossing.
 	m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT})
@@ -471,17 +658,117 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 		}
 	}
 
-	// The herd just below the edge, continuing the empty board's run.
+	// The herd just below the edge, continuing the run that failed there.
 	if s.HerdMaps > 0 && below.Board != nil {
-		mh, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: belowT})
-		if err != nil {
+		if err := e.herd(belowT, below.Board); err != nil {
 			return res, err
 		}
-		h, _ := findAttractor(mh, below.Board, AttractorSettings{MaxIter: s.HerdMaps, Tol: edgeHerdTol, MaxPeriod: DefaultAttractorMaxPeriod}, nil)
-		res.Maps += h.Iterations
-		res.Herd = h
 	}
 	return res, nil
+}
+
+// recordGap handles a branch found by the scan at fT below the lost
+// branch br (entered at tHi) after the probes at failed (empty board
+// only) did not reach a balanced state. Each failed probe is checked with
+// every low board; the first still failing is evidence of a gap, whose
+// ends are located by bisecting the protocol: the lower end between fT
+// and the lowest failing probe, the upper end between the highest failing
+// probe and the lowest point of br at which the protocol holds (br's end,
+// or else tHi).
+func (e *edgeRun) recordGap(failed []float64, fT float64, br branch, tHi float64) error {
+	var fails []float64 // failing the full protocol, from the top down
+	for _, T := range failed {
+		ok, _, err := e.protocol(T, true)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fails = append(fails, T)
+		}
+	}
+	if len(fails) == 0 {
+		return nil
+	}
+	var perr error
+	pred := func(mu float64) bool {
+		if perr != nil {
+			return false
+		}
+		ok, _, err := e.protocol(mu, true)
+		if err != nil {
+			perr = err
+		}
+		return ok
+	}
+	set := &fixedpoint.LocateSettings{RelTol: edgeGapRel * e.s.RelTol}
+	lo, err := fixedpoint.Refine(pred, fT, fails[len(fails)-1], true, set)
+	if perr != nil {
+		return perr
+	}
+	if err != nil {
+		return err
+	}
+	upper := br.ok.T
+	if !pred(upper) {
+		upper = tHi
+	}
+	if perr != nil {
+		return perr
+	}
+	hi := &fixedpoint.LocateResult{Hi: upper}
+	if fails[0] < upper {
+		hi, err = fixedpoint.Refine(pred, fails[0], upper, false, set)
+		if perr != nil {
+			return perr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	e.res.Gaps = append(e.res.Gaps, EdgeGap{Lo: lo.Lo * e.scale, Hi: hi.Hi * e.scale})
+	return nil
+}
+
+// herd classifies the attractor reached from board at period T, within
+// the budget of HerdMaps maps and (unless HerdFull) the work of the edge
+// search so far: a fixed point or period-P orbit at L1 tolerance
+// edgeHerdTol, or, when the orbit stays in the herd regime without
+// settling, Aperiodic with averages over the second half of the budget
+// (findHerdAttractor with Settle and Average half the budget each).
+func (e *edgeRun) herd(T float64, board []float64) error {
+	m, err := e.mapAt(T)
+	if err != nil {
+		return err
+	}
+	budget := e.s.HerdMaps
+	if !e.s.HerdFull {
+		// The cost of one herd map, from a first map.
+		r, err := m.Apply(nil, board)
+		e.res.Maps++
+		if err != nil {
+			return err
+		}
+		per := float64(r.Windows) * float64(max(r.Rows, len(r.Next)))
+		budget = min(budget, int(e.res.Work/per))
+		e.res.Work += per
+		board = r.Next
+	}
+	if budget < 2*16 {
+		return nil // too little to classify: left unclassified
+	}
+	h, err := findHerdAttractor(m, board, HerdSettings{MaxIter: budget, Tol: edgeHerdTol,
+		MaxPeriod: DefaultAttractorMaxPeriod, Settle: budget / 2, Average: budget / 2}.withDefaults())
+	e.res.Maps += h.Iterations
+	if err != nil && !errors.Is(err, ErrNotConverged) {
+		return err
+	}
+	if h.Kind == Aperiodic && math.Abs(h.Drift)*float64(h.Averaged) > edgeHerdDrift*h.BoardMean {
+		// Still growing or shrinking over the averaging window: a transient,
+		// not an orbit whose averages mean anything.
+		h.Kind = Unconverged
+	}
+	e.res.Herd = h
+	return nil
 }
 
 func absMax(ev []complex128) float64 {
@@ -493,9 +780,10 @@ func absMax(ev []complex128) float64 {
 }
 
 // predict is the secant predictor of the continuation: the fixed point at
-// tn extrapolated linearly from the last two points of the branch when
-// they share their cut window (the map is smooth there), else the last
-// fixed point. Negative entries are clipped and the board renormalised.
+// tn extrapolated linearly (fixedpoint.Extrapolate) from the last two
+// points of the branch when they share their cut window (the map is smooth
+// there), else the last fixed point. Negative entries are clipped and the
+// board renormalised.
 func predict(prev []branchPoint, cur branchPoint, tn float64) []float64 {
 	if len(prev) == 0 {
 		return cur.att.Board
@@ -504,24 +792,13 @@ func predict(prev []branchPoint, cur branchPoint, tn float64) []float64 {
 	if pp.att.Window != cur.att.Window || pp.T == cur.T {
 		return cur.att.Board
 	}
-	f := (tn - cur.T) / (cur.T - pp.T)
-	n := max(len(cur.att.Board), len(pp.att.Board))
-	out := make([]float64, n)
+	out := fixedpoint.Extrapolate(nil, pp.att.Board, cur.att.Board, pp.T, cur.T, tn)
 	var sum float64
-	for i := range out {
-		var a, b float64
-		if i < len(cur.att.Board) {
-			a = cur.att.Board[i]
-		}
-		if i < len(pp.att.Board) {
-			b = pp.att.Board[i]
-		}
-		x := a + f*(a-b)
+	for i, x := range out {
 		if x < 0 {
-			x = 0
+			out[i] = 0
 		}
-		out[i] = x
-		sum += x
+		sum += out[i]
 	}
 	if !(sum > 0) {
 		return cur.att.Board

@@ -38,7 +38,7 @@ func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
 	return &bracketFlags{
 		servers:     fs.String("servers", "25,100,400,1600", "servers N, integers ≥ dispatchers (list: one bracket each)"),
 		dispatchers: fs.Int("dispatchers", 5, "dispatchers k, "+modelRangeHelp.dispatchers+" (least loaded with own tallies; 1 needs --grid)"),
-		load:        fs.Float64("load", 0.9, fmt.Sprintf("load λ per server, in [%g, %.5f] (the model's edge search)", modelMinLoad, maxEdgeLoad)),
+		load:        fs.Float64("load", 0.9, "load λ per server, "+edgeLoadHelp),
 		runs:        fs.Int("runs", 6, "runs per refresh period, integer ≥ 2"),
 		refreshes:   fs.Int("refreshes", 1000, "refresh periods per run (a run stops when it tips), integer ≥ 10"),
 		cut:         fs.Int("cut", 300, "the shorter run length also reported, in refreshes, at most --refreshes (default: 300, or --refreshes if fewer)"),

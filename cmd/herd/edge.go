@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
@@ -17,9 +18,12 @@ func lawScaled(k int) float64 { return 0.9 * float64(k-2) }
 
 func runEdge(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "edge", "edge [--dispatchers LIST] [--load LIST] [flags]   (plain herd runs this)")
-	dispatchers := fs.String("dispatchers", "2,3,4,5,6,8,10", "dispatchers k, integers ≥ 1 (list)")
-	load := fs.String("load", "0.8,0.9,0.95", "loads λ per server, in (0, 1) (list)")
+	dispatchers := fs.String("dispatchers", "2,3,4,5,6,8,10", "dispatchers k, integers in [1, 256] (list)")
+	load := fs.String("load", "0.8,0.9,0.95", "loads λ per server, "+edgeLoadHelp+" (list)")
 	relTol := fs.Float64("tolerance", 1e-4, "relative precision of the edge in T")
+	herdFull := fs.Bool("herd", false, "classify the herd below each edge fully (up to 400 maps; by default at most 40 maps and no more work than the edge search)")
+	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached and below_balanced")
+	progMode := fs.String("progress", progressAuto, "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := fs.String("plot", "", "also draw edge_scaled against k, one series per load, with the law 0.9(k−2), into FILE.png or FILE.svg")
 	if err := parse(fs, args); err != nil {
@@ -27,6 +31,9 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	}
 	fmtName, err := out.check()
 	if err != nil {
+		return err
+	}
+	if err := checkProgressMode(*progMode); err != nil {
 		return err
 	}
 	ks, err := intList("dispatchers", *dispatchers, 1)
@@ -50,6 +57,9 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 			if err := checkEdge(k, lam); err != nil {
 				return err
 			}
+			if *herdFull {
+				s.HerdFull, s.HerdMaps = true, 400
+			}
 			if err := s.Validate(); err != nil {
 				return usagef("%v", err)
 			}
@@ -58,25 +68,53 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	}
 	results := make([]meanfield.EdgeResult, len(settings))
 	errs := make([]error, len(settings))
-	prog := newProgress(e.stderr, "edge", "edges")
-	// Longest first: an edge's cost grows with its refresh period, about
-	// k/(1−λ)², so starting those first keeps the workers busy to the end.
-	// Results are stored by index: the order does not reach the output.
+	checks := make([]*meanfield.EdgeConfirmation, len(settings))
+	labels := make([]string, len(settings))
+	weights := make([]float64, len(settings))
+	for i, s := range settings {
+		labels[i] = fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
+		weights[i] = edgeCost(s)
+	}
+	prog := newItemProgress(e.stderr, *progMode, "edge", "edges", labels, weights)
+	// Longest first: an edge's cost grows with k and 1/(1−λ) (edgeCost), so
+	// starting those first keeps the workers busy to the end. Results are
+	// stored by index: the order does not reach the output.
 	order := make([]int, len(settings))
 	for i := range order {
 		order[i] = i
 	}
-	cost := func(s meanfield.EdgeSettings) float64 { return float64(s.Dispatchers) / ((1 - s.Load) * (1 - s.Load)) }
-	sort.SliceStable(order, func(a, b int) bool { return cost(settings[order[a]]) > cost(settings[order[b]]) })
+	sort.SliceStable(order, func(a, b int) bool { return weights[order[a]] > weights[order[b]] })
 	started := parallel(ctx, len(settings), *out.workers, func(j int) {
 		i := order[j]
+		prog.begin(i)
 		results[i], errs[i] = meanfield.Edge(settings[i])
-	}, prog.update)
+		if *confirm && errs[i] == nil && results[i].Found {
+			s := settings[i]
+			c, err := meanfield.ConfirmEdge(s.Dispatchers, s.Load, results[i].Refresh, 1e-4, 0)
+			if err != nil {
+				errs[i] = fmt.Errorf("confirmation: %w", err)
+			} else {
+				checks[i] = &c
+			}
+		}
+		switch {
+		case errs[i] != nil:
+			prog.end(i, "failed")
+		case checks[i] != nil && !checks[i].Confirmed():
+			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" NOT confirmed")
+		case checks[i] != nil:
+			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" confirmed")
+		case results[i].Found:
+			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64))
+		default:
+			prog.end(i, "none")
+		}
+	}, nil)
+	prog.close()
 	done := make([]bool, len(settings))
 	for j, ok := range started {
 		done[order[j]] = ok
 	}
-	prog.finish()
 
 	t := &table.Table{
 		Title: "herd edge: where the balanced state of k dispatchers with own tallies tips (refresh map, N → ∞)",
@@ -90,11 +128,14 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 			{Name: "edge_scaled", Digits: 5}, {Name: "branch_scaled", Digits: 5}, {Name: "law_scaled", Digits: 3},
 			{Name: "ratio", Digits: 4}, {Name: "crossing"}, {Name: "node_radius", Digits: 3},
 			{Name: "herd_period"}, {Name: "herd_board_mean", Digits: 5},
-			{Name: "saddle_eigenvalue", Digits: 3}, {Name: "maps"},
+			{Name: "saddle_eigenvalue", Digits: 3}, {Name: "maps"}, {Name: "gaps"},
 		},
 	}
-	worst := map[float64]float64{}
-	worstK := map[float64]int{}
+	if *confirm {
+		t.Columns = append(t.Columns, table.Column{Name: "above_reached"}, table.Column{Name: "below_balanced"})
+		t.Notes = append(t.Notes, "confirmation by plain iteration: above_reached is the first low board (empty, one = all at 1, three = all at 3) reaching the balanced state at T_edge(1+1e-4); below_balanced how many of the three reach it at T_edge(1−1e-4) (0 confirms)")
+	}
+	dev := map[float64]lawDeviation{}
 	var failures []string
 	for i, s := range settings {
 		if !done[i] {
@@ -110,7 +151,8 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 		if s.Dispatchers < 2 {
 			lawCell = nil // the law is for k ≥ 2; one dispatcher never tips
 		}
-		row := []any{s.Dispatchers, s.Load, nil, nil, nil, lawCell, nil, r.Crossing, nil, nil, nil, nil, r.Maps}
+		row := []any{s.Dispatchers, s.Load, nil, nil, nil, lawCell, nil, r.Crossing, nil, nil, nil, nil, r.Maps, nil}
+		d := dev[s.Load]
 		if r.Found {
 			row[2], row[3] = r.Refresh, r.Scaled
 			if r.BranchScaled > 0 {
@@ -119,27 +161,58 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 			if law > 0 {
 				ratio := r.Scaled / law
 				row[6] = ratio
-				if dev := math.Abs(ratio - 1); dev >= worst[s.Load] {
-					worst[s.Load], worstK[s.Load] = dev, s.Dispatchers
+				if x := ratio - 1; !d.any || math.Abs(x) >= math.Abs(d.worst) {
+					d.worst, d.worstK, d.any = x, s.Dispatchers, true
 				}
 			}
 			if !math.IsNaN(r.NodeRadius) {
 				row[8] = r.NodeRadius
 			}
-			if r.Herd.Period > 0 {
+			switch {
+			case r.Herd.Period > 0:
 				row[9], row[10] = r.Herd.Period, r.Herd.BoardMean
+			case r.Herd.Kind == meanfield.Aperiodic:
+				row[9], row[10] = "aperiodic", r.Herd.BoardMean
 			}
 			if !math.IsNaN(r.SaddleEigenvalue) {
 				row[11] = r.SaddleEigenvalue
+			}
+			if len(r.Gaps) > 0 {
+				row[13] = formatGaps(r.Gaps)
+			}
+		} else if law > 0 {
+			// The law predicts an edge the model does not have: the largest
+			// deviation there is, whatever the edges found elsewhere.
+			d.none = append(d.none, s.Dispatchers)
+		}
+		dev[s.Load] = d
+		if *confirm {
+			row = append(row, nil, nil)
+			if c := checks[i]; c != nil {
+				row[14] = "none"
+				if c.AboveStart >= 0 {
+					row[14] = []string{"empty", "one", "three"}[c.AboveStart]
+				}
+				row[15] = c.BelowBalanced
 			}
 		}
 		t.AddRow(row...)
 	}
 	for _, lam := range loads {
-		if _, ok := worst[lam]; ok {
-			t.Notes = append(t.Notes, fmt.Sprintf("λ = %g: largest deviation from the law 0.9(k−2): %+.1f%% (k = %d)",
-				lam, 100*signedDev(results, settings, done, lam, worstK[lam]), worstK[lam]))
+		d, ok := dev[lam]
+		if !ok || (!d.any && len(d.none) == 0) {
+			continue
 		}
+		note := fmt.Sprintf("λ = %g: largest deviation from the law 0.9(k−2): ", lam)
+		switch {
+		case len(d.none) > 0 && d.any:
+			note += fmt.Sprintf("no edge at all for k = %s, where the law predicts one; among edges found %+.1f%% (k = %d)", joinInts(d.none), 100*d.worst, d.worstK)
+		case len(d.none) > 0:
+			note += fmt.Sprintf("no edge at all for k = %s, where the law predicts one", joinInts(d.none))
+		default:
+			note += fmt.Sprintf("%+.1f%% (k = %d)", 100*d.worst, d.worstK)
+		}
+		t.Notes = append(t.Notes, note)
 	}
 	t.Warnings = failures
 	err = writeTable(ctx, e, t, fmtName, func() error {
@@ -157,13 +230,31 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func signedDev(results []meanfield.EdgeResult, settings []meanfield.EdgeSettings, done []bool, lam float64, k int) float64 {
-	for i, s := range settings {
-		if done[i] && s.Load == lam && s.Dispatchers == k {
-			return results[i].Scaled/lawScaled(k) - 1
-		}
+// lawDeviation is the footer's account of one load: the largest signed
+// deviation edge/law − 1 among edges found, and the k for which the law
+// predicts an edge (k ≥ 3) but the model finds none.
+type lawDeviation struct {
+	worst  float64
+	worstK int
+	any    bool
+	none   []int
+}
+
+// edgeCost is the relative cost of one edge, for ordering and the time-left
+// estimate: the search's maps scale about as k² and as 1/(1−λ)³ (map rows
+// ∝ 1/(1−λ), windows ∝ T/k ∝ 1/(1−λ)², chain work per window ∝ k²).
+func edgeCost(s meanfield.EdgeSettings) float64 {
+	k := float64(max(s.Dispatchers, 3))
+	return k * k / math.Pow(1-s.Load, 3)
+}
+
+// formatGaps writes gaps as "lo–hi" ranges of T(1−λ)², joined by "; ".
+func formatGaps(gaps []meanfield.EdgeGap) string {
+	parts := make([]string, len(gaps))
+	for i, g := range gaps {
+		parts[i] = strconv.FormatFloat(g.Lo, 'f', 3, 64) + "–" + strconv.FormatFloat(g.Hi, 'f', 3, 64)
 	}
-	return math.NaN()
+	return strings.Join(parts, "; ")
 }
 
 func plotEdge(path string, settings []meanfield.EdgeSettings, results []meanfield.EdgeResult, done []bool, ks []int, loads []float64) error {

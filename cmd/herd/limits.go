@@ -140,19 +140,25 @@ var ballsRangeHelp = struct{ bins, balls string }{
 	balls: "integer in [1, 1e11]",
 }
 
-// maxEdgeLoad is the highest load whose edge the refresh map can search:
-// the search starts at T(1−λ)² = meanfield.DefaultEdgeBranchFrom, which
-// must stay within the map's T ≤ 10⁶.
-var maxEdgeLoad = 1 - math.Sqrt(meanfield.DefaultEdgeBranchFrom/modelMaxRefresh)
+// edgeLoadHelp is the --load range of the commands that search for the
+// edge: the search starts at T(1−λ)² = meanfield.EdgeFooting(k) (the law's
+// estimate) and may not start above the map's T ≤ modelMaxRefresh.
+var edgeLoadHelp = fmt.Sprintf("in [%g, 1), with T = 0.9(k−2)/(1−λ)² ≤ %g where the search starts", modelMinLoad, modelMaxRefresh)
 
-// checkEdge checks k and λ for the refresh map's edge search.
+// checkEdge checks one (k, λ) of an edge search before any work: k in
+// the map's range, λ in [modelMinLoad, 1), and the search's first period
+// T = EdgeFooting(k)/(1−λ)² within the map's T ≤ modelMaxRefresh.
 func checkEdge(k int, load float64) error {
 	switch {
 	case k < 1 || k > modelMaxDispatchers:
 		return usagef("--dispatchers %d: want an integer in [1, %d] (the refresh map's range)", k, modelMaxDispatchers)
-	case !(load >= modelMinLoad && load <= maxEdgeLoad):
-		return usagef("--load %v: want a number in [%g, %.5f] (the edge search starts at T(1−λ)² = %g, and T ≤ %g)",
-			load, modelMinLoad, maxEdgeLoad, float64(meanfield.DefaultEdgeBranchFrom), modelMaxRefresh)
+	case !(load >= modelMinLoad && load < 1):
+		return usagef("--load %v: want a number in [%g, 1)", load, modelMinLoad)
+	}
+	x := meanfield.EdgeFooting(k)
+	if t := x / ((1 - load) * (1 - load)); t > modelMaxRefresh {
+		return usagef("--load %v with --dispatchers %d: the edge search starts at T = %.3g (T(1−λ)² = %g), above the refresh map's T ≤ %g; want λ ≤ %.5f for k = %d",
+			load, k, t, x, modelMaxRefresh, 1-math.Sqrt(x/modelMaxRefresh), k)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -64,4 +66,157 @@ func (p *progress) updateETA(done, total int, start time.Time) {
 		eta = (time.Duration(float64(el) / float64(done) * float64(total-done))).Round(time.Second).String()
 	}
 	fmt.Fprintf(p.w, "\r%s: %d/%d %s, %s elapsed, about %s left   ", p.name, done, total, p.unit, el.Round(time.Second), eta)
+}
+
+// Progress modes of --progress.
+const (
+	progressAuto   = "auto"
+	progressAlways = "always"
+	progressNever  = "never"
+)
+
+// heartbeatEvery is the interval of the heartbeat line when stderr is not a
+// terminal (a Slurm log, a file).
+var heartbeatEvery = 30 * time.Second
+
+// checkProgressMode validates --progress.
+func checkProgressMode(mode string) error {
+	switch mode {
+	case progressAuto, progressAlways, progressNever:
+		return nil
+	}
+	return usagef("--progress %q: want auto, always or never", mode)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// itemProgress reports a batch of long, weighted items (edges): one line per
+// finished item with its wall time, the time elapsed and an estimate of the
+// time left, and a heartbeat line every heartbeatEvery while items run.
+// Mode auto gives the item lines on a terminal and the heartbeat
+// otherwise; always gives both; never nothing. The estimate scales the
+// elapsed time by the weight left over the weight done (weights model the
+// relative cost of the items). Safe for concurrent use.
+type itemProgress struct {
+	mu         sync.Mutex
+	w          io.Writer
+	lines      bool
+	name, unit string
+	labels     []string
+	weights    []float64
+	started    []time.Time
+	finished   []bool
+	done, all  float64
+	count      int
+	start      time.Time
+	stop       chan struct{}
+	wg         sync.WaitGroup
+}
+
+// newItemProgress starts reporting on w; close stops it.
+func newItemProgress(w io.Writer, mode, name, unit string, labels []string, weights []float64) *itemProgress {
+	p := &itemProgress{name: name, unit: unit, labels: labels, weights: weights, start: time.Now(),
+		started: make([]time.Time, len(labels)), finished: make([]bool, len(labels))}
+	for _, x := range weights {
+		p.all += x
+	}
+	term := isTerminal(w)
+	beat := false
+	switch mode {
+	case progressAlways:
+		p.lines, beat = true, true
+	case progressAuto:
+		p.lines, beat = term, !term
+	}
+	if p.lines || beat {
+		p.w = w
+	}
+	if beat {
+		p.stop = make(chan struct{})
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			t := time.NewTicker(heartbeatEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-p.stop:
+					return
+				case <-t.C:
+					p.heartbeat()
+				}
+			}
+		}()
+	}
+	return p
+}
+
+// begin records that item i started.
+func (p *itemProgress) begin(i int) {
+	p.mu.Lock()
+	p.started[i] = time.Now()
+	p.mu.Unlock()
+}
+
+// end records that item i finished, with a one-word result.
+func (p *itemProgress) end(i int, result string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.finished[i] = true
+	p.done += p.weights[i]
+	p.count++
+	if p.w == nil || !p.lines {
+		return
+	}
+	took := time.Since(p.started[i])
+	fmt.Fprintf(p.w, "%s %d/%d: %s: %s in %s; %s elapsed%s\n", p.name, p.count, len(p.labels), p.labels[i], result,
+		took.Round(100*time.Millisecond), time.Since(p.start).Round(time.Second), p.left())
+}
+
+// left returns ", about D left" (or "" when nothing is left or nothing
+// done yet).
+func (p *itemProgress) left() string {
+	if p.count == len(p.labels) {
+		return ""
+	}
+	if p.done <= 0 {
+		return ", time left unknown"
+	}
+	el := time.Since(p.start)
+	rest := time.Duration(float64(el) * (p.all - p.done) / p.done)
+	return fmt.Sprintf(", about %s left", rest.Round(time.Second))
+}
+
+func (p *itemProgress) heartbeat() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var running []string
+	for i, t := range p.started {
+		if !t.IsZero() && !p.finished[i] {
+			running = append(running, fmt.Sprintf("%s for %s", p.labels[i], time.Since(t).Round(time.Second)))
+		}
+	}
+	msg := fmt.Sprintf("%s: %d/%d %s done, %s elapsed%s", p.name, p.count, len(p.labels), p.unit,
+		time.Since(p.start).Round(time.Second), p.left())
+	if len(running) > 0 {
+		msg += "; running " + strings.Join(running, ", ")
+	}
+	fmt.Fprintln(p.w, msg)
+}
+
+// close stops the heartbeat.
+func (p *itemProgress) close() {
+	if p.stop != nil {
+		close(p.stop)
+		p.wg.Wait()
+		p.stop = nil
+	}
 }

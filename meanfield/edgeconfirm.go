@@ -1,0 +1,73 @@
+package meanfield
+
+import (
+	"errors"
+	"fmt"
+)
+
+// EdgeConfirmation is the check of an edge by plain iteration (ConfirmEdge).
+type EdgeConfirmation struct {
+	// Above and Below are the periods checked, T_edge(1 ± Rel).
+	Above, Below float64
+	// AboveStart is the index in the low boards (0 empty, 1 all at 1, 2 all
+	// at 3) of the first that reaches a balanced fixed point at Above, or −1
+	// when none does.
+	AboveStart int
+	// BelowBalanced is the number of low boards that reach a balanced fixed
+	// point at Below (0 confirms the edge).
+	BelowBalanced int
+	// BelowKinds are the attractors the low boards end in at Below.
+	BelowKinds []HerdAttractor
+	// Maps counts the refresh-map applications.
+	Maps int
+}
+
+// Confirmed reports whether the edge is confirmed: a low board reaches a
+// balanced state just above it and none just below.
+func (c EdgeConfirmation) Confirmed() bool { return c.AboveStart >= 0 && c.BelowBalanced == 0 }
+
+// ConfirmEdge checks an edge T_edge (as a period) for k dispatchers at
+// load λ by plain iteration, independent of Edge's search and its early
+// exits: at T_edge(1 + rel) it iterates the low boards of model.md §2
+// (empty, all at 1, all at 3) in turn until one ends in a balanced fixed
+// point, and at T_edge(1 − rel) it iterates all three to their attractors
+// (FindHerdAttractor: a fixed point, a period-P orbit, or an aperiodic
+// herd after 32 consecutive maps in the herd regime, board mean above
+// BalancedQueueScale/(1−λ), where Edge's own probes stop after 2 rising
+// maps; at most maxIter maps
+// each, 0 meaning 2000). rel is in (0, 0.1).
+func ConfirmEdge(k int, load, edge, rel float64, maxIter int) (EdgeConfirmation, error) {
+	if !(rel > 0 && rel < 0.1) {
+		return EdgeConfirmation{}, fmt.Errorf("meanfield: ConfirmEdge rel = %v outside (0, 0.1)", rel)
+	}
+	if maxIter <= 0 {
+		maxIter = 2000
+	}
+	c := EdgeConfirmation{Above: edge * (1 + rel), Below: edge * (1 - rel), AboveStart: -1}
+	hs := HerdSettings{MaxIter: maxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod, Settle: 16, Average: 16}.withDefaults()
+	for _, side := range []float64{c.Above, c.Below} {
+		m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: load, Period: side})
+		if err != nil {
+			return c, err
+		}
+		for i, start := range lowBoards() {
+			a, err := findHerdAttractor(m, start, hs)
+			c.Maps += a.Iterations
+			if err != nil && !errors.Is(err, ErrNotConverged) {
+				return c, err
+			}
+			if side == c.Above {
+				if a.Balanced {
+					c.AboveStart = i
+					break
+				}
+				continue
+			}
+			c.BelowKinds = append(c.BelowKinds, a)
+			if a.Balanced {
+				c.BelowBalanced++
+			}
+		}
+	}
+	return c, nil
+}
