@@ -89,7 +89,7 @@ func FitLaw(k, x, sigma []float64) (LawFit, error) {
 	n := len(xs)
 	fit.Points = n
 	if n < 3 {
-		return fit, fmt.Errorf("compare: law fit: %d usable points, need at least 3: %w", n, ErrTooFewPoints)
+		return fit, fmt.Errorf("%w: law fit: %d usable, need at least 3", ErrTooFewPoints, n)
 	}
 	var sw, sk, skk, sx, skx float64
 	for i := range xs {
@@ -108,7 +108,7 @@ func FitLaw(k, x, sigma []float64) (LawFit, error) {
 		sdd += ws[i] * d * d
 	}
 	if !(sdd > 0) {
-		return fit, fmt.Errorf("compare: law fit: all points at k = %g: %w", kbar, ErrTooFewPoints)
+		return fit, fmt.Errorf("%w: law fit: all at k = %g", ErrTooFewPoints, kbar)
 	}
 	det := sw * sdd
 	c1 := (sw*skx - sk*sx) / det
@@ -240,7 +240,7 @@ func HeavyTrafficLimit(loads, x, sigma []float64, s LimitSettings) (Limit, error
 	}
 	n := len(pts)
 	if n < 2 {
-		return lim, fmt.Errorf("compare: heavy-traffic limit: %d usable loads, need at least 2: %w", n, ErrTooFewPoints)
+		return lim, fmt.Errorf("%w: heavy-traffic limit: %d usable load(s), need at least 2", ErrTooFewPoints, n)
 	}
 	m := s.MaxOrder
 	if m == 0 {
@@ -295,7 +295,7 @@ func HeavyTrafficLimit(loads, x, sigma []float64, s LimitSettings) (Limit, error
 // list of loads.
 type LawRange struct {
 	// From and To are the lowest and highest load of the widest run of
-	// consecutive loads (in increasing order) at which |law/x − 1| ≤ Band;
+	// consecutive loads (in increasing order) at which |x/law − 1| ≤ band;
 	// NaN when there is none. Ties go to the run at higher loads.
 	From, To float64
 	// Loads is the number of loads in that run.
@@ -304,7 +304,8 @@ type LawRange struct {
 
 // WithinBand returns the widest run of consecutive loads (sorted
 // increasingly; NaN edges break a run) where the law is within the
-// relative band of the edge x: |law/x − 1| ≤ band.
+// relative band of the law: |x/law − 1| ≤ band, the same test as InBand
+// (law > 0).
 func WithinBand(loads, x []float64, law, band float64) LawRange {
 	if len(loads) != len(x) {
 		panic("compare: WithinBand: lengths differ")
@@ -318,7 +319,7 @@ func WithinBand(loads, x []float64, law, band float64) LawRange {
 	bestWidth := -1.0
 	start := -1
 	for j := 0; j <= len(idx); j++ {
-		in := j < len(idx) && x[idx[j]] > 0 && math.Abs(law/x[idx[j]]-1) <= band
+		in := j < len(idx) && math.Abs(x[idx[j]]-law) <= band*law
 		if in && start < 0 {
 			start = j
 		}
