@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"os"
@@ -118,5 +120,19 @@ func TestLawBadInput(t *testing.T) {
 			t.Errorf("herd %v: exit %d, stderr %q, stdout %q; want exit 2 and a message containing %q",
 				tc.args, code, errs, out, tc.want)
 		}
+	}
+}
+
+// An interrupted herd law writes what it has, marked partial, and exits 1;
+// unfinished edges are neither failures nor zeros.
+func TestLawInterrupted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, append(lawSmall, "--format", "json"), &out, &errb)
+	if code != 1 || !strings.Contains(out.String(), `"partial": true`) || !strings.Contains(errb.String(), "interrupted") ||
+		strings.Contains(out.String(), `"edge"`) {
+		t.Errorf("cancelled run: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }
