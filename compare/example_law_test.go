@@ -38,5 +38,5 @@ func ExampleHeavyTrafficLimit() {
 	}
 	fmt.Printf("orders %.5f, limit %.5f ± %.1g\n", lim.Orders, lim.Value, lim.Err)
 	// Output:
-	// orders [1.00480 1.00050 1.00000], limit 1.00000 ± 0.0005
+	// orders [1.00480 1.00050 1.00000], limit 1.00000 ± 0.004
 }

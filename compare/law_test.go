@@ -203,6 +203,16 @@ func TestHeavyTrafficLimitOrderOne(t *testing.T) {
 	if math.Abs(lim.Correction-2.0/3) > 1e-12 {
 		t.Errorf("correction = %g, want |1/3 − 1| = 2/3", lim.Correction)
 	}
+	// On a straight line the order-2 estimate repeats the order-1 one (last
+	// correction 0); the error estimate keeps the correction before it,
+	// |1 − 1.025| at h = 0.025 (see Limit.Correction).
+	line, err := HeavyTrafficLimit([]float64{0.9, 0.95, 0.975}, []float64{1.1, 1.05, 1.025}, nil, LimitSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(line.Value-1) > 1e-12 || math.Abs(line.Err-0.025) > 1e-12 || !line.Converging {
+		t.Errorf("line: value %.15g ± %.15g (converging %v), want 1 ± 0.025, converging", line.Value, line.Err, line.Converging)
+	}
 	for _, bad := range []LimitSettings{{MaxOrder: 3}, {MaxOrder: -1}} {
 		if _, err := HeavyTrafficLimit([]float64{0.9, 0.975, 0.99}, []float64{5, 2, 1}, nil, bad); err == nil {
 			t.Errorf("MaxOrder %d with 3 loads: no error", bad.MaxOrder)

@@ -213,7 +213,7 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 		if !lim.Converging {
 			m := lim.Order
 			t.Warnings = append(t.Warnings, fmt.Sprintf("k=%d: extrapolation orders not settling (order %d−%d correction %.3g > order %d−%d correction %.3g): the error estimate is not reliable",
-				k, m, m-1, lim.Correction, m-1, m-2, math.Abs(lim.Orders[m-1]-lim.Orders[m-2])))
+				k, m, m-1, math.Abs(lim.Orders[m]-lim.Orders[m-1]), m-1, m-2, math.Abs(lim.Orders[m-1]-lim.Orders[m-2])))
 		}
 	}
 
