@@ -13,6 +13,10 @@
 //     and resumed (Store).
 //   - Finite-size scaling (scaling.go): edge(N) = edge(∞) + a·N^(−β) fitted
 //     to brackets.
+//   - The law (law.go): x_edge = a·(k − b) fitted by least squares
+//     (FitLaw), the heavy-traffic limit lim_{λ→1} x_edge by polynomial
+//     (Richardson) extrapolation in 1 − λ (HeavyTrafficLimit), and where
+//     0.9(k − 2) is within a band of the edge (WithinBand, InBand).
 //   - Validation (validate.go, checks.go): one Row per check of
 //     validation.md, with the verdict rules documented there.
 //

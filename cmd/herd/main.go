@@ -46,6 +46,7 @@ func commands() []command {
 		{"figures", "write every published chart (SVG, PNG and the CSV behind it) into a directory", runFigures},
 		{"model", "the classic mean-field models: random, round robin, supermarket SQ(d), periodic-update SQ(d) and least loaded", runModel},
 		{"hysteresis", "the trap door: balanced and herd branches against T, model and simulator", runHysteresis},
+		{"law", "fit the edge to a(k − b) per load, extrapolate it to λ → 1, and judge the law 0.9(k−2)", runLaw},
 		{"merge", "combine the part files of a sharded sweep into the unsharded output", runMerge},
 		{"scaling", "fit edge(N) = edge(∞) + a·N^(−β) to the brackets", runScaling},
 		{"edge", "the tipping point of the balanced state for each (k, λ), from the refresh map (the default job)", runEdge},

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A cheap herd law: three k at two light loads, coarse tolerance. k = 4 has
+// no edge at λ = 0.7 (herd edge finds none down to T(1−λ)² = 0.02), so the
+// fit at 0.7 has two points (a warning) and k = 4 has no limit (another).
+var lawSmall = []string{"law", "--dispatchers", "4,5,6", "--load", "0.7,0.75", "--ladder", "0.7,0.75", "--tolerance", "1e-3"}
+
+// herd law writes one table in three formats: the text is golden; CSV and
+// JSON, made with other worker counts, carry the same rows cell for cell
+// (floats round-trip in both), so the output does not depend on --workers.
+// The SVG plot is written.
+func TestLawOutputs(t *testing.T) {
+	t.Parallel()
+	text, errs, code := herd(t, append(lawSmall, "--workers", "1")...)
+	if code != 0 {
+		t.Fatalf("text: exit %d: %s", code, errs)
+	}
+	golden(t, "law.text", text)
+	for _, want := range []string{"no edge", "λ=0.7: no fit", "k=4: no heavy-traffic limit", "λ = 0.75: x_edge = "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+
+	csvOut, errs, code := herd(t, append(lawSmall, "--workers", "2", "--format", "csv")...)
+	if code != 0 {
+		t.Fatalf("csv: exit %d: %s", code, errs)
+	}
+	recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plot := filepath.Join(t.TempDir(), "law.svg")
+	jsonOut, errs, code := herd(t, append(lawSmall, "--workers", "3", "--format", "json", "--plot", plot)...)
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Columns []string `json:"columns"`
+		Rows    [][]any  `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(jsonOut), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(recs[0], ",") != strings.Join(doc.Columns, ",") || len(recs)-1 != len(doc.Rows) {
+		t.Fatalf("CSV header %v and %d rows; JSON columns %v and %d rows", recs[0], len(recs)-1, doc.Columns, len(doc.Rows))
+	}
+	kinds := map[string]int{} // counted only
+	for i, row := range doc.Rows {
+		kinds[row[0].(string)]++
+		for j, cell := range row {
+			c := recs[i+1][j]
+			switch v := cell.(type) {
+			case nil:
+				if c != "" {
+					t.Errorf("row %d %s: JSON null, CSV %q", i, doc.Columns[j], c)
+				}
+			case float64:
+				f, err := strconv.ParseFloat(c, 64)
+				if err != nil || f != v {
+					t.Errorf("row %d %s: JSON %v, CSV %q", i, doc.Columns[j], v, c)
+				}
+			case string:
+				if c != v {
+					t.Errorf("row %d %s: JSON %q, CSV %q", i, doc.Columns[j], v, c)
+				}
+			}
+		}
+	}
+	// 6 edges, 1 fit (λ = 0.75), 2 × 2 extrapolation orders (k = 5, 6),
+	// 1 fit of the limits is impossible with two limits, 3 verdicts.
+	want := map[string]int{"edge": 6, "fit": 1, "extrapolation": 4, "verdict": 3}
+	for k, n := range want {
+		if kinds[k] != n {
+			t.Errorf("%d %q rows, want %d (all: %v)", kinds[k], k, n, kinds)
+		}
+	}
+	if b, err := os.ReadFile(plot); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Errorf("plot: %v, %d bytes", err, len(b))
+	}
+}
+
+// Bad input exits 2 naming the flag and its range, before any edge.
+func TestLawBadInput(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"law", "--load", "1"}, "--load 1: want a number in (0, 1)"},
+		{[]string{"law", "--ladder", "0.9,0"}, "--ladder 0: want a number in (0, 1)"},
+		{[]string{"law", "--ladder", "0.9"}, "--ladder 0.9: want at least 2 loads"},
+		{[]string{"law", "--ladder", "0.9,0.95,0.9"}, "--ladder: 0.9 given twice"},
+		{[]string{"law", "--dispatchers", "3,3,4"}, "--dispatchers: 3 given twice"},
+		{[]string{"law", "--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
+		{[]string{"law", "--dispatchers", "300"}, "--dispatchers 300"},
+		{[]string{"law", "--order", "4"}, "--order 4: want an integer in [1, 3]"},
+		{[]string{"law", "--order", "-1"}, "--order -1"},
+		{[]string{"law", "--band", "0"}, "--band 0: want a number in (0, 1)"},
+		{[]string{"law", "--tolerance", "0.5"}, "--tolerance 0.5"},
+		{[]string{"law", "--workers", "0"}, "--workers 0"},
+		{[]string{"law", "--format", "xml"}, "--format \"xml\""},
+		{[]string{"law", "--plot", "x.pdf"}, "--plot \"x.pdf\": want a file name ending in .png or .svg"},
+	}
+	for _, tc := range cases {
+		out, errs, code := herd(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) || out != "" {
+			t.Errorf("herd %v: exit %d, stderr %q, stdout %q; want exit 2 and a message containing %q",
+				tc.args, code, errs, out, tc.want)
+		}
+	}
+}
+
+// An interrupted herd law writes what it has, marked partial, and exits 1;
+// unfinished edges are neither failures nor zeros.
+func TestLawInterrupted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, append(lawSmall, "--format", "json"), &out, &errb)
+	if code != 1 || !strings.Contains(out.String(), `"partial": true`) || !strings.Contains(errb.String(), "interrupted") ||
+		strings.Contains(out.String(), `"edge"`) {
+		t.Errorf("cancelled run: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}

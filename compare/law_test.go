@@ -1,0 +1,281 @@
+package compare
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"herd/meanfield"
+)
+
+// A hand-computed ordinary least-squares line: k = 1..4, x = 1, 3, 2, 5.
+// k̄ = 2.5, x̄ = 2.75, Sxx = 5, Sxy = 5.5, so the slope is 1.1 and the
+// intercept 2.75 − 1.1·2.5 = 0 (b = 0). Residuals −0.1, 0.8, −1.3, 0.6:
+// RSS = 2.7, s² = 1.35, se(slope) = √(s²/Sxx) = √0.27; se(intercept) =
+// √(s²(1/4 + k̄²/Sxx)) = √2.025, and se(b) = se(intercept)/slope at b = 0.
+func TestFitLawKnownAnswer(t *testing.T) {
+	t.Parallel()
+	f, err := FitLaw([]float64{1, 2, 3, 4}, []float64{1, 3, 2, 5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name      string
+		got, want float64
+	}{
+		{"a", f.A, 1.1},
+		{"b", f.B, 0},
+		{"se(a)", f.ASE, math.Sqrt(0.27)},
+		{"se(b)", f.BSE, math.Sqrt(2.025) / 1.1},
+		{"chi2", f.Chi2, 2.7},
+		{"max residual", f.MaxResidual, -1.3},
+		{"at k", f.MaxResidualK, 3},
+		{"rms", f.RMSResidual, math.Sqrt(2.7 / 4)},
+	}
+	for _, c := range cases {
+		if math.Abs(c.got-c.want) > 1e-12 {
+			t.Errorf("%s = %.15g, want %.15g (diff %.3g)", c.name, c.got, c.want, c.got-c.want)
+		}
+	}
+	if f.Weighted || f.DoF != 2 || f.Points != 4 {
+		t.Errorf("Weighted, DoF, Points = %v, %d, %d, want false, 2, 4", f.Weighted, f.DoF, f.Points)
+	}
+}
+
+// Edges on an exact line are recovered to rounding, with or without
+// weights, and a NaN edge (no edge found) is skipped.
+func TestFitLawExactLine(t *testing.T) {
+	t.Parallel()
+	const a0, b0 = 0.87, 1.93 // arbitrary constants near the law's 0.9, 2
+	var ks, xs, sig []float64
+	for k := 3; k <= 16; k++ {
+		ks = append(ks, float64(k))
+		xs = append(xs, a0*(float64(k)-b0))
+		sig = append(sig, 1e-4*a0*(float64(k)-b0))
+	}
+	xs[4] = math.NaN()
+	for _, tc := range []struct {
+		name  string
+		sigma []float64
+	}{{"unit", nil}, {"weighted", sig}} {
+		f, err := FitLaw(ks, xs, tc.sigma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(f.A-a0) > 1e-12 || math.Abs(f.B-b0) > 1e-11 || math.Abs(f.MaxResidual) > 1e-12 {
+			t.Errorf("%s: a, b, max residual = %.15g, %.15g, %.3g, want %g, %g, 0", tc.name, f.A, f.B, f.MaxResidual, a0, b0)
+		}
+		if f.Points != 13 {
+			t.Errorf("%s: Points = %d, want 13 (one NaN skipped)", tc.name, f.Points)
+		}
+	}
+}
+
+// Synthetic noisy edges: x = a₀(k − b₀) + σε with ε standard normal. The
+// interval estimate ± t(0.975, n − 2)·se must cover a₀ (and b₀) in 95% of
+// replications; over 1000 replications the count of hits is binomial
+// (1000, 0.95), s.d. √(1000·0.95·0.05) = 6.9, so 950 ± 4 s.d. = [922, 978]
+// fails by chance with probability about 10⁻⁴. The same for the weighted
+// fit, whose σ are the true ones.
+func TestFitLawCoverage(t *testing.T) {
+	t.Parallel()
+	const a0, b0, sd = 0.9, 2.0, 0.05
+	const reps = 1000
+	ks := []float64{3, 4, 5, 6, 8, 10, 12, 16}
+	// t(0.975, 6), Student's t table (e.g. Abramowitz & Stegun Table 26.10).
+	const t975 = 2.446912
+	for _, weighted := range []bool{false, true} {
+		r := rand.New(rand.NewPCG(16, 1))
+		var hitA, hitB int
+		var sig []float64
+		if weighted {
+			sig = make([]float64, len(ks))
+			for i := range sig {
+				sig[i] = sd
+			}
+		}
+		for range reps {
+			xs := make([]float64, len(ks))
+			for i, k := range ks {
+				xs[i] = a0*(k-b0) + sd*r.NormFloat64()
+			}
+			f, err := FitLaw(ks, xs, sig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tq := t975
+			if weighted {
+				tq = 1.959964 // σ known: the normal quantile (A&S Table 26.1)
+			}
+			if math.Abs(f.A-a0) <= tq*f.ASE {
+				hitA++
+			}
+			if math.Abs(f.B-b0) <= tq*f.BSE {
+				hitB++
+			}
+		}
+		lo, hi := 922, 978
+		if weighted {
+			// The Birge ratio only widens intervals: coverage at least 95%.
+			hi = reps
+		}
+		if hitA < lo || hitA > hi || hitB < lo || hitB > hi {
+			t.Errorf("weighted=%v: coverage of a: %d/%d, of b: %d/%d, want within [%d, %d]", weighted, hitA, reps, hitB, reps, lo, hi)
+		}
+	}
+}
+
+func TestFitLawTooFew(t *testing.T) {
+	t.Parallel()
+	_, err := FitLaw([]float64{3, 4, 5}, []float64{1, 2, math.NaN()}, nil)
+	if !errors.Is(err, ErrTooFewPoints) {
+		t.Errorf("two usable points: err = %v, want ErrTooFewPoints", err)
+	}
+	_, err = FitLaw([]float64{3, 3, 3}, []float64{1, 2, 3}, nil)
+	if !errors.Is(err, ErrTooFewPoints) {
+		t.Errorf("one k: err = %v, want ErrTooFewPoints", err)
+	}
+}
+
+// A synthetic sequence x(λ) = x* + c₁h + c₂h² + c₃h³ (h = 1 − λ) on the
+// default ladder: the order-3 extrapolation through four loads is exact, the
+// orders 0..2 are not, and the error estimate is at rounding level. With a
+// quartic term as well, the order-3 value is no longer exact but lies
+// within its error estimate.
+func TestHeavyTrafficLimitSynthetic(t *testing.T) {
+	t.Parallel()
+	ladder := []float64{0.9, 0.95, 0.975, 0.99}
+	const xStar = 0.95 // arbitrary, near the k = 3 limit
+	cases := []struct {
+		name  string
+		f     func(h float64) float64
+		exact bool
+	}{
+		{"linear", func(h float64) float64 { return xStar + 1.2*h }, true},
+		{"cubic", func(h float64) float64 { return xStar + 0.7*h - 2*h*h + 5*h*h*h }, true},
+		{"quartic", func(h float64) float64 { return xStar + 0.7*h - 2*h*h + 5*h*h*h + 40*h*h*h*h }, false},
+		{"smooth", func(h float64) float64 { return xStar + 0.3*math.Sin(4*h) }, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			xs := make([]float64, len(ladder))
+			for i, l := range ladder {
+				xs[i] = c.f(1 - l)
+			}
+			lim, err := HeavyTrafficLimit(ladder, xs, nil, LimitSettings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			diff := math.Abs(lim.Value - xStar)
+			if c.exact && diff > 1e-12 {
+				t.Errorf("value = %.15g, want %g (diff %.3g)", lim.Value, xStar, diff)
+			}
+			if !c.exact && !(diff <= lim.Err) {
+				t.Errorf("value = %.15g, want %g within its error %.3g (diff %.3g)", lim.Value, xStar, lim.Err, diff)
+			}
+			if lim.Orders[0] != xs[3] {
+				t.Errorf("order 0 = %g, want the edge at λ = 0.99, %g", lim.Orders[0], xs[3])
+			}
+			if lim.Order != 3 || len(lim.Loads) != 4 || lim.Loads[0] != 0.99 {
+				t.Errorf("order %d, loads %v, want 3 and the ladder nearest 1 first", lim.Order, lim.Loads)
+			}
+		})
+	}
+}
+
+// The order-1 estimate is the straight line through the two loads nearest
+// to 1 (a hand calculation), and σ propagates through its Lagrange
+// weights: at h = 0.01, 0.025 they are 0.025/0.015 and −0.01/0.015.
+func TestHeavyTrafficLimitOrderOne(t *testing.T) {
+	t.Parallel()
+	lim, err := HeavyTrafficLimit([]float64{0.9, 0.975, 0.99}, []float64{5, 2, 1}, []float64{0, 0.3, 0.1}, LimitSettings{MaxOrder: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Line through (0.01, 1) and (0.025, 2): slope 1/0.015, value at 0 is 1 − 0.01/0.015 = 1/3.
+	wantV := 1.0 / 3
+	wantP := math.Hypot(0.025/0.015*0.1, 0.01/0.015*0.3)
+	if math.Abs(lim.Value-wantV) > 1e-12 || math.Abs(lim.Propagated-wantP) > 1e-12 {
+		t.Errorf("value, propagated = %.15g, %.15g, want %.15g, %.15g", lim.Value, lim.Propagated, wantV, wantP)
+	}
+	if math.Abs(lim.Correction-2.0/3) > 1e-12 {
+		t.Errorf("correction = %g, want |1/3 − 1| = 2/3", lim.Correction)
+	}
+	// On a straight line the order-2 estimate repeats the order-1 one (last
+	// correction 0); the error estimate keeps the correction before it,
+	// |1 − 1.025| at h = 0.025 (see Limit.Correction).
+	line, err := HeavyTrafficLimit([]float64{0.9, 0.95, 0.975}, []float64{1.1, 1.05, 1.025}, nil, LimitSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(line.Value-1) > 1e-12 || math.Abs(line.Err-0.025) > 1e-12 || !line.Converging {
+		t.Errorf("line: value %.15g ± %.15g (converging %v), want 1 ± 0.025, converging", line.Value, line.Err, line.Converging)
+	}
+	for _, bad := range []LimitSettings{{MaxOrder: 3}, {MaxOrder: -1}} {
+		if _, err := HeavyTrafficLimit([]float64{0.9, 0.975, 0.99}, []float64{5, 2, 1}, nil, bad); err == nil {
+			t.Errorf("MaxOrder %d with 3 loads: no error", bad.MaxOrder)
+		}
+	}
+}
+
+func TestWithinBand(t *testing.T) {
+	t.Parallel()
+	loads := []float64{0.95, 0.8, 0.9, 0.975, 0.99}
+	// law 1: within 10% of x iff 1/x in [0.9, 1.1].
+	xs := []float64{1.05, 1.3, 1.08, math.NaN(), 1.0}
+	r := WithinBand(loads, xs, 1, 0.1)
+	if r.From != 0.9 || r.To != 0.95 || r.Loads != 2 {
+		t.Errorf("range = %+v, want 0.9–0.95 (2 loads; the NaN at 0.975 breaks the run)", r)
+	}
+	if r := WithinBand(loads, []float64{2, 2, 2, 2, 2}, 1, 0.1); !math.IsNaN(r.From) || r.Loads != 0 {
+		t.Errorf("nowhere within: %+v, want NaN and 0 loads", r)
+	}
+	for _, c := range []struct {
+		v, e float64
+		want string
+	}{{1.05, 0.01, InBandYes}, {1.2, 0.05, InBandNo}, {1.08, 0.05, InBandUndecided}} {
+		if got := InBand(c.v, c.e, 1, 0.1); got != c.want {
+			t.Errorf("InBand(%g ± %g, law 1) = %s, want %s", c.v, c.e, got, c.want)
+		}
+	}
+}
+
+// One real limit from two ladders of loads: the edge of k = 3 extrapolated
+// to λ → 1, quadratically in 1 − λ, from {0.875, 0.9, 0.925} and from
+// {0.9, 0.925, 0.95} must agree within the two error estimates combined,
+// √(e₁² + e₂²). k = 3 has the cheapest edges with a heavy-traffic tail (at
+// λ = 0.8 it has no edge, and between 0.85 and 0.875 its edge has a kink,
+// so the ladders start at 0.875).
+func TestHeavyTrafficLimitTwoLadders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four refresh-map edges up to λ = 0.95")
+	}
+	t.Parallel()
+	const k = 3
+	loads := []float64{0.875, 0.9, 0.925, 0.95}
+	xs := make([]float64, len(loads))
+	sig := make([]float64, len(loads))
+	for i, l := range loads {
+		r, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: k, Load: l})
+		if err != nil || !r.Found {
+			t.Fatalf("edge k=%d λ=%g: found=%v err=%v", k, l, r.Found, err)
+		}
+		xs[i], sig[i] = r.Scaled, meanfield.DefaultEdgeRelTol*r.Scaled
+	}
+	a, err := HeavyTrafficLimit(loads[:3], xs[:3], sig[:3], LimitSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := HeavyTrafficLimit(loads[1:], xs[1:], sig[1:], LimitSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := math.Abs(a.Value - b.Value)
+	tol := math.Hypot(a.Err, b.Err)
+	t.Logf("k=%d: edges %v; ladder A %.5f ± %.5f (orders %v), ladder B %.5f ± %.5f (orders %v)", k, xs, a.Value, a.Err, a.Orders, b.Value, b.Err, b.Orders)
+	if !(d <= tol) {
+		t.Errorf("limits %.5f ± %.5f and %.5f ± %.5f differ by %.5f > %.5f", a.Value, a.Err, b.Value, b.Err, d, tol)
+	}
+}
