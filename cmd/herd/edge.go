@@ -66,55 +66,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 			settings = append(settings, s)
 		}
 	}
-	results := make([]meanfield.EdgeResult, len(settings))
-	errs := make([]error, len(settings))
-	checks := make([]*meanfield.EdgeConfirmation, len(settings))
-	labels := make([]string, len(settings))
-	weights := make([]float64, len(settings))
-	for i, s := range settings {
-		labels[i] = fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
-		weights[i] = edgeCost(s)
-	}
-	prog := newItemProgress(e.stderr, *progMode, "edge", "edges", labels, weights)
-	// Longest first: an edge's cost grows with k and 1/(1−λ) (edgeCost), so
-	// starting those first keeps the workers busy to the end. Results are
-	// stored by index: the order does not reach the output.
-	order := make([]int, len(settings))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return weights[order[a]] > weights[order[b]] })
-	started := parallel(ctx, len(settings), *out.workers, func(j int) {
-		i := order[j]
-		prog.begin(i)
-		results[i], errs[i] = meanfield.Edge(settings[i])
-		if *confirm && errs[i] == nil && results[i].Found {
-			s := settings[i]
-			c, err := meanfield.ConfirmEdge(s.Dispatchers, s.Load, results[i].Refresh, 1e-4, 0)
-			if err != nil {
-				errs[i] = fmt.Errorf("confirmation: %w", err)
-			} else {
-				checks[i] = &c
-			}
-		}
-		switch {
-		case errs[i] != nil:
-			prog.end(i, "failed")
-		case checks[i] != nil && !checks[i].Confirmed():
-			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" NOT confirmed")
-		case checks[i] != nil:
-			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" confirmed")
-		case results[i].Found:
-			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64))
-		default:
-			prog.end(i, "none")
-		}
-	}, nil)
-	prog.close()
-	done := make([]bool, len(settings))
-	for j, ok := range started {
-		done[order[j]] = ok
-	}
+	results, errs, checks, done := computeEdges(ctx, e, "edge", *progMode, settings, *out.workers, *confirm)
 
 	t := &table.Table{
 		Title: "herd edge: where the balanced state of k dispatchers with own tallies tips (refresh map, N → ∞)",
@@ -283,4 +235,62 @@ func plotEdge(path string, settings []meanfield.EdgeSettings, results []meanfiel
 		return fmt.Errorf("--plot: %w", err)
 	}
 	return nil
+}
+
+// computeEdges computes the edges of settings on the worker pool, longest
+// first, with progress on stderr in mode (progressAuto, …), and with
+// confirm each found edge's plain-iteration check: the one schedule of
+// herd edge and herd law. Results are stored by index, so the order does
+// not reach the output; done[i] is false for an edge not finished
+// (Ctrl-C).
+func computeEdges(ctx context.Context, e *env, name, mode string, settings []meanfield.EdgeSettings, workers int, confirm bool) (results []meanfield.EdgeResult, errs []error, checks []*meanfield.EdgeConfirmation, done []bool) {
+	results = make([]meanfield.EdgeResult, len(settings))
+	errs = make([]error, len(settings))
+	checks = make([]*meanfield.EdgeConfirmation, len(settings))
+	labels := make([]string, len(settings))
+	weights := make([]float64, len(settings))
+	for i, s := range settings {
+		labels[i] = fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
+		weights[i] = edgeCost(s)
+	}
+	prog := newItemProgress(e.stderr, mode, name, "edges", labels, weights)
+	// Longest first: an edge's cost grows with k and 1/(1−λ) (edgeCost), so
+	// starting those first keeps the workers busy to the end.
+	order := make([]int, len(settings))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return weights[order[a]] > weights[order[b]] })
+	started := parallel(ctx, len(settings), workers, func(j int) {
+		i := order[j]
+		prog.begin(i)
+		results[i], errs[i] = meanfield.Edge(settings[i])
+		if confirm && errs[i] == nil && results[i].Found {
+			s := settings[i]
+			c, err := meanfield.ConfirmEdge(s.Dispatchers, s.Load, results[i].Refresh, 1e-4, 0)
+			if err != nil {
+				errs[i] = fmt.Errorf("confirmation: %w", err)
+			} else {
+				checks[i] = &c
+			}
+		}
+		switch {
+		case errs[i] != nil:
+			prog.end(i, "failed")
+		case checks[i] != nil && !checks[i].Confirmed():
+			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" NOT confirmed")
+		case checks[i] != nil:
+			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" confirmed")
+		case results[i].Found:
+			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64))
+		default:
+			prog.end(i, "none")
+		}
+	}, nil)
+	prog.close()
+	done = make([]bool, len(settings))
+	for j, ok := range started {
+		done[order[j]] = ok
+	}
+	return results, errs, checks, done
 }

@@ -42,11 +42,15 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 	relTol := fs.Float64("tolerance", 1e-4, "relative precision of each edge in T (as herd edge)")
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := fs.String("plot", "", "also draw x_edge against k per load with the fitted lines, the limit x*(k) with error bars and the law, into FILE.png or FILE.svg")
+	progMode := fs.String("progress", progressAuto, "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	fmtName, err := out.check()
 	if err != nil {
+		return err
+	}
+	if err := checkProgressMode(*progMode); err != nil {
 		return err
 	}
 	ks, err := intList("dispatchers", *dispatchers, 1)
@@ -94,6 +98,9 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 	var settings []meanfield.EdgeSettings
 	for _, lam := range loads {
 		for _, k := range ks {
+			if err := checkEdge(k, lam); err != nil {
+				return err
+			}
 			s := meanfield.EdgeSettings{Dispatchers: k, Load: lam, RelTol: *relTol}
 			if err := s.Validate(); err != nil {
 				return usagef("--dispatchers %d, --load/--ladder %g: %v", k, lam, err)
@@ -101,7 +108,7 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 			settings = append(settings, s)
 		}
 	}
-	results, errs, done := computeEdges(ctx, e, "law", settings, *out.workers)
+	results, errs, _, done := computeEdges(ctx, e, "law", *progMode, settings, *out.workers, false)
 
 	// x[i][j]: the edge T(1−λ)² at loads[i], ks[j]; NaN when not computed,
 	// failed or not found. sig: its stated precision, RelTol·x.
@@ -271,33 +278,6 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%d edge(s) failed: %s", len(failures), failures[0])
 	}
 	return nil
-}
-
-// computeEdges computes the edges of settings on the worker pool, longest
-// first, with progress on stderr — the same call and schedule as herd
-// edge, so that a faster meanfield.Edge speeds up both. Results are stored
-// by index; done[i] is false for an edge not finished (Ctrl-C).
-func computeEdges(ctx context.Context, e *env, name string, settings []meanfield.EdgeSettings, workers int) ([]meanfield.EdgeResult, []error, []bool) {
-	results := make([]meanfield.EdgeResult, len(settings))
-	errs := make([]error, len(settings))
-	prog := newProgress(e.stderr, name, "edges")
-	// An edge's cost grows with its refresh period, about k/(1−λ)².
-	order := make([]int, len(settings))
-	for i := range order {
-		order[i] = i
-	}
-	cost := func(s meanfield.EdgeSettings) float64 { return float64(s.Dispatchers) / ((1 - s.Load) * (1 - s.Load)) }
-	sort.SliceStable(order, func(a, b int) bool { return cost(settings[order[a]]) > cost(settings[order[b]]) })
-	started := parallel(ctx, len(settings), workers, func(j int) {
-		i := order[j]
-		results[i], errs[i] = meanfield.Edge(settings[i])
-	}, prog.update)
-	done := make([]bool, len(settings))
-	for j, ok := range started {
-		done[order[j]] = ok
-	}
-	prog.finish()
-	return results, errs, done
 }
 
 // fitRow is the table row of a law fit; load is a float64 or nil.
