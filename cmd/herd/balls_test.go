@@ -49,7 +49,7 @@ func TestBallsGolden(t *testing.T) {
 func TestBallsColumns(t *testing.T) {
 	t.Parallel()
 	out, errs, code := balls(context.Background(), "--bins", "16", "--runs", "2", "--format", "csv")
-	const want = "bins,balls,policy,batch,runs,max_load_mean,max_load_se,gap_mean,probes_mean,probes_max,max_load_dist\n"
+	const want = "bins,balls,policy,batch,runs,max_load_mean,max_load_se,gap_mean,probes_mean,probes_max,max_load_dist,meta_title,"
 	if code != 0 || !strings.HasPrefix(out, want) {
 		t.Errorf("exit %d (%s): header %q, want %q", code, errs, strings.SplitN(out, "\n", 2)[0], want)
 	}

@@ -33,9 +33,12 @@ type command struct {
 	run           func(ctx context.Context, env *env, args []string) error
 }
 
-// env is what a command may touch: its output streams.
+// env is what a command may touch: its output streams, and its name and
+// parsed flags, recorded in CSV and JSON output (see commandLine).
 type env struct {
 	stdout, stderr io.Writer
+	command        string
+	flags          *pflag.FlagSet // set by newFlags
 }
 
 // commands is the command table, sorted by name.
@@ -104,6 +107,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = usagef("unknown command %q; run 'herd help' for the list", name)
 			break
 		}
+		e.command = name
 		err = cmd.run(ctx, e, args)
 	}
 	var ue *usageError
@@ -155,6 +159,7 @@ func help(e *env, args []string) error {
 func newFlags(e *env, name, synopsis string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SortFlags = false
+	e.flags = fs
 	fs.Usage = func() {
 		fmt.Fprintf(e.stdout, "Usage: herd %s\n\nFlags:\n", synopsis)
 		fs.SetOutput(e.stdout)

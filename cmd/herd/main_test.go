@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -334,5 +336,64 @@ func TestModelCLI(t *testing.T) {
 	_, errs, code = herd(t, "model", "--policy", "oracle")
 	if code != 2 || !strings.Contains(errs, "no mean-field model") {
 		t.Errorf("oracle: exit %d, %q", code, errs)
+	}
+}
+
+// TestJSONShape reads herd sim's JSON with encoding/json into the shape the
+// README documents: {"meta": {...typed values...}, "columns": [...],
+// "rows": [{column: value}]}; its CSV carries the same values in meta_
+// columns.
+func TestJSONShape(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, append(simSmall, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Meta struct {
+			Title    string   `json:"title"`
+			Command  string   `json:"command"`
+			Partial  bool     `json:"partial"`
+			Version  string   `json:"version"`
+			Seed     uint64   `json:"seed"` // a number, not "7"
+			Runs     int      `json:"runs"`
+			Notes    []string `json:"notes"`
+			Warnings []string `json:"warnings"`
+		} `json:"meta"`
+		Columns []string         `json:"columns"`
+		Rows    []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("decode: %v\n%s", err, out)
+	}
+	m := doc.Meta
+	const wantCmd = "herd sim --servers=20 --refresh=0,5 --policy=ll,sq2,rr --horizon=400 --runs=3 --seed=7"
+	if m.Seed != 7 || m.Runs != 3 || m.Version != version || m.Command != wantCmd || m.Partial || m.Notes == nil || m.Warnings == nil {
+		t.Errorf("meta = %+v, want seed 7, runs 3, version %s, command %q, lists not null", m, version, wantCmd)
+	}
+	if len(doc.Rows) != 6 {
+		t.Fatalf("got %d rows, want 6 (3 policies × 2 refresh periods)", len(doc.Rows))
+	}
+	for i, r := range doc.Rows {
+		if len(r) != len(doc.Columns) {
+			t.Errorf("row %d has %d keys, want the %d columns", i, len(r), len(doc.Columns))
+		}
+		if _, ok := r["response_mean"].(float64); !ok {
+			t.Errorf("row %d response_mean = %#v, want a number", i, r["response_mean"])
+		}
+	}
+	csvOut, _, _ := herd(t, append(simSmall, "--format", "csv")...)
+	recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for j, h := range recs[0] {
+		col[h] = j
+	}
+	for name, want := range map[string]string{"meta_seed": "7", "meta_version": version, "meta_command": wantCmd, "meta_partial": "false"} {
+		if j, ok := col[name]; !ok || recs[1][j] != want {
+			t.Errorf("CSV %s: got %v (present %v), want %q", name, recs[1][min(j, len(recs[1])-1)], ok, want)
+		}
 	}
 }

@@ -69,7 +69,9 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	runCmd := mergeCommands[first.Command]
-	if err := runCmd(ctx, e, cmdArgs, m); err != nil {
+	me := *e // the output records the sweep's command line, not merge's
+	me.command = first.Command
+	if err := runCmd(ctx, &me, cmdArgs, m); err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) && !fs.Changed("format") && !fs.Changed("plot") && !fs.Changed("points") {
 			return fmt.Errorf("%s: the parts' arguments %q: %w", dir, first.Args, err)

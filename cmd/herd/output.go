@@ -45,6 +45,9 @@ func writeTable(ctx context.Context, e *env, t *table.Table, format string, extr
 	if ctx.Err() != nil {
 		t.Partial = true
 	}
+	if t.Command == "" && e.command != "" {
+		t.Command = commandLine(e)
+	}
 	if err := t.Write(e.stdout, format); err != nil {
 		return err
 	}
@@ -98,4 +101,32 @@ func writeAtomic(path string, data []byte) (err error) {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// outputOnlyFlags choose where and how output goes, not what is computed;
+// commandLine leaves them out, so that the recorded command line, like the
+// numbers, does not depend on them (a merged sweep records the same line as
+// the unsharded run).
+var outputOnlyFlags = map[string]bool{
+	"format": true, "plot": true, "points": true, "out": true, "workers": true,
+	"shards": true, "shard": true, "slurm-script": true,
+}
+
+// commandLine is the command line CSV and JSON output record: "herd NAME"
+// and every flag that was set, as --flag=value in the order the command
+// defines its flags, less the output-only flags; each word is quoted for a
+// POSIX shell where it needs it (shellQuote, shard.go). Built from the
+// parsed flags rather than the raw arguments, it is the same however the
+// flags were spelled, and the same for a merged sweep as for the unsharded
+// run.
+func commandLine(e *env) string {
+	words := []string{"herd", e.command}
+	if e.flags != nil {
+		e.flags.VisitAll(func(f *pflag.Flag) { // definition order: SortFlags is false
+			if f.Changed && !outputOnlyFlags[f.Name] {
+				words = append(words, shellQuote("--"+f.Name+"="+f.Value.String()))
+			}
+		})
+	}
+	return strings.Join(words, " ")
 }
