@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -129,4 +134,79 @@ func commandLine(e *env) string {
 		})
 	}
 	return strings.Join(words, " ")
+}
+
+// readRecords reads a table that herd wrote, for a --from flag: CSV, or
+// the JSON of --format json (its columns and rows, turned into the same
+// records as the CSV, with numbers in their written form). path "-" reads
+// stdin. Anything else is an error that says what was expected.
+func readRecords(stdin io.Reader, path string) ([][]string, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		if stdin == nil {
+			return nil, fmt.Errorf("-: no standard input")
+		}
+		data, err = io.ReadAll(stdin)
+		path = "standard input"
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("%s is empty: want the CSV or JSON that herd wrote", path)
+	}
+	if trimmed[0] == '{' {
+		recs, err := jsonRecords(trimmed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not herd's JSON output (--format json): %v", path, err)
+		}
+		return recs, nil
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: not CSV (want herd's --format csv or json output): %v", path, err)
+	}
+	return recs, nil
+}
+
+// jsonRecords turns herd's JSON table into CSV-like records: the header
+// from "columns", then each row's cells in that order ("" for null).
+func jsonRecords(data []byte) ([][]string, error) {
+	var doc struct {
+		Columns []string                     `json:"columns"`
+		Rows    []map[string]json.RawMessage `json:"rows"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Columns) == 0 {
+		return nil, fmt.Errorf("no \"columns\"")
+	}
+	recs := [][]string{doc.Columns}
+	for i, row := range doc.Rows {
+		rec := make([]string, len(doc.Columns))
+		for j, c := range doc.Columns {
+			raw, ok := row[c]
+			if !ok {
+				return nil, fmt.Errorf("row %d has no %q", i, c)
+			}
+			var s string
+			switch {
+			case string(raw) == "null":
+			case len(raw) > 0 && raw[0] == '"':
+				if err := json.Unmarshal(raw, &s); err != nil {
+					return nil, fmt.Errorf("row %d %s: %v", i, c, err)
+				}
+			default:
+				s = string(raw) // a number or boolean, as written
+			}
+			rec[j] = s
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
 }
