@@ -84,7 +84,7 @@ func TestBallsBadInput(t *testing.T) {
 		{[]string{"--bins", "3", "--policy", "left:4"}, "--policy: policy left:4: D must be in [1, 3]"},
 		{[]string{"--runs", "0"}, "--runs 0: want an integer ≥ 1"},
 		{[]string{"--firstdiff-cap", "-1"}, "--firstdiff-cap -1: want an integer ≥ 0"},
-		{[]string{"--plot", "x.pdf", "--bins", "8,16"}, "--plot \"x.pdf\": want a file name ending in .png or .svg"},
+		{[]string{"--plot", "x.tiff", "--bins", "8,16"}, "--plot \"x.tiff\": want a file name ending in .png, .svg, .pdf or .eps"},
 		{[]string{"--plot", "x.svg"}, "--plot needs a --bins list"},
 		{[]string{"--format", "xml"}, "--format \"xml\": want text, csv or json"},
 		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag"},

@@ -21,7 +21,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	load := fs.String("load", "0.8,0.9,0.95", "loads λ per server, in (0, 1) (list)")
 	relTol := fs.Float64("tolerance", 1e-4, "relative precision of the edge in T")
 	out := addOutputFlags(fs, "edges computed")
-	plotFile := fs.String("plot", "", "also draw edge_scaled against k, one series per load, with the law 0.9(k−2), into FILE.png or FILE.svg")
+	plotFile := fs.String("plot", "", "also draw edge_scaled against k, one series per load, with the law 0.9(k−2), into FILE.png, .svg, .pdf or .eps")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

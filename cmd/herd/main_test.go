@@ -183,7 +183,7 @@ func TestModelBadInput(t *testing.T) {
 		{[]string{"edge", "--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
 		{[]string{"edge", "--tolerance", "0"}, "--tolerance 0"},
 		{[]string{"edge", "--workers", "0"}, "--workers 0"},
-		{[]string{"edge", "--plot", "x.pdf"}, "--plot \"x.pdf\": want a file name ending in .png or .svg"},
+		{[]string{"edge", "--plot", "x.tiff"}, "--plot \"x.tiff\": want a file name ending in .png, .svg, .pdf or .eps"},
 		{[]string{"--format", "yaml"}, "--format \"yaml\""},
 	}
 	for _, tc := range cases {

@@ -74,10 +74,10 @@ func checkPlotPath(path string) error {
 		return nil
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg":
+	case ".png", ".svg", ".pdf", ".eps":
 		return nil
 	}
-	return usagef("--plot %q: want a file name ending in .png or .svg", path)
+	return usagef("--plot %q: want a file name ending in .png, .svg, .pdf or .eps", path)
 }
 
 // writeAtomic writes data to path through a temporary file in the same
@@ -209,4 +209,15 @@ func jsonRecords(data []byte) ([][]string, error) {
 		recs = append(recs, rec)
 	}
 	return recs, nil
+}
+
+// figuresInterrupted says exactly what herd figures wrote before Ctrl-C
+// stopped it during figure id: the figures already made (each its SVG, PNG
+// and CSV), nothing of figure id, and no index.md.
+func figuresInterrupted(id, dir string, made int) error {
+	what := "nothing was written"
+	if made > 0 {
+		what = fmt.Sprintf("the %d figure(s) before it are in %s (SVG, PNG, CSV each); figure %s and those after it were not made, and index.md was not written", made, dir, id)
+	}
+	return fmt.Errorf("interrupted during figure %s: %s", id, what)
 }

@@ -1,10 +1,12 @@
 package plotting
 
 import (
+	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -96,22 +98,28 @@ func placeLegend(b *built, c draw.Canvas, names []string) (outside bool, width v
 }
 
 // drawPlot draws b on c with its legend placed by placeLegend: inside the
-// data area, or in a strip to the right of it.
+// data area, or in a strip to the right of it. Axis labels are drawn here
+// rather than by gonum/plot (see axisLabels).
 func drawPlot(b *built, c draw.Canvas, names []string) {
 	p := b.p
+	saved, restore := axisLabels(p)
+	defer restore()
 	if !b.legend {
 		p.Draw(c)
+		drawAxisLabels(p, c, saved)
 		return
 	}
 	outside, width := placeLegend(b, c, names)
 	if !outside {
 		p.Draw(c)
+		drawAxisLabels(p, c, saved)
 		return
 	}
 	leg := p.Legend
 	p.Legend = plot.NewLegend()
 	left := draw.Crop(c, 0, -width, 0, 0)
 	p.Draw(left)
+	drawAxisLabels(p, left, saved)
 	dac := p.DataCanvas(left)
 	strip := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
 		Min: vg.Point{X: c.Max.X - width + legendInset, Y: dac.Min.Y},
@@ -121,4 +129,61 @@ func drawPlot(b *built, c draw.Canvas, names []string) {
 	leg.XOffs, leg.YOffs = 0, 0
 	leg.Draw(strip)
 	p.Legend = leg
+}
+
+// axisLabel is an axis label taken out of gonum/plot's hands.
+type axisLabel struct {
+	text string
+	sty  text.Style
+}
+
+// transparent hides the placeholder labels.
+var transparent = color.NRGBA{}
+
+// axisLabels replaces p's axis labels by invisible placeholders of the same
+// height and returns a function that puts them back. gonum/plot v0.17
+// places a centred axis label's glyph box at Norm((min+max)/2), which on a
+// log axis is near the far end, so a long label shrinks the data area (the
+// empty band above figures with a log Y axis); a placeholder one space wide
+// reserves the label's room without that. drawAxisLabels draws the real
+// labels where gonum/plot would have.
+func axisLabels(p *plot.Plot) (saved [2]axisLabel, restore func()) {
+	saved = [2]axisLabel{{p.X.Label.Text, p.X.Label.TextStyle}, {p.Y.Label.Text, p.Y.Label.TextStyle}}
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		if a.Label.Text == "" {
+			continue
+		}
+		ph := " "
+		for _, sg := range segments(a.Label.Text) {
+			if sg.level < 0 {
+				ph += "_{ }"
+			} else if sg.level > 0 {
+				ph += "^{ }"
+			}
+		}
+		a.Label.Text = ph
+		a.Label.TextStyle.Color = transparent
+	}
+	return saved, func() {
+		p.X.Label.Text, p.X.Label.TextStyle = saved[0].text, saved[0].sty
+		p.Y.Label.Text, p.Y.Label.TextStyle = saved[1].text, saved[1].sty
+	}
+}
+
+// drawAxisLabels draws p's real axis labels on c (the canvas p was drawn
+// on) where gonum/plot draws them: the X label centred under the data
+// area on the bottom edge, the Y label rotated, centred beside it on the
+// left edge.
+func drawAxisLabels(p *plot.Plot, c draw.Canvas, saved [2]axisLabel) {
+	dac := p.DataCanvas(c)
+	if x := saved[0]; x.text != "" {
+		descent := x.sty.FontExtents().Descent
+		c.FillText(x.sty, vg.Point{X: dac.Center().X, Y: c.Min.Y + descent}, x.text)
+	}
+	if y := saved[1]; y.text != "" {
+		sty := y.sty
+		sty.Rotation += math.Pi / 2
+		descent := y.sty.FontExtents().Descent
+		c.FillText(sty, vg.Point{X: c.Min.X + p.Y.Label.TextStyle.Height(p.Y.Label.Text) - descent, Y: dac.Center().Y}, y.text)
+	}
 }
