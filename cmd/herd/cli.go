@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -181,9 +182,14 @@ func runCompletion(_ context.Context, e *env, args []string) error {
 		"  bash: source <(herd completion bash)          (or save it in ~/.local/share/bash-completion/completions/herd)\n"+
 		"  zsh:  source <(herd completion zsh)           (uses bashcompinit)\n"+
 		"  fish: herd completion fish > ~/.config/fish/completions/herd.fish")
-	if err := parse(fs, args[min(1, len(args)):]); err != nil {
-		return err
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usagef("%v", err)
 	}
+	args = fs.Args()
 	if len(args) != 1 {
 		return usagef("want one shell: bash, zsh or fish")
 	}

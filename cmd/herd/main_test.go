@@ -422,6 +422,8 @@ func TestCLINiceties(t *testing.T) {
 		{[]string{"bracket", "-h"}, 0, "  --plot file ", ""},
 		{[]string{"completion", "tcsh"}, 2, "", `unknown shell "tcsh": want bash, zsh or fish`},
 		{[]string{"completion"}, 2, "", "want one shell"},
+		{[]string{"completion", "-h"}, 0, "Usage: herd completion bash|zsh|fish", ""},
+		{[]string{"help", "completion"}, 0, "fish: herd completion fish", ""},
 	}
 	for _, tc := range cases {
 		out, errs, code := herd(t, tc.args...)
