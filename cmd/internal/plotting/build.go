@@ -183,6 +183,17 @@ func build(fig Figure) (*built, error) {
 				if first == nil {
 					first = l
 				}
+				if len(r) == 1 {
+					// A value between two gaps draws no line: mark it with a
+					// dot as wide as the line, so that it is not lost.
+					dot, err := plotter.NewScatter(r)
+					if err != nil {
+						return nil, fmt.Errorf("plotting: series %q: %w", s.Name, err)
+					}
+					dot.GlyphStyle = draw.GlyphStyle{Color: col, Radius: lineWidth, Shape: draw.CircleGlyph{}}
+					plotters = append(plotters, dot)
+					b.points = append(b.points, r...)
+				}
 			}
 			legend = append(legend, entry{s.Name, first})
 			continue

@@ -30,7 +30,8 @@ type Series struct {
 
 	// Line draws the series as a line without markers (a model curve);
 	// false draws markers (simulator points) with error bars if YErr is set.
-	// A line is broken where a point is skipped, never joined across it.
+	// A line is broken where a point is skipped, never joined across it;
+	// a point left alone between two breaks is drawn as a dot.
 	Line bool
 
 	// Group, if not empty, gives every series with the same Group the same

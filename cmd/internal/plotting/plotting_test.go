@@ -452,3 +452,18 @@ func TestSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestIsolatedLinePoint checks that a line value with gaps on both sides
+// is drawn as a dot (and kept clear of the legend) rather than lost.
+func TestIsolatedLinePoint(t *testing.T) {
+	t.Parallel()
+	nan := math.NaN()
+	b, err := build(Figure{Series: []Series{{Name: "m", Line: true,
+		X: []float64{1, 2, 3, 4, 5}, Y: []float64{1, nan, 2, nan, 3}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(b.points); got != 3 {
+		t.Errorf("got %d dots, want 3 (each value stands alone)", got)
+	}
+}
