@@ -1,6 +1,6 @@
 module herd
 
-go 1.26.8
+go 1.24.0
 
 require (
 	github.com/spf13/pflag v1.1.0

@@ -27,7 +27,7 @@
 //     least loaded with its own tally on a board refreshed every T. One
 //     period maps p_b to the queue-length distribution at the next refresh;
 //     its fixed points are the balanced states and its other attractors the
-//     herds (model.md §2).
+//     herds. It is written out in full in the next section.
 //   - The supermarket model SQ(d) with live information: the fixed point
 //     s_i = λ^((d^i−1)/(d−1)) of ds_i/dt = λ(s_{i−1}^d − s_i^d) − (s_i − s_{i+1})
 //     (Vvedenskaya, Dobrushin & Karpelevich 1996; Mitzenmacher 2001), mean
@@ -55,6 +55,106 @@
 //     ClassicModel gives the CLI's model answer for random, rr, sqd:D and
 //     ll, live or with a refresh period.
 //
+// # The refresh map
+//
+// The finite system it describes: N servers, each a FCFS queue served at
+// rate 1 with exponential job sizes of mean 1; Poisson arrivals at total
+// rate λN, each job handed to one of k dispatchers uniformly at random; a
+// board that records every server's queue length (jobs present, including
+// the one in service) at the refresh instants 0, T, 2T, … and does not
+// change in between. Every dispatcher sends each job to a server whose
+// board value plus its own tally is smallest (ties uniformly at random);
+// its tally counts the jobs it has itself sent to each server since the
+// last refresh and is reset to zero at every refresh. RefreshMap is the
+// limit N → ∞ of this system, one period at a time.
+//
+// State. The board distribution p = (p_0, p_1, …), p_b the share of servers
+// whose board reads b, and its distribution function F(v) = Σ_{b≤v} p_b
+// (F(v) = 1 for v beyond the largest occupied b). At a refresh the board is
+// exact: a server with board b holds b jobs.
+//
+// Windows. A dispatcher with its own tally fills the board like water: it
+// sends one job to each server at the lowest effective value v (in random
+// order) before any server reaches v + 1. Such a pass over every server
+// with board ≤ v needs N·F(v) of its jobs; jobs reach one dispatcher at
+// rate λN/k, so the pass lasts
+//
+//	W_v = k·F(v)/λ,
+//
+// the same for all k dispatchers, which therefore move in lock-step. The
+// windows are
+//
+//	τ_0 = 0,   τ_{v+1} = τ_v + W_v   (v = 0, 1, 2, …),
+//
+// with W_v = 0 where F(v) = 0 and W_v = k/λ once v is past the top of the
+// board. Windows are used in order until the period ends at T; the window
+// v with τ_v ≤ T < τ_{v+1} is the cut window (RefreshResult.Window) and
+// φ = (T − τ_v)/W_v its cut phase. Past the top of the board
+// τ_v = (k/λ)(v − Σ_b b·p_b), so the cut phase is fixed by the board mean.
+//
+// Arrivals in window v. Every server with board ≤ v receives exactly k jobs
+// during the window, one from each dispatcher, at k independent times
+// uniform on the whole window [τ_v, τ_v + W_v); a time that falls after T
+// does not happen, because the refresh comes first and resets the tallies.
+// Servers with board > v receive nothing in window v: until τ_b a server
+// of board b only drains (a pure-death process at rate 1), so at τ_b it
+// holds b − d jobs with probability Pois(τ_b; d) for d < b and 0 jobs with
+// the remaining probability. The arrivals are not Poisson at rate λ/F(v):
+// conditioning on exactly k jobs per window is what makes one dispatcher
+// with a very stale board approach round robin rather than M/M/1.
+//
+// The map. p ↦ p', the distribution of queue lengths at time T. It is
+// continuous in p and T but only piecewise smooth: its derivative jumps
+// where a window boundary τ_v crosses T (RefreshResult.KinkDistance is the
+// distance to the nearest one).
+//
+// Observables. The board mean Σ_b b·p_b; the time-averaged mean queue over
+// the period, (1/T)∫₀ᵀ E[q(t)] dt (RefreshResult.QueueMean); and by Little's
+// law the mean time in system, QueueMean/λ. For a periodic or irregular
+// attractor the reported means are averages over its refreshes.
+//
+// How the map is computed (aggregating the servers already reached by the
+// water, uniformisation of the chain on (queue, arrivals so far in the
+// window), Gauss–Legendre for the queue mean) and its truncation are
+// documented on Refresh.
+//
+// # Attractors, balanced states and herds
+//
+// FindAttractor iterates the map from a start board until the board repeats
+// itself after P maps (‖p_n − p_{n−P}‖₁ ≤ Tol, P ≤ MaxPeriod): a fixed
+// point (P = 1) or a periodic orbit. A state is balanced when its board
+// mean is at most BalancedQueueScale/(1 − λ) = 1.2/(1 − λ): a working state
+// keeps a queue of order 1/(1 − λ) whatever T, while a herd stores a
+// backlog that grows with T (board mean about 0.3–0.8·T). Several stable
+// balanced fixed points, each with T in a different window, and a herd can
+// coexist at one T, so a start state is classified by the attractor it
+// ends in.
+//
+// # The edge
+//
+// The edge of the balanced state for given (k, λ) is the lowest refresh
+// period T_edge at which the map, iterated from a low board — the empty
+// board, then all servers at 1, then all at 3, stopping at the first that
+// succeeds — converges to a balanced fixed point (Edge, EdgeResult.Refresh).
+// It is reported both as T_edge and scaled as T_edge·(1 − λ)²
+// (EdgeResult.Scaled), to relative precision RelTol in T. Only T down to
+// T(1 − λ)² = MinScaled (0.02) is searched; where a balanced state
+// persists that far (k = 2, and k = 3 at λ = 0.8) there is no edge.
+// Beside it Edge reports the edge of the branch followed down from
+// T(1 − λ)² = 8 by continuation (BranchScaled; it lies at or slightly
+// above the protocol edge), how the balanced state is lost (Crossing), the
+// spectral radius of the stable node at the edge, the leading eigenvalue
+// of its unstable partner, and the herd reached just below the edge.
+//
+// The balanced state does not lose stability through an eigenvalue
+// reaching ±1. It is lost in a border collision: a stable node, with T just
+// before the end of its window, meets an unstable saddle, with T just after
+// it, at the window boundary and both disappear; below the edge there is
+// no balanced fixed point and the iteration runs into the herd. Edge
+// checks this rather than assuming it: a loss through an eigenvalue −1 or
+// +1 would be reported as CrossingFlip or CrossingFold. The scaled edge is
+// compared with the empirical law T_edge(1 − λ)² ≈ 0.9(k − 2) by herd edge.
+//
 // # Truncation
 //
 // Infinite state spaces are cut where the neglected probability is below a
@@ -66,6 +166,12 @@
 // estimate of its rounding error (GIM1Result.RelativeError).
 //
 // # References
+//
+// Comments in this package cite "model.md §n" and "validation.md": the
+// project's specification of the models and its table of published
+// figures. This package documentation states the models in full; the
+// published figures and the disputes about them are in package compare
+// and printed by herd validate.
 //
 //   - N. D. Vvedenskaya, R. L. Dobrushin, F. I. Karpelevich, Queueing system
 //     with selection of the shortest of two queues: an asymptotic approach,

@@ -26,7 +26,7 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 	runs := fs.Int("runs", 32, "independent runs per row, integer ≥ 1 (standard errors need ≥ 2)")
 	seed := fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the row's parameters")
 	out := addOutputFlags(fs, "runs simulated")
-	plotFile := fs.String("plot", "", "also draw max_load_mean ± 1.96 s.e. against n (log axis), one series per policy, into FILE.png or FILE.svg (needs a --bins list)")
+	plotFile := fs.String("plot", "", "also draw max_load_mean ± 1.96 s.e. against n (log axis), one series per policy, into FILE.png, .svg, .pdf or .eps (needs a --bins list)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -260,7 +260,7 @@ func plotBalls(path string, sums []sim.BallsSummary, byBalls, byBatch, byRule bo
 		ys = append(ys, s.MaxLoad.Mean)
 	}
 	fig := plotting.Figure{
-		Title:  "herd balls",
+		Title:  "Maximum load of m balls in n bins (mean ± 1.96 s.e.)",
 		XLabel: "bins n",
 		YLabel: "maximum load, mean ±1.96 s.e.",
 		LogX:   true,

@@ -49,7 +49,7 @@ func TestBallsGolden(t *testing.T) {
 func TestBallsColumns(t *testing.T) {
 	t.Parallel()
 	out, errs, code := balls(context.Background(), "--bins", "16", "--runs", "2", "--format", "csv")
-	const want = "bins,balls,policy,rule,probe_cap,batch,runs,max_load_mean,max_load_se,gap_mean,gap_se,probes_mean,probes_se,probes_max,max_load_dist\n"
+	const want = "bins,balls,policy,rule,probe_cap,batch,runs,max_load_mean,max_load_se,gap_mean,gap_se,probes_mean,probes_se,probes_max,max_load_dist,meta_title,"
 	if code != 0 || !strings.HasPrefix(out, want) {
 		t.Errorf("exit %d (%s): header %q, want %q", code, errs, strings.SplitN(out, "\n", 2)[0], want)
 	}
@@ -91,7 +91,7 @@ func TestBallsBadInput(t *testing.T) {
 		{[]string{"--bins", "3", "--policy", "left:4"}, "--policy: policy left:4: D must be in [1, 3]"},
 		{[]string{"--runs", "0"}, "--runs 0: want an integer in [1, 1000000]"},
 		{[]string{"--firstdiff-cap", "-1"}, "--firstdiff-cap -1: want an integer ≥ 0"},
-		{[]string{"--plot", "x.pdf", "--bins", "8,16"}, "--plot \"x.pdf\": want a file name ending in .png or .svg"},
+		{[]string{"--plot", "x.tiff", "--bins", "8,16"}, "--plot \"x.tiff\": want a file name ending in .png, .svg, .pdf or .eps"},
 		{[]string{"--plot", "x.svg"}, "--plot needs a --bins list"},
 		{[]string{"--format", "xml"}, "--format \"xml\": want text, csv or json"},
 		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag"},

@@ -47,7 +47,7 @@ func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
 		seed:        fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the run's parameters"),
 		out:         fs.String("out", "", "record every finished run in FILE as it finishes; a rerun with the same flags skips what is recorded (resume)"),
 		points:      fs.String("points", "", "write the per-T tipping table (CSV) to FILE"),
-		plot:        fs.String("plot", "", "draw the brackets against N with the model's edge into FILE.png or FILE.svg"),
+		plot:        fs.String("plot", "", "draw the brackets against N with the model's edge into FILE.png, .svg, .pdf or .eps"),
 		outFlags:    addOutputFlags(fs, "runs simulated"),
 		fs:          fs,
 	}

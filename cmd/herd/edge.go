@@ -25,7 +25,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached and below_balanced")
 	progMode := fs.String("progress", progressAuto, "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
 	out := addOutputFlags(fs, "edges computed")
-	plotFile := fs.String("plot", "", "also draw edge_scaled against k, one series per load, with the law 0.9(k−2), into FILE.png or FILE.svg")
+	plotFile := fs.String("plot", "", "also draw edge_scaled against k, one series per load, with the law 0.9(k−2), into FILE.png, .svg, .pdf or .eps")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

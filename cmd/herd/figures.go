@@ -139,7 +139,7 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 		plots, err := d.make(ctx, o)
 		if err != nil {
 			if ctx.Err() != nil {
-				return errInterrupted
+				return figuresInterrupted(d.id, dir, len(all))
 			}
 			return fmt.Errorf("figure %s: %w", d.id, err)
 		}
@@ -499,6 +499,7 @@ func figDispatchers(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 		g := "k" + strconv.Itoa(k)
 		p.add(simSeries(fmt.Sprintf("k = %d (sim)", k), g, ts, sums[j*len(ts):(j+1)*len(ts)]))
 		line := lineSeries("", g, "model")
+		var prev *mpt
 		for _, m := range mps {
 			if m.k != k {
 				continue
@@ -508,6 +509,10 @@ func figDispatchers(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 				line.point(m.T, math.NaN(), 0, "")
 				continue
 			}
+			if prev != nil && prev.a.Herd != m.a.Herd {
+				line.point(math.NaN(), math.NaN(), 0, "") // the edge lies between: no line across it
+			}
+			prev = m
 			line.point(m.T, m.a.Response, 0, fmt.Sprintf("k = %d, %s", k, herdKind(m.a)))
 		}
 		p.add(line)
@@ -950,6 +955,7 @@ func figTrapDoor(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 	for i, st := range starts {
 		g := st.name
 		line := lineSeries("refresh map, "+st.label, g, "model")
+		var prev *mpt
 		for _, m := range mps {
 			if m.st != i {
 				continue
@@ -959,6 +965,10 @@ func figTrapDoor(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 				line.point(m.T, math.NaN(), 0, "")
 				continue
 			}
+			if prev != nil && prev.a.Herd != m.a.Herd {
+				line.point(math.NaN(), math.NaN(), 0, "") // the edge lies between: no line across it
+			}
+			prev = m
 			line.point(m.T, m.a.Response, 0, herdKind(m.a))
 		}
 		p.add(line)
@@ -990,8 +1000,5 @@ func responseVsRefresh(stem, title string, big bool) *figPlot {
 		xCol: "refresh", yCol: "response_mean", errCol: "ci95",
 		errMeaning: "1.96 standard errors across runs (sim points)",
 	}
-	if big {
-		p.fig.Width, p.fig.Height = 7, 5
-	}
-	return p
+	return p // one size for every figure: plotting's default
 }

@@ -11,30 +11,35 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"herd/cmd/internal/plotting"
 )
 
 // figureFiles are the files herd figures writes, with the PNG size in
-// pixels (inches × 96 dpi, gonum/plot's default) and the CSV's x column.
+// pixels (6 × 4 inches, plotting's one size, at plotting.PNGDPI) and the
+// CSV's x column.
 var figureFiles = []struct {
 	stem          string
 	width, height int
 	xCol          string
 }{
-	{"fig1-stale-board", 7 * 96, 5 * 96, "refresh"},
-	{"fig2-dispatchers", 7 * 96, 5 * 96, "refresh"},
-	{"fig3-round-robin", 6 * 96, 4 * 96, "load"},
-	{"fig4a-heavy-tails", 6 * 96, 4 * 96, "scv"},
-	{"fig4b-heavy-tails-refresh", 6 * 96, 4 * 96, "refresh"},
-	{"fig5-edge", 6 * 96, 4 * 96, "dispatchers"},
-	{"fig6-finite-size", 6 * 96, 4 * 96, "servers"},
-	{"fig7-trap-door", 6 * 96, 4 * 96, "refresh"},
+	{"fig1-stale-board", 6 * plotting.PNGDPI, 4 * plotting.PNGDPI, "refresh"},
+	{"fig2-dispatchers", 6 * plotting.PNGDPI, 4 * plotting.PNGDPI, "refresh"},
+	{"fig3-round-robin", 6 * plotting.PNGDPI, 4 * plotting.PNGDPI, "load"},
+	{"fig4a-heavy-tails", 6 * plotting.PNGDPI, 4 * plotting.PNGDPI, "scv"},
+	{"fig4b-heavy-tails-refresh", 6 * plotting.PNGDPI, 4 * plotting.PNGDPI, "refresh"},
+	{"fig5-edge", 6 * plotting.PNGDPI, 4 * plotting.PNGDPI, "dispatchers"},
+	{"fig6-finite-size", 6 * plotting.PNGDPI, 4 * plotting.PNGDPI, "servers"},
+	{"fig7-trap-door", 6 * plotting.PNGDPI, 4 * plotting.PNGDPI, "refresh"},
 }
 
 // TestFiguresQuick runs herd figures --quick once (the CI-sized run) and
 // checks every file: each PNG decodes at its size, each CSV has its header
 // and rows, the index lists every figure with the command that makes it
-// alone, and figure 3's SVG matches testdata/fig3-round-robin.svg.
-// Regenerate that with: go test ./cmd/herd -run TestFiguresQuick -update
+// alone, every figure's CSV matches testdata/figures/STEM.csv and figure
+// 3's SVG testdata/fig3-round-robin.svg (regenerate them with: go test
+// ./cmd/herd -run TestFiguresQuick -update), and the figures committed
+// under cmd/herd/figures are not stale.
 func TestFiguresQuick(t *testing.T) {
 	if testing.Short() {
 		t.Skip("herd figures --quick takes about half a minute")
@@ -108,25 +113,71 @@ func TestFiguresQuick(t *testing.T) {
 			}
 		})
 	}
-	got, err := os.ReadFile(filepath.Join(dir, "fig3-round-robin.svg"))
-	if err != nil {
-		t.Fatal(err)
+	// Every figure's CSV against its golden file; figure 3's SVG too.
+	golden := []string{filepath.Join("testdata", "fig3-round-robin.svg")}
+	for _, f := range figureFiles {
+		golden = append(golden, filepath.Join("testdata", "figures", f.stem+".csv"))
 	}
-	path := filepath.Join("testdata", "fig3-round-robin.svg")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
+	for _, path := range golden {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.Base(path)))
+		if err != nil {
 			t.Fatal(err)
 		}
-		return
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test ./cmd/herd -run TestFiguresQuick -update to create it)", err)
+		}
+		if err := sameSVG(string(got), string(want), figTol(path)); err != nil {
+			t.Errorf("%s differs from %s: %v", filepath.Base(path), path, err)
+		}
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if err := sameSVG(string(got), string(want), 2e-4); err != nil {
-		t.Errorf("fig3-round-robin.svg differs from %s: %v", path, err)
+	// The figures committed under cmd/herd/figures (shown in the README)
+	// must be what the README's command makes now: their CSV and SVG are
+	// committed beside the PNG and compared here (PNG rasterisation may
+	// vary between machines; the SVG holds the same drawing).
+	for _, stem := range committedFigures {
+		for _, ext := range []string{".csv", ".svg"} {
+			got, err := os.ReadFile(filepath.Join(dir, stem+ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join("figures", stem+ext))
+			if err == nil {
+				err = sameSVG(string(got), string(want), figTol(ext))
+			}
+			if err != nil {
+				t.Errorf("cmd/herd/figures/%s%s is stale (%v): regenerate with %s", stem, ext, err, regenerateFigures)
+			}
+		}
 	}
 }
+
+// committedFigures are the figures committed under cmd/herd/figures and
+// shown in the README; regenerateFigures is the one command that remakes
+// them (PNG, SVG and CSV), from the repository root.
+var committedFigures = []string{"fig1-stale-board", "fig5-edge", "fig7-trap-door"}
+
+// figTol is the relative tolerance of numbers in a figure file: SVG
+// coordinates have 5 significant digits (a fused multiply-add may flip the
+// last); CSV numbers round-trip, so only floating-point contraction on
+// another architecture may move them, in the last few bits.
+func figTol(path string) float64 {
+	if strings.HasSuffix(path, ".svg") {
+		return 2e-4
+	}
+	return 1e-9
+}
+
+const regenerateFigures = "go run ./cmd/herd figures cmd/herd/figures --quick --only 1,5,7"
 
 // Bad input exits 2 with a message naming what is wrong.
 func TestFiguresBadInput(t *testing.T) {

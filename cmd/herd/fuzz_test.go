@@ -187,7 +187,7 @@ func FuzzScalingFrom(f *testing.F) {
 		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res, err := readBrackets(path)
+		res, err := readBrackets(nil, path)
 		if err != nil {
 			return
 		}

@@ -35,7 +35,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	refreshes := fs.Int("refreshes", 200, "refresh periods per simulated run (a quarter is warm-up)")
 	seed := fs.Uint64("seed", 1, "master seed of the simulations")
 	bistable := fs.Bool("bistable", true, "also compute the model's bistable range (balanced and herd coexist)")
-	plotFile := fs.String("plot", "", "draw both branches against T (log axes), model lines and simulator points, bistable range shaded, into FILE.png or FILE.svg")
+	plotFile := fs.String("plot", "", "draw both branches against T (log axes), model lines and simulator points, bistable range shaded, into FILE.png, .svg, .pdf or .eps")
 	out := addOutputFlags(fs, "points computed")
 	if err := parse(fs, args); err != nil {
 		return err

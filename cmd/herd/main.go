@@ -33,15 +33,20 @@ type command struct {
 	run           func(ctx context.Context, env *env, args []string) error
 }
 
-// env is what a command may touch: its output streams.
+// env is what a command may touch: its output streams, and its name and
+// parsed flags, recorded in CSV and JSON output (see commandLine).
 type env struct {
+	stdin          io.Reader // read by --from - (nil: none)
 	stdout, stderr io.Writer
+	command        string
+	flags          *pflag.FlagSet // set by newFlags
 }
 
 // commands is the command table, sorted by name.
 func commands() []command {
 	cs := []command{
 		{"balls", "balls into bins: maximum load under uniform, Greedy[d], Left[d], FirstDiff[d], with stale loads", runBalls},
+		{"completion", "print a shell completion script: herd completion bash|zsh|fish", runCompletion},
 		{"bracket", "bracket the edge with the simulator at N servers (resumable with --out)", runBracket},
 		{"figures", "write every published chart (SVG, PNG and the CSV behind it) into a directory", runFigures},
 		{"model", "the classic mean-field models: random, round robin, supermarket SQ(d), periodic-update SQ(d) and least loaded", runModel},
@@ -90,9 +95,14 @@ func main() {
 // run is herd without the process: it returns the exit status (0 success,
 // 1 a runtime or numerical failure, 2 bad usage).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr}
+	e := &env{stdin: os.Stdin, stdout: stdout, stderr: stderr}
 	name := defaultCommand
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+	switch {
+	case len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		name, args = "help", args[1:]
+	case len(args) > 0 && (args[0] == "--version" || args[0] == "-version"):
+		name, args = "version", args[1:]
+	case len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-':
 		name, args = args[0], args[1:]
 	}
 	var err error
@@ -102,9 +112,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		cmd, ok := lookup(name)
 		if !ok {
-			err = usagef("unknown command %q; run 'herd help' for the list", name)
+			err = usagef("unknown command %q%s; run 'herd help' for the list", name, didYouMean("", suggest(name, commandNames())))
 			break
 		}
+		e.command = name
 		err = cmd.run(ctx, e, args)
 	}
 	var ue *usageError
@@ -135,7 +146,7 @@ func help(e *env, args []string) error {
 	if len(args) == 1 {
 		cmd, ok := lookup(args[0])
 		if !ok {
-			return usagef("unknown command %q", args[0])
+			return usagef("unknown command %q%s", args[0], didYouMean("", suggest(args[0], commandNames())))
 		}
 		return cmd.run(context.Background(), e, []string{"--help"})
 	}
@@ -145,9 +156,11 @@ func help(e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "herd %s: load balancing on stale boards, exactly and fast.\n\n", version)
 	fmt.Fprintf(e.stdout, "Usage: herd [command] [flags]   (plain herd runs %q)\n\nCommands:\n", defaultCommand)
 	for _, c := range commands() {
-		fmt.Fprintf(e.stdout, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(e.stdout, "  %-11s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(e.stdout, "  help       herd help CMD shows a command's flags")
+	fmt.Fprintln(e.stdout, "  help        herd help CMD shows a command's flags")
+	fmt.Fprintf(e.stdout, "\nFlags: -h, --help (this list; herd CMD -h for a command's flags), --version.\n")
+	fmt.Fprintf(e.stdout, "Without a command, herd takes %s's flags. Exit status: 0 success, 1 failure or interrupted, 2 bad usage.\n", defaultCommand)
 	return nil
 }
 
@@ -156,10 +169,10 @@ func help(e *env, args []string) error {
 func newFlags(e *env, name, synopsis string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SortFlags = false
+	e.flags = fs
 	fs.Usage = func() {
-		fmt.Fprintf(e.stdout, "Usage: herd %s\n\nFlags:\n", synopsis)
-		fs.SetOutput(e.stdout)
-		fs.PrintDefaults()
+		fmt.Fprintf(e.stdout, "Usage: herd %s\n\nFlags (a list is comma-separated: one result per combination):\n", synopsis)
+		printFlags(e.stdout, fs)
 	}
 	return fs
 }
@@ -173,7 +186,7 @@ func parse(fs *pflag.FlagSet, args []string) error {
 		return err
 	}
 	if err != nil {
-		return usagef("%v", err)
+		return usagef("%v%s", err, flagHint(fs, err))
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))

@@ -3,11 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"herd/cmd/internal/table"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -177,7 +183,7 @@ func TestModelBadInput(t *testing.T) {
 		{[]string{"edge", "--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
 		{[]string{"edge", "--tolerance", "0"}, "--tolerance 0"},
 		{[]string{"edge", "--workers", "0"}, "--workers 0"},
-		{[]string{"edge", "--plot", "x.pdf"}, "--plot \"x.pdf\": want a file name ending in .png or .svg"},
+		{[]string{"edge", "--plot", "x.tiff"}, "--plot \"x.tiff\": want a file name ending in .png, .svg, .pdf or .eps"},
 		{[]string{"--format", "yaml"}, "--format \"yaml\""},
 	}
 	for _, tc := range cases {
@@ -334,5 +340,220 @@ func TestModelCLI(t *testing.T) {
 	_, errs, code = herd(t, "model", "--policy", "oracle")
 	if code != 2 || !strings.Contains(errs, "no mean-field model") {
 		t.Errorf("oracle: exit %d, %q", code, errs)
+	}
+}
+
+// TestJSONShape reads herd sim's JSON with encoding/json into the shape the
+// README documents: {"meta": {...typed values...}, "columns": [...],
+// "rows": [{column: value}]}; its CSV carries the same values in meta_
+// columns.
+func TestJSONShape(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, append(simSmall, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Meta struct {
+			Title    string   `json:"title"`
+			Command  string   `json:"command"`
+			Partial  bool     `json:"partial"`
+			Version  string   `json:"version"`
+			Seed     uint64   `json:"seed"` // a number, not "7"
+			Runs     int      `json:"runs"`
+			Notes    []string `json:"notes"`
+			Warnings []string `json:"warnings"`
+		} `json:"meta"`
+		Columns []string         `json:"columns"`
+		Rows    []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("decode: %v\n%s", err, out)
+	}
+	m := doc.Meta
+	const wantCmd = "herd sim --servers=20 --refresh=0,5 --policy=ll,sq2,rr --horizon=400 --runs=3 --seed=7"
+	if m.Seed != 7 || m.Runs != 3 || m.Version != version || m.Command != wantCmd || m.Partial || m.Notes == nil || m.Warnings == nil {
+		t.Errorf("meta = %+v, want seed 7, runs 3, version %s, command %q, lists not null", m, version, wantCmd)
+	}
+	if len(doc.Rows) != 6 {
+		t.Fatalf("got %d rows, want 6 (3 policies × 2 refresh periods)", len(doc.Rows))
+	}
+	for i, r := range doc.Rows {
+		if len(r) != len(doc.Columns) {
+			t.Errorf("row %d has %d keys, want the %d columns", i, len(r), len(doc.Columns))
+		}
+		if _, ok := r["response_mean"].(float64); !ok {
+			t.Errorf("row %d response_mean = %#v, want a number", i, r["response_mean"])
+		}
+	}
+	csvOut, _, _ := herd(t, append(simSmall, "--format", "csv")...)
+	recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for j, h := range recs[0] {
+		col[h] = j
+	}
+	for name, want := range map[string]string{"meta_seed": "7", "meta_version": version, "meta_command": wantCmd, "meta_partial": "false"} {
+		if j, ok := col[name]; !ok || recs[1][j] != want {
+			t.Errorf("CSV %s: got %v (present %v), want %q", name, recs[1][min(j, len(recs[1])-1)], ok, want)
+		}
+	}
+}
+
+// The top-level flags, suggestions and the flag listing of -h.
+func TestCLINiceties(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args     []string
+		code     int
+		out, err string // substrings of stdout and stderr
+	}{
+		{[]string{"--help"}, 0, "Commands:\n  balls", ""},
+		{[]string{"-h"}, 0, "  sim ", ""},
+		{[]string{"--version"}, 0, "herd " + version + "\n", ""},
+		{[]string{"sims"}, 2, "", `unknown command "sims" (did you mean sim?)`},
+		{[]string{"help", "bracke"}, 2, "", "(did you mean bracket?)"},
+		{[]string{"sim", "--lod", "0.5"}, 2, "", "unknown flag: --lod (did you mean --load?)"},
+		{[]string{"--dispachers", "3"}, 2, "", "(did you mean --dispatchers?)"},
+		{[]string{"sim", "-h"}, 0, "  --servers list ", ""},
+		{[]string{"sim", "-h"}, 0, "  --partitioned   ", ""},
+		{[]string{"bracket", "-h"}, 0, "  --plot file ", ""},
+		{[]string{"completion", "tcsh"}, 2, "", `unknown shell "tcsh": want bash, zsh or fish`},
+		{[]string{"completion"}, 2, "", "want one shell"},
+		{[]string{"completion", "-h"}, 0, "Usage: herd completion bash|zsh|fish", ""},
+		{[]string{"help", "completion"}, 0, "fish: herd completion fish", ""},
+	}
+	for _, tc := range cases {
+		out, errs, code := herd(t, tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errs, tc.err) {
+			t.Errorf("herd %q: exit %d, stdout %q, stderr %q; want exit %d, stdout containing %q, stderr containing %q",
+				tc.args, code, out, errs, tc.code, tc.out, tc.err)
+		}
+	}
+	// --shard's help states its default once.
+	out, _, _ := herd(t, "sim", "-h")
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "  --shard ") && strings.Count(l, "default") != 1 {
+			t.Errorf("--shard help says default %d times: %q", strings.Count(l, "default"), l)
+		}
+	}
+}
+
+// The bash completion script completes commands, a command's flags and
+// --format's values when bash sources it.
+func TestCompletionBash(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatalf("bash not found: %v", err) // CI runs in a shell image with bash
+	}
+	script, errs, code := herd(t, "completion", "bash")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	path := filepath.Join(t.TempDir(), "herd.bash")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ words, want string }{
+		{"herd si", "sim"},
+		{"herd sim --ser", "--servers"},
+		{"herd --lo", "--load"}, // plain herd takes edge's flags
+		{"herd edge --format j", "json"},
+		{"herd completion f", "fish"},
+	}
+	for _, tc := range cases {
+		words := strings.Fields(tc.words)
+		cmd := exec.Command(bash, "-c", `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($#-1)); _herd; echo "${COMPREPLY[*]}"`, "x", path)
+		cmd.Args = append(cmd.Args, words...)
+		got, err := cmd.Output()
+		if err != nil || strings.TrimSpace(string(got)) != tc.want {
+			t.Errorf("complete %q: got %q (%v), want %q", tc.words, got, err, tc.want)
+		}
+	}
+	for _, sh := range []string{"zsh", "fish"} {
+		out, errs, code := herd(t, "completion", sh)
+		if code != 0 || !strings.Contains(out, "servers") || !strings.Contains(out, "sim") {
+			t.Errorf("herd completion %s: exit %d (%s), no sim or servers in the script", sh, code, errs)
+		}
+	}
+}
+
+// herd scaling --from reads the CSV or the JSON of herd bracket, from a
+// file or from stdin ("-"), and says what it wanted when given anything
+// else.
+func TestScalingFrom(t *testing.T) {
+	t.Parallel()
+	// Three brackets in herd bracket's columns (values made up; only the
+	// reading is under test, and every form must give the same fit).
+	const brCSV = "servers,dispatchers,load,runs,refreshes,lower_scaled,upper_scaled,model_scaled,lower_scaled_300,upper_scaled_300,cut,points,resolution,seed\n" +
+		"25,5,0.9,2,60,3.18913,3.47905,2.8992,3.18913,3.47905,300,5,0.5,1\n" +
+		"50,5,0.9,2,60,2.8992,3.18913,2.8992,2.8992,3.18913,300,4,0.5,1\n" +
+		"100,5,0.9,2,60,2.8992,3.18913,2.8992,2.8992,3.18913,300,4,0.5,1\n"
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "br.csv")
+	if err := os.WriteFile(csvPath, []byte(brCSV), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scaling := func(stdin string, args ...string) (string, string, error) {
+		var out, errb bytes.Buffer
+		e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, command: "scaling"}
+		err := runScaling(context.Background(), e, args)
+		return out.String(), errb.String(), err
+	}
+	want, _, err := scaling("", "--from", csvPath, "--format", "json")
+	if err != nil {
+		t.Fatalf("--from FILE: %v", err)
+	}
+	jsonPath := filepath.Join(dir, "br.json")
+	tab := &table.Table{}
+	recs, _ := csv.NewReader(strings.NewReader(brCSV)).ReadAll()
+	for _, h := range recs[0] {
+		tab.Columns = append(tab.Columns, table.Column{Name: h})
+	}
+	for _, r := range recs[1:] {
+		row := make([]any, len(r))
+		for j, c := range r {
+			if n, err := strconv.Atoi(c); err == nil {
+				row[j] = n
+			} else if x, err := strconv.ParseFloat(c, 64); err == nil {
+				row[j] = x
+			}
+		}
+		tab.AddRow(row...)
+	}
+	var jb bytes.Buffer
+	if err := tab.WriteJSON(&jb); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(jsonPath, jb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, stdin string
+		args        []string
+	}{
+		{"stdin csv", brCSV, []string{"--from", "-"}},
+		{"json file", "", []string{"--from", jsonPath}},
+		{"stdin json", jb.String(), []string{"--from", "-"}},
+	} {
+		got, _, err := scaling(tc.stdin, append(tc.args, "--format", "json")...)
+		got = strings.Replace(got, strings.Join(tc.args, "="), "--from="+csvPath, 1)
+		if err != nil || got != want {
+			t.Errorf("%s: err %v, output\n%s\nwant\n%s", tc.name, err, got, want)
+		}
+	}
+	for _, tc := range []struct{ stdin, want string }{
+		{"", "standard input is empty: want the CSV or JSON that herd wrote"},
+		{`{"meta": {}}`, `standard input: not herd's JSON output (--format json): no "columns"`},
+		{"a,b\n1,2,3\n", "standard input: not CSV"},
+		{"a,b\n1,2\n", "not a herd bracket CSV"},
+	} {
+		_, _, err := scaling(tc.stdin, "--from", "-")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--from - with %q: err %v, want it to contain %q", tc.stdin, err, tc.want)
+		}
 	}
 }

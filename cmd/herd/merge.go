@@ -36,7 +36,7 @@ var mergeCommands = map[string]func(ctx context.Context, e *env, args []string, 
 func runMerge(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "merge", "merge DIR [--format F] [--plot FILE] [--points FILE]   (DIR: the --out of a sweep run with --shards)")
 	format := fs.String("format", "", "output format, text, csv or json (default: the sweep's own --format)")
-	plot := fs.String("plot", "", "draw the plot into FILE.png or FILE.svg (default: the sweep's own --plot)")
+	plot := fs.String("plot", "", "draw the plot into FILE.png, .svg, .pdf or .eps (default: the sweep's own --plot)")
 	points := fs.String("points", "", "herd bracket: write the per-T tipping table to FILE (default: the sweep's own --points)")
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
@@ -93,7 +93,9 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	runCmd := mergeCommands[first.Command]
-	if err := runCmd(ctx, e, cmdArgs, m); err != nil {
+	me := *e // the output records the sweep's command line, not merge's
+	me.command = first.Command
+	if err := runCmd(ctx, &me, cmdArgs, m); err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) && !fs.Changed("format") && !fs.Changed("plot") && !fs.Changed("points") {
 			return fmt.Errorf("%s: the parts' arguments %q: %w", dir, first.Args, err)

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -45,6 +50,9 @@ func writeTable(ctx context.Context, e *env, t *table.Table, format string, extr
 	if ctx.Err() != nil {
 		t.Partial = true
 	}
+	if t.Command == "" && e.command != "" {
+		t.Command = commandLine(e)
+	}
 	if err := t.Write(e.stdout, format); err != nil {
 		return err
 	}
@@ -66,10 +74,10 @@ func checkPlotPath(path string) error {
 		return nil
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg":
+	case ".png", ".svg", ".pdf", ".eps":
 		return checkOutputDir("plot", path)
 	}
-	return usagef("--plot %q: want a file name ending in .png or .svg", path)
+	return usagef("--plot %q: want a file name ending in .png, .svg, .pdf or .eps", path)
 }
 
 // checkOutputDir rejects an output file whose directory does not exist
@@ -116,4 +124,118 @@ func writeAtomic(path string, data []byte) (err error) {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// outputOnlyFlags choose where and how output goes, not what is computed;
+// commandLine leaves them out, so that the recorded command line, like the
+// numbers, does not depend on them (a merged sweep records the same line as
+// the unsharded run).
+var outputOnlyFlags = map[string]bool{
+	"format": true, "plot": true, "points": true, "out": true, "workers": true,
+	"shards": true, "shard": true, "slurm-script": true,
+}
+
+// commandLine is the command line CSV and JSON output record: "herd NAME"
+// and every flag that was set, as --flag=value in the order the command
+// defines its flags, less the output-only flags; each word is quoted for a
+// POSIX shell where it needs it (shellQuote, shard.go). Built from the
+// parsed flags rather than the raw arguments, it is the same however the
+// flags were spelled, and the same for a merged sweep as for the unsharded
+// run.
+func commandLine(e *env) string {
+	words := []string{"herd", e.command}
+	if e.flags != nil {
+		e.flags.VisitAll(func(f *pflag.Flag) { // definition order: SortFlags is false
+			if f.Changed && !outputOnlyFlags[f.Name] {
+				words = append(words, shellQuote("--"+f.Name+"="+f.Value.String()))
+			}
+		})
+	}
+	return strings.Join(words, " ")
+}
+
+// readRecords reads a table that herd wrote, for a --from flag: CSV, or
+// the JSON of --format json (its columns and rows, turned into the same
+// records as the CSV, with numbers in their written form). path "-" reads
+// stdin. Anything else is an error that says what was expected.
+func readRecords(stdin io.Reader, path string) ([][]string, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		if stdin == nil {
+			return nil, fmt.Errorf("-: no standard input")
+		}
+		data, err = io.ReadAll(stdin)
+		path = "standard input"
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("%s is empty: want the CSV or JSON that herd wrote", path)
+	}
+	if trimmed[0] == '{' {
+		recs, err := jsonRecords(trimmed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not herd's JSON output (--format json): %v", path, err)
+		}
+		return recs, nil
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: not CSV (want herd's --format csv or json output): %v", path, err)
+	}
+	return recs, nil
+}
+
+// jsonRecords turns herd's JSON table into CSV-like records: the header
+// from "columns", then each row's cells in that order ("" for null).
+func jsonRecords(data []byte) ([][]string, error) {
+	var doc struct {
+		Columns []string                     `json:"columns"`
+		Rows    []map[string]json.RawMessage `json:"rows"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Columns) == 0 {
+		return nil, fmt.Errorf("no \"columns\"")
+	}
+	recs := [][]string{doc.Columns}
+	for i, row := range doc.Rows {
+		rec := make([]string, len(doc.Columns))
+		for j, c := range doc.Columns {
+			raw, ok := row[c]
+			if !ok {
+				return nil, fmt.Errorf("row %d has no %q", i, c)
+			}
+			var s string
+			switch {
+			case string(raw) == "null":
+			case len(raw) > 0 && raw[0] == '"':
+				if err := json.Unmarshal(raw, &s); err != nil {
+					return nil, fmt.Errorf("row %d %s: %v", i, c, err)
+				}
+			default:
+				s = string(raw) // a number or boolean, as written
+			}
+			rec[j] = s
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
+}
+
+// figuresInterrupted says exactly what herd figures wrote before Ctrl-C
+// stopped it during figure id: the figures already made (each its SVG, PNG
+// and CSV), nothing of figure id, and no index.md.
+func figuresInterrupted(id, dir string, made int) error {
+	what := "nothing was written"
+	if made > 0 {
+		what = fmt.Sprintf("the %d figure(s) before it are in %s (SVG, PNG, CSV each); figure %s and those after it were not made, and index.md was not written", made, dir, id)
+	}
+	return fmt.Errorf("interrupted during figure %s: %s", id, what)
 }

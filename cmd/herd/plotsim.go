@@ -55,7 +55,7 @@ func plotSim(path string, sums []sim.Summary, ns, ks []int, loads, ts []float64)
 		ys = append(ys, s.Response.Mean)
 	}
 	fig := plotting.Figure{
-		Title:  "herd sim",
+		Title:  simTitle(ax.name, sums[0].Config, ns, ks, loads, ts),
 		XLabel: ax.label,
 		YLabel: "mean time in system (service times), ±1.96 s.e.",
 		LogX:   plotting.SpansDecades(xs),
@@ -68,6 +68,34 @@ func plotSim(path string, sums []sim.Summary, ns, ks []int, loads, ts []float64)
 		return fmt.Errorf("--plot: %w", err)
 	}
 	return nil
+}
+
+// simTitle says what the plot shows: the mean time in system against the
+// x flag, with the values the other numeric flags hold fixed.
+func simTitle(xname string, c sim.Config, ns, ks []int, loads, ts []float64) string {
+	what := map[string]string{"refresh": "the refresh period", "load": "the load", "servers": "the number of servers", "dispatchers": "the number of dispatchers"}[xname]
+	var fixed []string
+	if xname != "servers" && len(ns) == 1 {
+		fixed = append(fixed, "N = "+strconv.Itoa(c.Servers))
+	}
+	if xname != "dispatchers" && len(ks) == 1 {
+		fixed = append(fixed, "k = "+strconv.Itoa(c.Dispatchers))
+	}
+	if xname != "load" && len(loads) == 1 {
+		fixed = append(fixed, "λ = "+strconv.FormatFloat(c.Load, 'g', -1, 64))
+	}
+	if xname != "refresh" && len(ts) == 1 {
+		if c.Refresh == 0 {
+			fixed = append(fixed, "live board")
+		} else {
+			fixed = append(fixed, "T = "+strconv.FormatFloat(c.Refresh, 'g', -1, 64))
+		}
+	}
+	t := "Simulated mean time in system against " + what
+	if len(fixed) > 0 {
+		t += " (" + strings.Join(fixed, ", ") + ")"
+	}
+	return t
 }
 
 // seriesName names a series by its policy and the other list-valued flags.

@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"strconv"
 
 	"herd/cmd/internal/table"
@@ -29,7 +28,7 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 		if err := checkPlotPath(*f.plot); err != nil {
 			return err
 		}
-		results, err = readBrackets(*from)
+		results, err = readBrackets(e.stdin, *from)
 		if err != nil {
 			return fmt.Errorf("--from: %w", err)
 		}
@@ -87,14 +86,9 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 	return runErr
 }
 
-// readBrackets reads herd bracket's CSV output.
-func readBrackets(path string) ([]compare.BracketResult, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	recs, err := csv.NewReader(fh).ReadAll()
+// readBrackets reads herd bracket's CSV (or JSON) output.
+func readBrackets(stdin io.Reader, path string) ([]compare.BracketResult, error) {
+	recs, err := readRecords(stdin, path) // CSV or JSON; "-" is stdin
 	if err != nil {
 		return nil, err
 	}

@@ -101,14 +101,44 @@ func (fig *Figure) logFloor() float64 {
 	return lo / 2
 }
 
+// built is a plot ready to draw and what its legend must not cover.
+type built struct {
+	p      *plot.Plot
+	points []plotter.XY   // markers and error-bar ends, in data coordinates
+	lines  [][]plotter.XY // drawn polylines, in data coordinates
+	legend bool           // the plot has legend entries
+}
+
+// padFraction is the margin added on each side of the data range, as a
+// fraction of the range (of its logarithm on a log axis), so that markers,
+// error bars and lines never touch the frame.
+const padFraction = 0.05
+
 // build turns fig into a gonum plot. Plotters are added bands first (so
 // they lie underneath), then the series in order; legend entries follow
-// the order of the series, then the labelled bands.
-func build(fig Figure) (*plot.Plot, error) {
+// the order of the series, then the labelled bands. Every text uses the
+// script handler (subscripts and superscripts, see scriptText); ticks use
+// one number format (tickLabel). The legend is placed when the plot is
+// drawn (see placeLegend).
+func build(fig Figure) (*built, error) {
 	if err := fig.check(); err != nil {
 		return nil, err
 	}
 	p := plot.New()
+	h := newScriptText()
+	p.TextHandler = h
+	p.Title.TextStyle.Handler = h
+	p.Legend.TextStyle.Handler = h
+	p.Title.TextStyle.Font.Size = titleSize
+	p.Legend.TextStyle.Font.Size = legendFont
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Handler = h
+		a.Label.TextStyle.Font.Size = labelSize
+		a.Tick.Label.Handler = h
+		a.Tick.Label.Font.Size = tickSize
+		a.Tick.Marker = linearTicks{}
+		a.Padding = 0 // the data range is padded instead (pad), so the axes meet
+	}
 	p.Title.Text = fig.Title
 	p.X.Label.Text = fig.XLabel
 	p.Y.Label.Text = fig.YLabel
@@ -122,6 +152,7 @@ func build(fig Figure) (*plot.Plot, error) {
 		p.Y.Tick.Marker = logTicks{}
 	}
 
+	b := &built{p: p}
 	colors := colorIndexes(fig.Series)
 	floor := fig.logFloor()
 	type entry struct {
@@ -148,8 +179,20 @@ func build(fig Figure) (*plot.Plot, error) {
 				l.Color = col
 				l.Width = lineWidth
 				plotters = append(plotters, l)
+				b.lines = append(b.lines, r)
 				if first == nil {
 					first = l
+				}
+				if len(r) == 1 {
+					// A value between two gaps draws no line: mark it with a
+					// dot as wide as the line, so that it is not lost.
+					dot, err := plotter.NewScatter(r)
+					if err != nil {
+						return nil, fmt.Errorf("plotting: series %q: %w", s.Name, err)
+					}
+					dot.GlyphStyle = draw.GlyphStyle{Color: col, Radius: lineWidth, Shape: draw.CircleGlyph{}}
+					plotters = append(plotters, dot)
+					b.points = append(b.points, r...)
 				}
 			}
 			legend = append(legend, entry{s.Name, first})
@@ -160,6 +203,7 @@ func build(fig Figure) (*plot.Plot, error) {
 			pts = append(pts, r...)
 		}
 		npoints += len(pts)
+		b.points = append(b.points, pts...)
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
 			return nil, fmt.Errorf("plotting: series %q: %w", s.Name, err)
@@ -174,6 +218,11 @@ func build(fig Figure) (*plot.Plot, error) {
 			eb.Color = col
 			eb.Width = errBarWidth
 			plotters = append(plotters, eb)
+			for _, e := range bars {
+				lo, hi := plotter.XY{X: e.X, Y: e.Y - e.Low}, plotter.XY{X: e.X, Y: e.Y + e.High}
+				b.points = append(b.points, lo, hi)
+				b.lines = append(b.lines, []plotter.XY{lo, hi})
+			}
 		}
 		plotters = append(plotters, sc)
 		legend = append(legend, entry{s.Name, sc})
@@ -186,8 +235,8 @@ func build(fig Figure) (*plot.Plot, error) {
 	}
 
 	// Bands go underneath the series: add them first.
-	for _, b := range fig.Bands {
-		lo, hi := min(b.XMin, b.XMax), max(b.XMin, b.XMax)
+	for _, bd := range fig.Bands {
+		lo, hi := min(bd.XMin, bd.XMax), max(bd.XMin, bd.XMax)
 		if !finite(lo) || !finite(hi) || (fig.LogX && hi <= 0) {
 			continue
 		}
@@ -198,52 +247,52 @@ func build(fig Figure) (*plot.Plot, error) {
 		}
 		bp := &bandPlotter{xmin: lo, xmax: hi, color: bandColor}
 		p.Add(bp)
-		if b.Label != "" {
-			legend = append(legend, entry{b.Label, bp})
+		if bd.Label != "" {
+			legend = append(legend, entry{bd.Label, bp})
 		}
 	}
 	p.Add(plotters...)
 	for _, e := range legend {
 		if e.name != "" {
 			p.Legend.Add(e.name, e.thumb)
+			b.legend = true
 		}
 	}
 	widenLog(&p.X, fig.LogX)
 	widenLog(&p.Y, fig.LogY)
-	p.Legend.Left = fig.legendLeft(p)
-	p.Legend.XOffs = legendInset // clear of the Y axis on the left
-	if !p.Legend.Left {
-		p.Legend.XOffs = -legendInset // and of the frame edge on the right
-	}
-	return p, nil
+	pad(&p.X, fig.LogX)
+	pad(&p.Y, fig.LogY)
+	return b, nil
 }
 
-// legendLeft chooses the top corner for the legend: the left one when it
-// holds fewer drawn points than the right one (rising curves leave the top
-// left empty; falling tails, the top right). Each corner is the outer 40%
-// of the data area across and the top 40% down.
-func (fig *Figure) legendLeft(p *plot.Plot) bool {
-	if !(p.X.Min < p.X.Max && p.Y.Min < p.Y.Max) {
-		return false
-	}
-	left, right := 0, 0
-	for _, s := range fig.Series {
-		for i := range s.X {
-			if !fig.drawable(s.X[i], s.Y[i]) {
-				continue
-			}
-			if p.Y.Norm(s.Y[i]) < 0.6 {
-				continue
-			}
-			switch x := p.X.Norm(s.X[i]); {
-			case x <= 0.4:
-				left++
-			case x >= 0.6:
-				right++
-			}
+// pad widens an axis by padFraction of its range on each side (of the
+// range of log10 on a log axis). Where that would leave the finite (or, on
+// a log axis, the positive) numbers, that end is left as it was.
+func pad(a *plot.Axis, log bool) {
+	if log {
+		if !(a.Min > 0 && a.Max > 0) {
+			return
 		}
+		lo, hi := math.Log10(a.Min), math.Log10(a.Max)
+		d := (hi - lo) * padFraction
+		if v := math.Pow(10, lo-d); v > 0 {
+			a.Min = v
+		}
+		if v := math.Pow(10, hi+d); finite(v) {
+			a.Max = v
+		}
+		return
 	}
-	return left < right
+	d := (a.Max - a.Min) * padFraction
+	if d == 0 {
+		d = max(math.Abs(a.Max)*padFraction, 0.5)
+	}
+	if v := a.Min - d; finite(v) {
+		a.Min = v
+	}
+	if v := a.Max + d; finite(v) {
+		a.Max = v
+	}
 }
 
 // minX returns the smallest drawable X of fig.

@@ -4,11 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgeps"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Series is one named curve or set of points.
@@ -23,7 +30,8 @@ type Series struct {
 
 	// Line draws the series as a line without markers (a model curve);
 	// false draws markers (simulator points) with error bars if YErr is set.
-	// A line is broken where a point is skipped, never joined across it.
+	// A line is broken where a point is skipped, never joined across it;
+	// a point left alone between two breaks is drawn as a dot.
 	Line bool
 
 	// Group, if not empty, gives every series with the same Group the same
@@ -49,10 +57,12 @@ type Figure struct {
 	Width, Height         float64 // inches; zero means 6 wide, 4 high
 }
 
-// Default figure size in inches.
+// Default figure size in inches, the one size of every herd figure, and
+// the resolution of PNG files.
 const (
 	DefaultWidth  = 6
 	DefaultHeight = 4
+	PNGDPI        = 300
 )
 
 // ErrEmpty is returned (wrapped) by Save for a figure with no point that
@@ -60,7 +70,7 @@ const (
 var ErrEmpty = errors.New("plotting: nothing to plot")
 
 // Save draws fig and writes it to path, in the format given by the path's
-// extension: .png or .svg (any case). The file is written to a temporary
+// extension: .png (at PNGDPI), .svg, .pdf or .eps (any case). The file is written to a temporary
 // file in the same directory and renamed into place, so path is either
 // left as it was or holds the whole new plot.
 //
@@ -86,10 +96,10 @@ func Save(fig Figure, path string) error {
 // formatOf returns the gonum/plot format name for path's extension.
 func formatOf(path string) (string, error) {
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
-	case ".png", ".svg":
+	case ".png", ".svg", ".pdf", ".eps":
 		return ext[1:], nil
 	}
-	return "", fmt.Errorf("plot file %q: want .png or .svg", path)
+	return "", fmt.Errorf("plot file %q: want .png, .svg, .pdf or .eps", path)
 }
 
 // SpansDecades reports whether the positive finite values in v span at
@@ -109,8 +119,8 @@ func SpansDecades(v []float64) bool {
 	return math.Log10(hi)-math.Log10(lo) >= 1.5
 }
 
-// render draws fig in the given format ("png" or "svg") and returns the
-// encoded bytes.
+// render draws fig in the given format ("png", "svg", "pdf" or "eps") and
+// returns the encoded bytes. PNG is drawn at PNGDPI dots per inch.
 func render(fig Figure, format string) ([]byte, error) {
 	w, h := fig.Width, fig.Height
 	if w == 0 {
@@ -122,17 +132,58 @@ func render(fig Figure, format string) ([]byte, error) {
 	if !(w > 0 && h > 0) || math.IsInf(w, 0) || math.IsInf(h, 0) {
 		return nil, fmt.Errorf("plotting: figure size %gx%g inches: want positive", fig.Width, fig.Height)
 	}
-	p, err := build(fig)
+	b, err := build(fig)
 	if err != nil {
 		return nil, err
 	}
-	wt, err := p.WriterTo(vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch, format)
-	if err != nil {
+	var names []string
+	for _, s := range fig.Series {
+		if s.Name != "" && len(fig.pieces(s)) > 0 {
+			names = append(names, s.Name)
+		}
+	}
+	for _, bd := range fig.Bands {
+		if bd.Label != "" {
+			names = append(names, bd.Label)
+		}
+	}
+	W, H := vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch
+	var c interface {
+		vg.CanvasSizer
+		io.WriterTo
+	}
+	switch format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(W, H), vgimg.UseDPI(PNGDPI))}
+	case "svg":
+		c = vgsvg.New(W, H)
+	case "pdf":
+		c = vgpdf.New(W, H)
+	case "eps":
+		c = vgeps.New(W, H)
+	default:
+		return nil, fmt.Errorf("plotting: format %q: want png, svg, pdf or eps", format)
+	}
+	drawPlot(b, draw.New(c), names)
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("plotting: %w", err)
 	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("plotting: %w", err)
+	if format == "eps" {
+		return fixEPS(buf.Bytes()), nil
 	}
 	return buf.Bytes(), nil
+}
+
+// creationDate matches vgeps's %%CreationDate comment line.
+var creationDate = regexp.MustCompile(`(?m)^%%CreationDate: .*\n`)
+
+// fixEPS repairs gonum/plot v0.17's EPS header, which starts "%%!PS-Adobe"
+// (a literal written where a format string was meant; EPS readers want
+// "%!PS-Adobe") and lacks the colon of "%%Creator:", and drops the
+// creation date, so that the same figure gives the same bytes.
+func fixEPS(b []byte) []byte {
+	b = bytes.Replace(b, []byte("%%!PS-Adobe"), []byte("%!PS-Adobe"), 1)
+	b = bytes.Replace(b, []byte("%%Creator "), []byte("%%Creator: "), 1)
+	return creationDate.ReplaceAll(b, nil)
 }

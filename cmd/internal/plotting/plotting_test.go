@@ -181,11 +181,27 @@ func TestSavePNG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 6 × 4 inches (the default) at vgimg.DefaultDPI = 96.
-	if got, want := img.Bounds().Size(), (struct{ X, Y int }{576, 384}); got.X != want.X || got.Y != want.Y {
+	// 6 × 4 inches (the default) at PNGDPI = 300.
+	if got, want := img.Bounds().Size(), (struct{ X, Y int }{1800, 1200}); got.X != want.X || got.Y != want.Y {
 		t.Errorf("image size %v, want %v", got, want)
 	}
 	assertOnly(t, dir, "fig.PNG")
+}
+
+// TestSavePDFEPS checks that .pdf and .eps are written in their formats.
+func TestSavePDFEPS(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct{ file, magic string }{{"fig.pdf", "%PDF-"}, {"fig.EPS", "%!PS-Adobe"}} {
+		path := filepath.Join(dir, tc.file)
+		if err := Save(linearFigure(), path); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || !bytes.HasPrefix(b, []byte(tc.magic)) {
+			t.Errorf("%s: starts %q (err %v), want %q", tc.file, b[:min(len(b), 12)], err, tc.magic)
+		}
+	}
 }
 
 // TestSaveSVG checks that Save writes exactly what render produces and
@@ -226,8 +242,8 @@ func TestSaveErrors(t *testing.T) {
 		want  string // exact error text, or a prefix ending in "…"
 		empty bool   // errors.Is(err, ErrEmpty)
 	}{
-		{"pdf", Figure{Series: one}, "x.pdf", `plot file "DIR/x.pdf": want .png or .svg`, false},
-		{"no extension", Figure{Series: one}, "x", `plot file "DIR/x": want .png or .svg`, false},
+		{"tiff", Figure{Series: one}, "x.tiff", `plot file "DIR/x.tiff": want .png, .svg, .pdf or .eps`, false},
+		{"no extension", Figure{Series: one}, "x", `plot file "DIR/x": want .png, .svg, .pdf or .eps`, false},
 		{"no series", Figure{}, "x.svg", "plotting: nothing to plot: no finite point", true},
 		{"all NaN", Figure{Series: []Series{{X: []float64{math.NaN()}, Y: []float64{1}}}}, "x.svg",
 			"plotting: nothing to plot: no finite point", true},
@@ -409,5 +425,45 @@ func TestColorIndexes(t *testing.T) {
 	want := []int{0, 0, 1, 2, 3, 2, 0}
 	if got := colorIndexes(s); !reflect.DeepEqual(got, want) {
 		t.Errorf("colorIndexes = %v, want %v", got, want)
+	}
+}
+
+// TestSegments checks the script markup of figure text.
+func TestSegments(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want []segment
+	}{
+		{"T_edge (1−λ)²", []segment{{"T", 0}, {"edge", -1}, {" (1−λ)²", 0}}},
+		{"E_100/M/1", []segment{{"E", 0}, {"100", -1}, {"/M/1", 0}}},
+		{"edge_scaled", []segment{{"edge_scaled", 0}}},
+		{"x_{max load}", []segment{{"x", 0}, {"max load", -1}}},
+		{"10^{6}", []segment{{"10", 0}, {"6", 1}}},
+		{"2×10^−3", []segment{{"2×10", 0}, {"−3", 1}}},
+		{"a^b", []segment{{"a^b", 0}}},
+		{"_x", []segment{{"_x", 0}}},
+		{"x_", []segment{{"x_", 0}}},
+		{"x_{open", []segment{{"x_{open", 0}}}, // unclosed: literal
+	}
+	for _, tt := range tests {
+		if got := segments(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("segments(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestIsolatedLinePoint checks that a line value with gaps on both sides
+// is drawn as a dot (and kept clear of the legend) rather than lost.
+func TestIsolatedLinePoint(t *testing.T) {
+	t.Parallel()
+	nan := math.NaN()
+	b, err := build(Figure{Series: []Series{{Name: "m", Line: true,
+		X: []float64{1, 2, 3, 4, 5}, Y: []float64{1, nan, 2, nan, 3}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(b.points); got != 3 {
+		t.Errorf("got %d dots, want 3 (each value stands alone)", got)
 	}
 }

@@ -37,6 +37,15 @@ var glyphs = []draw.GlyphDrawer{
 // bands read darker and the data drawn on top stays visible.
 var bandColor = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x40}
 
+// Font sizes in points, for a figure of DefaultWidth × DefaultHeight
+// inches printed at its size.
+const (
+	titleSize  = 11
+	labelSize  = 10
+	tickSize   = 9
+	legendFont = 9
+)
+
 const (
 	lineWidth   = vg.Length(1.5) // points
 	glyphRadius = vg.Length(2.5) // points

@@ -8,30 +8,35 @@ import (
 	"strconv"
 )
 
-// WriteJSON writes t as one JSON object, indented by two spaces, with one
-// row per line and a trailing newline:
+// WriteJSON writes t as one JSON object that pandas, R's jsonlite and
+// encoding/json read without a schema: "meta" says how the table was made,
+// "columns" gives the column order and "rows" holds one object per row,
+// keyed by column name. It is indented by two spaces, with one row per line
+// and a trailing newline:
 //
 //	{
 //	  "meta": {
 //	    "title": "…",
+//	    "command": "herd sim --seed 1",
 //	    "partial": false,
-//	    "fields": [
-//	      {"key": "version", "value": "…"},
-//	      {"key": "seed", "value": "1"}
-//	    ]
+//	    "version": "0.1.0",
+//	    "seed": 1,
+//	    "notes": [],
+//	    "warnings": []
 //	  },
 //	  "columns": ["policy", "rho", "mean"],
 //	  "rows": [
-//	    ["jsq", 0.9, 2.614]
-//	  ],
-//	  "warnings": []
+//	    {"policy": "jsq", "rho": 0.9, "mean": 2.614}
+//	  ]
 //	}
 //
-// Meta fields are an array of {"key", "value"} objects, in the order given,
-// so the output bytes are deterministic and the order survives decoding.
-// Floats are written as encoding/json writes them (the shortest form that
-// reads back bit for bit); missing, NaN and ±Inf cells are null. Notes are
-// text-only and not written. Strings are not HTML-escaped.
+// The meta fields follow title, command and partial in the order given,
+// typed: a value that reads as a JSON number is a number (integers only up
+// to 2⁵³ in magnitude, so that every reader gets them back exactly), "true"
+// and "false" are booleans, anything else a string. Cells: floats as
+// encoding/json writes them (the shortest form that reads back bit for
+// bit), integers in decimal, booleans, strings; missing, NaN and ±Inf cells
+// are null. Strings are not HTML-escaped.
 func (t *Table) WriteJSON(w io.Writer) error {
 	if err := t.check(); err != nil {
 		return err
@@ -39,25 +44,23 @@ func (t *Table) WriteJSON(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("{\n  \"meta\": {\n")
 	bw.WriteString("    \"title\": " + jsonString(t.Title) + ",\n")
+	bw.WriteString("    \"command\": " + jsonString(t.Command) + ",\n")
 	bw.WriteString("    \"partial\": " + strconv.FormatBool(t.Partial) + ",\n")
-	bw.WriteString("    \"fields\": [")
-	for i, f := range t.Meta {
-		if i > 0 {
-			bw.WriteString(",")
-		}
-		bw.WriteString("\n      {\"key\": " + jsonString(f.Key) + ", \"value\": " + jsonString(f.Value) + "}")
+	for _, f := range t.Meta {
+		bw.WriteString("    " + jsonString(f.Key) + ": " + typedValue(f.Value) + ",\n")
 	}
-	if len(t.Meta) > 0 {
-		bw.WriteString("\n    ")
-	}
-	bw.WriteString("]\n  },\n")
+	bw.WriteString("    \"notes\": " + jsonStrings(t.Notes, "    ") + ",\n")
+	bw.WriteString("    \"warnings\": " + jsonStrings(t.Warnings, "    ") + "\n")
+	bw.WriteString("  },\n")
 
+	names := make([]string, len(t.Columns))
 	bw.WriteString("  \"columns\": [")
 	for j, c := range t.Columns {
+		names[j] = jsonString(c.Name)
 		if j > 0 {
 			bw.WriteString(", ")
 		}
-		bw.WriteString(jsonString(c.Name))
+		bw.WriteString(names[j])
 	}
 	bw.WriteString("],\n")
 
@@ -66,32 +69,37 @@ func (t *Table) WriteJSON(w io.Writer) error {
 		if i > 0 {
 			bw.WriteString(",")
 		}
-		bw.WriteString("\n    [")
+		bw.WriteString("\n    {")
 		for j, v := range row {
 			if j > 0 {
 				bw.WriteString(", ")
 			}
-			bw.WriteString(jsonCell(normalise(v)))
+			bw.WriteString(names[j] + ": " + jsonCell(normalise(v)))
 		}
-		bw.WriteString("]")
+		bw.WriteString("}")
 	}
 	if len(t.Rows) > 0 {
 		bw.WriteString("\n  ")
 	}
-	bw.WriteString("],\n")
-
-	bw.WriteString("  \"warnings\": [")
-	for i, m := range t.Warnings {
-		if i > 0 {
-			bw.WriteString(",")
-		}
-		bw.WriteString("\n    " + jsonString(m))
-	}
-	if len(t.Warnings) > 0 {
-		bw.WriteString("\n  ")
-	}
 	bw.WriteString("]\n}\n")
 	return bw.Flush()
+}
+
+// jsonStrings writes a list of strings, one per line at indent+2.
+func jsonStrings(list []string, indent string) string {
+	if len(list) == 0 {
+		return "[]"
+	}
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, s := range list {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n" + indent + "  " + jsonString(s))
+	}
+	b.WriteString("\n" + indent + "]")
+	return b.String()
 }
 
 func jsonCell(c cell) string {

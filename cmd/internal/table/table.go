@@ -17,7 +17,9 @@ type Column struct {
 }
 
 // Field is one ordered meta entry: how a table was made (version, seed,
-// every parameter).
+// every parameter). Keys are unique and may not be title, command,
+// partial, notes or warnings. The value is text; JSON writes it as a
+// number or a boolean when it reads as one (see WriteJSON).
 type Field struct {
 	Key, Value string
 }
@@ -34,7 +36,8 @@ type Table struct {
 	Rows     [][]any  // one slice of len(Columns) cells per row
 	Warnings []string // printed as "warning: ..." in text; "warnings" in JSON
 	Partial  bool     // an interrupted run: the rows are the finished ones only
-	Notes    []string // text-only lines printed under the table (summaries)
+	Notes    []string // lines printed under the text table (summaries); "notes" in JSON and CSV
+	Command  string   // the command line that made the table; CSV and JSON only
 }
 
 // AddRow appends a row. It panics if the number of cells differs from the
@@ -78,6 +81,9 @@ func (t *Table) Write(w io.Writer, format string) error {
 // check reports rows whose length differs from the number of columns,
 // which can only happen when Rows was filled without AddRow.
 func (t *Table) check() error {
+	if err := t.checkMeta(); err != nil {
+		return err
+	}
 	for i, r := range t.Rows {
 		if len(r) != len(t.Columns) {
 			return fmt.Errorf("table: row %d has %d cells, want %d", i, len(r), len(t.Columns))

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,7 +27,11 @@ func sample() *Table {
 			{"policy", "jsq(d=2)"},
 			{"note", "stale view, period 1"},
 			{"empty", ""},
+			{"tol", "1e-4"},
+			{"exact", "false"},
+			{"bigseed", "18446744073709551615"},
 		},
+		Command: "herd sweep --seed 42",
 		Columns: []Column{
 			{Name: "policy"},
 			{Name: "d"},
@@ -158,8 +163,16 @@ func TestCSVRoundTrip(t *testing.T) {
 	}
 }
 
-// TestJSONRoundTrip decodes the JSON output and checks its structure,
-// float round-trip and nulls.
+// jsonDoc is the documented shape of WriteJSON's output, as a Go program
+// reads it with encoding/json.
+type jsonDoc struct {
+	Meta    map[string]any   `json:"meta"`
+	Columns []string         `json:"columns"`
+	Rows    []map[string]any `json:"rows"`
+}
+
+// TestJSONRoundTrip decodes the JSON output into the documented shape and
+// checks typed meta values, float round-trip, nulls, notes and warnings.
 func TestJSONRoundTrip(t *testing.T) {
 	t.Parallel()
 	tab := sample()
@@ -167,49 +180,135 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := tab.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if !json.Valid(buf.Bytes()) {
-		t.Fatalf("invalid JSON:\n%s", buf.String())
+	var doc jsonDoc
+	dec := json.NewDecoder(&buf)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("decode: %v\n%s", err, buf.String())
 	}
-	var doc struct {
-		Meta struct {
-			Title   string
-			Partial bool
-			Fields  []Field
+	wantMeta := map[string]any{
+		"title":    tab.Title,
+		"command":  tab.Command,
+		"partial":  true,
+		"version":  "v0.1.0-test",
+		"seed":     42.0, // a number, not "42"
+		"policy":   "jsq(d=2)",
+		"note":     "stale view, period 1",
+		"empty":    "",
+		"tol":      1e-4,
+		"exact":    false,
+		"bigseed":  "18446744073709551615", // above 2⁵³: kept exact as a string
+		"notes":    []any{tab.Notes[0]},
+		"warnings": []any{tab.Warnings[0]},
+	}
+	for k, want := range wantMeta {
+		got, ok := doc.Meta[k]
+		if !ok {
+			t.Errorf("meta[%q] missing", k)
+			continue
 		}
-		Columns  []string
-		Rows     [][]any
-		Warnings []string
-	}
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	if doc.Meta.Title != tab.Title || doc.Meta.Partial != tab.Partial {
-		t.Errorf("meta: got title %q partial %v, want %q %v", doc.Meta.Title, doc.Meta.Partial, tab.Title, tab.Partial)
-	}
-	if len(doc.Meta.Fields) != len(tab.Meta) {
-		t.Fatalf("got %d meta fields, want %d", len(doc.Meta.Fields), len(tab.Meta))
-	}
-	for i, f := range tab.Meta {
-		if doc.Meta.Fields[i] != f {
-			t.Errorf("meta field %d: got %+v, want %+v", i, doc.Meta.Fields[i], f)
+		if gs, ws := fmt.Sprintf("%#v", got), fmt.Sprintf("%#v", want); gs != ws {
+			t.Errorf("meta[%q] = %s, want %s", k, gs, ws)
 		}
+	}
+	if len(doc.Meta) != len(wantMeta) {
+		t.Errorf("meta has %d keys, want %d: %v", len(doc.Meta), len(wantMeta), doc.Meta)
 	}
 	if len(doc.Columns) != len(tab.Columns) || len(doc.Rows) != len(tab.Rows) {
 		t.Fatalf("got %d columns %d rows, want %d %d", len(doc.Columns), len(doc.Rows), len(tab.Columns), len(tab.Rows))
 	}
-	if got := doc.Rows[1][4]; got != 1370.4 {
-		t.Errorf("rows[1][4] = %v, want 1370.4", got)
-	}
-	if got := doc.Rows[1][3]; got != 2.6140000000000003 {
-		t.Errorf("rows[1][3] = %v, want 2.6140000000000003 bit for bit", got)
-	}
-	for j := 3; j < 6; j++ {
-		if got := doc.Rows[3][j]; got != nil {
-			t.Errorf("rows[3][%d] = %v, want null (NaN, Inf, nil)", j, got)
+	for j, c := range tab.Columns {
+		if doc.Columns[j] != c.Name {
+			t.Errorf("columns[%d] = %q, want %q", j, doc.Columns[j], c.Name)
 		}
 	}
-	if len(doc.Warnings) != 1 {
-		t.Errorf("got warnings %q, want 1", doc.Warnings)
+	if got := doc.Rows[1]["p99"]; got != 1370.4 {
+		t.Errorf("rows[1].p99 = %v, want 1370.4", got)
+	}
+	if got := doc.Rows[1]["mean"]; got != 2.6140000000000003 {
+		t.Errorf("rows[1].mean = %v, want 2.6140000000000003 bit for bit", got)
+	}
+	if got := doc.Rows[2]["policy"]; got != "jsq, \"stale\"" {
+		t.Errorf("rows[2].policy = %v, want the quoted string", got)
+	}
+	for _, c := range []string{"mean", "p99", "stable"} {
+		got, ok := doc.Rows[3][c]
+		if !ok || got != nil {
+			t.Errorf("rows[3].%s = %v (present %v), want null (NaN, Inf, nil)", c, got, ok)
+		}
+	}
+}
+
+// TestCSVMetaColumns checks that the CSV carries everything the text
+// output says, as columns after the table's own.
+func TestCSVMetaColumns(t *testing.T) {
+	t.Parallel()
+	tab := sample()
+	var buf bytes.Buffer
+	if err := tab.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := recs[0]
+	col := map[string]int{}
+	for j, h := range head {
+		col[h] = j
+	}
+	for j, c := range tab.Columns {
+		if head[j] != c.Name {
+			t.Errorf("header[%d] = %q, want %q (own columns first, in order)", j, head[j], c.Name)
+		}
+	}
+	want := map[string]string{
+		"meta_title":    tab.Title,
+		"meta_command":  tab.Command,
+		"meta_seed":     "42",
+		"meta_version":  "v0.1.0-test",
+		"meta_notes":    tab.Notes[0],
+		"meta_warnings": tab.Warnings[0],
+		"meta_partial":  "true",
+	}
+	for name, v := range want {
+		j, ok := col[name]
+		if !ok {
+			t.Errorf("no column %q in %q", name, head)
+			continue
+		}
+		for i, r := range recs[1:] {
+			if r[j] != v {
+				t.Errorf("row %d %s = %q, want %q", i, name, r[j], v)
+			}
+		}
+	}
+}
+
+// TestMetaKeys checks that reserved, empty and repeated keys and repeated
+// column names are errors from every writer.
+func TestMetaKeys(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		tab  Table
+		want string
+	}{
+		{"reserved", Table{Meta: []Field{{"warnings", "x"}}}, `table: meta key "warnings" is repeated or reserved`},
+		{"repeated", Table{Meta: []Field{{"seed", "1"}, {"seed", "2"}}}, `table: meta key "seed" is repeated or reserved`},
+		{"empty", Table{Meta: []Field{{"", "1"}}}, "table: empty meta key"},
+		{"columns", Table{Columns: []Column{{Name: "a"}, {Name: "a"}}}, `table: column "a" is repeated`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, format := range Formats {
+				err := tt.tab.Write(&bytes.Buffer{}, format)
+				if err == nil || err.Error() != tt.want {
+					t.Errorf("%s: err = %v, want %q", format, err, tt.want)
+				}
+			}
+		})
 	}
 }
 
