@@ -336,3 +336,14 @@ func TestModelCLI(t *testing.T) {
 		t.Errorf("oracle: exit %d, %q", code, errs)
 	}
 }
+
+// herd validate --table prints the table of published figures with its
+// disputes, and runs nothing.
+func TestValidateTable(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "validate", "--table")
+	if code != 0 || !strings.HasPrefix(out, "# The figures herd validate checks") ||
+		!strings.Contains(out, "1,350–1,370") || !strings.Contains(out, "1.103, 1.094") {
+		t.Errorf("herd validate --table: exit %d, stderr %q, output starts %.80q", code, errs, out)
+	}
+}
