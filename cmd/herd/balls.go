@@ -23,7 +23,7 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 	runs := fs.Int("runs", 32, "independent runs per row, integer ≥ 1 (standard errors need ≥ 2)")
 	seed := fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the row's parameters")
 	out := addOutputFlags(fs, "runs simulated")
-	plotFile := fs.String("plot", "", "also draw max_load_mean ± 1.96 s.e. against n (log axis), one series per policy, into FILE.png or FILE.svg (needs a --bins list)")
+	plotFile := fs.String("plot", "", "also draw max_load_mean with its 95% interval (t, runs − 1 d.f.) against n (log axis), one series per policy, into FILE.png or FILE.svg (needs a --bins list)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func distString(d []sim.LoadCount) string {
 	return strings.Join(parts, " ")
 }
 
-// plotBalls draws max_load_mean ± 1.96 s.e. against n on a log axis, one
+// plotBalls draws max_load_mean with its 95% interval (t, runs − 1 d.f.) against n on a log axis, one
 // series per policy (and per m and B when those vary), in row order.
 func plotBalls(path string, sums []sim.BallsSummary, byBalls, byBatch bool) error {
 	var order []string
@@ -178,13 +178,13 @@ func plotBalls(path string, sums []sim.BallsSummary, byBalls, byBatch bool) erro
 		}
 		sr.X = append(sr.X, float64(c.Bins))
 		sr.Y = append(sr.Y, s.MaxLoad.Mean)
-		sr.YErr = append(sr.YErr, 1.96*s.MaxLoad.SE)
+		sr.YErr = append(sr.YErr, ci95(s.MaxLoad.SE, s.MaxLoad.N))
 		ys = append(ys, s.MaxLoad.Mean)
 	}
 	fig := plotting.Figure{
 		Title:  "herd balls",
 		XLabel: "bins n",
-		YLabel: "maximum load, mean ±1.96 s.e.",
+		YLabel: "maximum load, mean with 95% interval (t, runs − 1)",
 		LogX:   true,
 		LogY:   plotting.SpansDecades(ys),
 	}

@@ -67,7 +67,7 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 	runs := fs.Int("runs", 8, "independent replications per row, integer ≥ 1 (standard errors need ≥ 2)")
 	seed := fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the run's parameters")
 	out := addOutputFlags(fs, "runs simulated")
-	plotFile := fs.String("plot", "", "also draw response_mean ± 1.96 s.e. against the list-valued flag into FILE.png or FILE.svg")
+	plotFile := fs.String("plot", "", "also draw response_mean with its 95% interval (t, runs − 1 d.f.) against the list-valued flag into FILE.png or FILE.svg")
 	shard := addShardFlags(fs, nil)
 	if err := parse(fs, args); err != nil {
 		return err
