@@ -347,3 +347,35 @@ func TestValidateTable(t *testing.T) {
 		t.Errorf("herd validate --table: exit %d, stderr %q, output starts %.80q", code, errs, out)
 	}
 }
+
+// herd scaling refuses fewer than four brackets (three parameters leave no
+// degree of freedom), from --servers before running and from --from.
+func TestScalingNeedsFourBrackets(t *testing.T) {
+	t.Parallel()
+	_, errs, code := herd(t, "scaling", "--servers", "25,100,400")
+	if code != 2 || !strings.Contains(errs, "--servers 25,100,400: 3 distinct values") || !strings.Contains(errs, "at least 4") {
+		t.Errorf("three --servers: exit %d, %q", code, errs)
+	}
+	path := filepath.Join(t.TempDir(), "b.csv")
+	csv := "servers,dispatchers,load,runs,refreshes,lower_scaled,upper_scaled,model_scaled,lower_scaled_300,upper_scaled_300\n" +
+		"25,5,0.9,4,300,3.4,3.6,2.9,,\n100,5,0.9,4,300,3.1,3.3,2.9,,\n400,5,0.9,4,300,2.95,3.1,2.9,,\n1600,5,0.9,4,300,,,2.9,,\n"
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code = herd(t, "scaling", "--from", path)
+	if code != 2 || !strings.Contains(errs, "3 complete brackets") {
+		t.Errorf("three complete brackets in --from: exit %d, %q", code, errs)
+	}
+	csv = strings.Replace(csv, "1600,5,0.9,4,300,,,", "1600,5,0.9,4,300,2.9,3.0,", 1)
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := herd(t, "scaling", "--from", path, "--format", "csv")
+	if code != 0 || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "fit_edge_inf") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "fit_df") {
+		t.Errorf("four brackets: exit %d, stderr %q, stdout %q", code, errs, out)
+	}
+	out, _, _ = herd(t, "scaling", "--from", path, "--format", "json")
+	if !strings.Contains(out, `"key": "df"`) && !strings.Contains(out, `"df"`) {
+		t.Errorf("json lacks the fit's d.f.: %s", out)
+	}
+}
