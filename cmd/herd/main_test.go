@@ -200,6 +200,9 @@ func TestModelGolden(t *testing.T) {
 	}{
 		{"point.text", []string{"point", "--dispatchers", "5", "--load", "0.9", "--refresh", "20,400"}},
 		{"point-herd.text", []string{"point", "--dispatchers", "5", "--load", "0.9", "--refresh", "1100", "--start", "half:0.1T,balanced:6"}},
+		// The herd at T = 100 neither settles nor leaves: an aperiodic
+		// attractor, exit 0.
+		{"point-aperiodic.text", []string{"point", "--dispatchers", "5", "--load", "0.9", "--refresh", "100"}},
 		{"edge.text", []string{"edge", "--dispatchers", "2,5", "--load", "0.9"}},
 	}
 	for _, tc := range cases {
@@ -377,5 +380,15 @@ func TestScalingNeedsFourBrackets(t *testing.T) {
 	out, _, _ = herd(t, "scaling", "--from", path, "--format", "json")
 	if !strings.Contains(out, `"key": "df"`) && !strings.Contains(out, `"df"`) {
 		t.Errorf("json lacks the fit's d.f.: %s", out)
+	}
+}
+
+// herd point exits 1 only when nothing is established within --max-iter,
+// and says so for each such point.
+func TestPointUnconverged(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "point", "--refresh", "100", "--max-iter", "300", "--format", "csv")
+	if code != 1 || !strings.Contains(out, ",unconverged,") || !strings.Contains(errs, "no fixed point, cycle or stationary herd after 300 maps") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, an unconverged row and the reason", code, out, errs)
 	}
 }
