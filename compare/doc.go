@@ -12,9 +12,12 @@
 //     one did], refined by bisecting its widest gap; runs can be recorded
 //     and resumed (Store).
 //   - Finite-size scaling (scaling.go): edge(N) = edge(∞) + a·N^(−β) fitted
-//     to brackets.
-//   - Validation (validate.go, checks.go): one Row per check of
-//     validation.md, with the verdict rules documented there.
+//     to at least 4 brackets, with its χ² and degrees of freedom.
+//   - Validation (validate.go, checks.go): one Row per check of the
+//     published figures (validation.md, embedded as Table): pass, fail, or
+//     disputed where the table records an independent re-run and herd
+//     agrees with it; simulated means are judged in Student-t bands
+//     (Band, FalseAlarm).
 //
 // compare returns typed rows; cmd/herd prints them.
 package compare
