@@ -12,13 +12,16 @@
 //     one did], refined by bisecting its widest gap; runs can be recorded
 //     and resumed (Store).
 //   - Finite-size scaling (scaling.go): edge(N) = edge(∞) + a·N^(−β) fitted
-//     to brackets.
+//     to at least 4 brackets, with its χ² and degrees of freedom.
 //   - The law (law.go): x_edge = a·(k − b) fitted by least squares
 //     (FitLaw), the heavy-traffic limit lim_{λ→1} x_edge by polynomial
 //     (Richardson) extrapolation in 1 − λ (HeavyTrafficLimit), and where
 //     0.9(k − 2) is within a band of the edge (WithinBand, InBand).
-//   - Validation (validate.go, checks.go): one Row per check of
-//     validation.md, with the verdict rules documented there.
+//   - Validation (validate.go, checks.go): one Row per check of the
+//     published figures (validation.md, embedded as Table): pass, fail, or
+//     disputed where the table records an independent re-run and herd
+//     agrees with it; simulated means are judged in Student-t bands
+//     (Band, FalseAlarm).
 //
 // compare returns typed rows; cmd/herd prints them.
 package compare

@@ -26,7 +26,7 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 	runs := fs.Int("runs", 32, "independent runs per row, integer ≥ 1 (standard errors need ≥ 2)")
 	seed := fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the row's parameters")
 	out := addOutputFlags(fs, "runs simulated")
-	plotFile := fs.String("plot", "", "also draw max_load_mean ± 1.96 s.e. against n (log axis), one series per policy, into FILE.png, .svg, .pdf or .eps (needs a --bins list)")
+	plotFile := fs.String("plot", "", "also draw max_load_mean with its 95% interval (t, runs − 1 d.f.) against n (log axis), one series per policy, into FILE.png, .svg, .pdf or .eps (needs a --bins list)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -229,9 +229,9 @@ func distString(d []sim.LoadCount) string {
 	return strings.Join(parts, " ")
 }
 
-// plotBalls draws max_load_mean ± 1.96 s.e. against n on a log axis, one
-// series per policy (and per FirstDiff rule, m and B when those vary), in
-// row order.
+// plotBalls draws max_load_mean with its 95% interval (t, runs − 1 d.f.)
+// against n on a log axis, one series per policy (and per FirstDiff rule,
+// m and B when those vary), in row order.
 func plotBalls(path string, sums []sim.BallsSummary, byBalls, byBatch, byRule bool) error {
 	var order []string
 	series := map[string]*plotting.Series{}
@@ -256,13 +256,13 @@ func plotBalls(path string, sums []sim.BallsSummary, byBalls, byBatch, byRule bo
 		}
 		sr.X = append(sr.X, float64(c.Bins))
 		sr.Y = append(sr.Y, s.MaxLoad.Mean)
-		sr.YErr = append(sr.YErr, 1.96*s.MaxLoad.SE)
+		sr.YErr = append(sr.YErr, ci95(s.MaxLoad.SE, s.MaxLoad.N))
 		ys = append(ys, s.MaxLoad.Mean)
 	}
 	fig := plotting.Figure{
 		Title:  "Maximum load of m balls in n bins (mean ± 1.96 s.e.)",
 		XLabel: "bins n",
-		YLabel: "maximum load, mean ±1.96 s.e.",
+		YLabel: "maximum load, mean with 95% interval (t, runs − 1)",
 		LogX:   true,
 		LogY:   plotting.SpansDecades(ys),
 	}

@@ -37,6 +37,10 @@ type figSeries struct {
 	plotting.Series
 	kind  string   // sim, model, closed_form, law, bracket
 	notes []string // per point (nil: none)
+	// se and runs are, per point of a sim series, the standard error and
+	// the number of runs behind its bar (nil for other series).
+	se   []float64
+	runs []int
 }
 
 // figPlot is one output figure: the plot, its CSV columns and its index text.
@@ -167,8 +171,8 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 	}
 	qdir := shellQuote(dir)
 	fmt.Fprintf(&b, "# herd figures\n\nMade by herd %s with %s, master seed %d: `herd figures %s%s`.\n", version, mode, *seed, qdir, flags)
-	b.WriteString("Unless a figure says otherwise: 100 servers, load λ = 0.9, exponential sizes, times in mean service times; simulator points are means over independent runs with bars of ±1.96 standard errors; lines are models (closed forms or mean-field, N → ∞).\n\n")
-	b.WriteString("Each CSV holds exactly the plotted numbers, one row per point: `series` (the legend entry; empty for an unnamed model line, which takes the colour of the points it predicts), `kind` (`sim`, `model`, `closed_form`, `law`, `bracket`, or `band` for the two ends of a shaded range), x, y and the error bar (figure-specific names below; empty where a point has none), and `note`.\n")
+	b.WriteString("Unless a figure says otherwise: 100 servers, load λ = 0.9, exponential sizes, times in mean service times; simulator points are means over independent runs with 95% bars, t(0.975, runs − 1) standard errors (Student-t); lines are models (closed forms or mean-field, N → ∞).\n\n")
+	b.WriteString("Each CSV holds exactly the plotted numbers, one row per point: `series` (the legend entry; empty for an unnamed model line, which takes the colour of the points it predicts), `kind` (`sim`, `model`, `closed_form`, `law`, `bracket`, or `band` for the two ends of a shaded range), x, y and the error bar (figure-specific names below; empty where a point has none), `se` and `runs` (a sim point's standard error and run count), and `note`. Every computed point is a row, including any that is not drawn (its note says so).\n")
 	for _, m := range all {
 		d := m.def
 		fmt.Fprintf(&b, "\n## Figure %s: %s\n\n%s\n\n", d.id, d.heading, d.about)
@@ -176,7 +180,7 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 		for _, p := range m.plots {
 			fmt.Fprintf(&b, "![%s](%s.png)\n\n", p.fig.Title, p.stem)
 			fmt.Fprintf(&b, "- files: [%[1]s.svg](%[1]s.svg), [%[1]s.png](%[1]s.png), [%[1]s.csv](%[1]s.csv)\n", p.stem)
-			fmt.Fprintf(&b, "- CSV columns: `series,kind,%s,%s,%s,note`; `%s` is %s\n", p.xCol, p.yCol, p.errCol, p.errCol, p.errMeaning)
+			fmt.Fprintf(&b, "- CSV columns: `series,kind,%s,%s,%s,se,runs,note`; `%s` is %s\n", p.xCol, p.yCol, p.errCol, p.errCol, p.errMeaning)
 			for _, n := range p.notes {
 				fmt.Fprintf(&b, "- %s\n", n)
 			}
@@ -203,32 +207,37 @@ func (p *figPlot) write(dir string) error {
 		}
 	}
 	t := &table.Table{Columns: []table.Column{{Name: "series"}, {Name: "kind"},
-		{Name: p.xCol}, {Name: p.yCol}, {Name: p.errCol}, {Name: "note"}}}
-	ok := func(x, y float64) bool {
+		{Name: p.xCol}, {Name: p.yCol}, {Name: p.errCol}, {Name: "se"}, {Name: "runs"}, {Name: "note"}}}
+	drawn := func(x, y float64) bool {
 		return !math.IsNaN(x) && !math.IsInf(x, 0) && !math.IsNaN(y) && !math.IsInf(y, 0) &&
 			(!p.fig.LogX || x > 0) && (!p.fig.LogY || y > 0)
 	}
+	// Every computed point is a row, drawn or not (a non-finite value is
+	// an empty cell), so that the CSV shows the data before it is drawn.
 	for _, s := range p.series {
 		for i := range s.X {
-			if !ok(s.X[i], s.Y[i]) {
-				continue
-			}
-			var errCell any
+			var errCell, seCell, runsCell any
 			if s.YErr != nil && !s.Line {
 				if v := s.YErr[i]; v > 0 && !math.IsInf(v, 0) {
 					errCell = v
 				}
 			}
+			if s.se != nil {
+				seCell, runsCell = s.se[i], s.runs[i]
+			}
 			note := ""
 			if s.notes != nil {
 				note = s.notes[i]
 			}
-			t.AddRow(s.Name, s.kind, s.X[i], s.Y[i], errCell, note)
+			if !drawn(s.X[i], s.Y[i]) && !strings.HasPrefix(note, gapNote) {
+				note = strings.TrimPrefix(note+"; not drawn (not finite, or not positive on a log axis)", "; ")
+			}
+			t.AddRow(s.Name, s.kind, s.X[i], s.Y[i], errCell, seCell, runsCell, note)
 		}
 	}
 	for _, bd := range p.fig.Bands {
-		t.AddRow(bd.Label, "band", bd.XMin, nil, nil, "start of the shaded range")
-		t.AddRow(bd.Label, "band", bd.XMax, nil, nil, "end of the shaded range")
+		t.AddRow(bd.Label, "band", bd.XMin, nil, nil, nil, nil, "start of the shaded range")
+		t.AddRow(bd.Label, "band", bd.XMax, nil, nil, nil, nil, "end of the shaded range")
 	}
 	var buf bytes.Buffer
 	if err := t.WriteCSV(&buf); err != nil {
@@ -239,6 +248,13 @@ func (p *figPlot) write(dir string) error {
 
 // add appends a series to the plot.
 func (p *figPlot) add(s figSeries) { p.series = append(p.series, s) }
+
+// gapNote starts the note of a point with no value; why follows it.
+const gapNote = "no value: "
+
+// gap appends a point with no value at x (a gap in a line, an empty cell
+// in the CSV), saying why.
+func (s *figSeries) gap(x float64, why string) { s.point(x, math.NaN(), 0, gapNote+why) }
 
 // point appends one point to a series.
 func (s *figSeries) point(x, y, yerr float64, note string) {
@@ -300,11 +316,14 @@ func (o *figOpts) models(ctx context.Context, n int, work func(i int)) error {
 	return nil
 }
 
-// simSeries turns summaries into a point series with ±1.96 s.e. bars.
+// simSeries turns summaries into a point series with 95% bars,
+// t(0.975, runs − 1) standard errors.
 func simSeries(name, group string, xs []float64, sums []sim.Summary) figSeries {
 	s := figSeries{Series: plotting.Series{Name: name, Group: group}, kind: "sim"}
 	for i, sm := range sums {
-		s.point(xs[i], sm.Response.Mean, 1.96*sm.Response.SE, "")
+		s.point(xs[i], sm.Response.Mean, ci95(sm.Response.SE, sm.Response.N), "")
+		s.se = append(s.se, sm.Response.SE)
+		s.runs = append(s.runs, sm.Response.N)
 	}
 	return s
 }
@@ -403,7 +422,7 @@ func figStaleBoard(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 		s := model[m.policy]
 		if m.err != nil {
 			warn = append(warn, fmt.Sprintf("model %s at T = %g: %v (point skipped)", m.policy, m.T, m.err))
-			s.point(m.T, math.NaN(), 0, "")
+			s.gap(m.T, m.err.Error())
 		} else {
 			note := ""
 			if !m.r.Converged {
@@ -506,7 +525,7 @@ func figDispatchers(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 			}
 			if m.err != nil {
 				warn = append(warn, fmt.Sprintf("model k = %d, T = %g: %v (point skipped)", k, m.T, m.err))
-				line.point(m.T, math.NaN(), 0, "")
+				line.gap(m.T, fmt.Sprintf("k = %d: %v", k, m.err))
 				continue
 			}
 			if prev != nil && prev.a.Herd != m.a.Herd {
@@ -566,7 +585,7 @@ func figRoundRobin(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 			LogY:   true,
 		},
 		xCol: "load", yCol: "response_mean", errCol: "ci95",
-		errMeaning: "1.96 standard errors across runs (sim points)",
+		errMeaning: "the 95% interval's half-width, t(0.975, runs − 1) standard errors across runs (sim points; `se` and `runs` give the standard error and the run count)",
 	}
 	lines := []figSeries{
 		lineSeries("M/M/1", "random", "closed_form"),
@@ -656,7 +675,7 @@ func figHeavyTails(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 			LogX:   true, LogY: true,
 		},
 		xCol: "scv", yCol: "response_mean", errCol: "ci95",
-		errMeaning: "1.96 standard errors across runs (sim points)",
+		errMeaning: "the 95% interval's half-width, t(0.975, runs − 1) standard errors across runs (sim points; `se` and `runs` give the standard error and the run count)",
 	}
 	pkLine := lineSeries("random, Pollaczek–Khinchine", "random", "closed_form")
 	for i := 0; i <= 30; i++ {
@@ -734,7 +753,7 @@ func (o *figOpts) runBrackets(ctx context.Context, set []compare.BracketSettings
 
 func bracketPoint(s *figSeries, x float64, r compare.BracketResult) {
 	if math.IsNaN(r.Lower) || math.IsNaN(r.Upper) {
-		s.point(x, math.NaN(), 0, "")
+		s.gap(x, "the bracket is not complete")
 		return
 	}
 	s.point(x, (r.Lower+r.Upper)/2, (r.Upper-r.Lower)/2,
@@ -810,7 +829,7 @@ func figEdge(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 				continue
 			}
 			if !e.r.Found {
-				s.point(float64(e.k), math.NaN(), 0, "")
+				s.gap(float64(e.k), "no edge down to T(1−λ)² = 0.02")
 				continue
 			}
 			s.point(float64(e.k), e.r.Scaled, 0, e.r.Crossing)
@@ -962,7 +981,7 @@ func figTrapDoor(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 			}
 			if m.err != nil || m.a.Kind == meanfield.Unconverged {
 				warn = append(warn, fmt.Sprintf("model T = %g, start %s: did not settle (point skipped)", m.T, st.name))
-				line.point(m.T, math.NaN(), 0, "")
+				line.gap(m.T, "did not settle")
 				continue
 			}
 			if prev != nil && prev.a.Herd != m.a.Herd {
@@ -998,7 +1017,7 @@ func responseVsRefresh(stem, title string, big bool) *figPlot {
 			LogX:   true, LogY: true,
 		},
 		xCol: "refresh", yCol: "response_mean", errCol: "ci95",
-		errMeaning: "1.96 standard errors across runs (sim points)",
+		errMeaning: "the 95% interval's half-width, t(0.975, runs − 1) standard errors across runs (sim points; `se` and `runs` give the standard error and the run count)",
 	}
 	return p // one size for every figure: plotting's default
 }

@@ -101,14 +101,37 @@ func TestFiguresQuick(t *testing.T) {
 			if got := strings.Join(recs[0][:3], ","); got != "series,kind,"+f.xCol {
 				t.Errorf("%s.csv header starts %q, want %q", f.stem, got, "series,kind,"+f.xCol)
 			}
+			if got := strings.Join(recs[0][5:], ","); got != "se,runs,note" {
+				t.Errorf("%s.csv header ends %q, want %q", f.stem, got, "se,runs,note")
+			}
+			// The CSV holds every computed point, drawn or not (figPlot.write),
+			// so this checks the data before it is drawn; the only empty
+			// values allowed are model points that say why they have none.
 			for _, rec := range recs[1:] {
 				if rec[1] == "band" {
 					continue
+				}
+				if rec[3] == "" && strings.HasPrefix(rec[len(rec)-1], gapNote) {
+					continue // a model point with no value, saying why
 				}
 				for _, cell := range rec[2:4] {
 					if v, err := strconv.ParseFloat(cell, 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 						t.Errorf("%s.csv row %q: %q is not a finite number", f.stem, rec, cell)
 					}
+				}
+				if recs[0][4] != "ci95" || rec[1] != "sim" {
+					continue
+				}
+				// ci95 is t(0.975, runs − 1) standard errors.
+				ci, err1 := strconv.ParseFloat(rec[4], 64)
+				se, err2 := strconv.ParseFloat(rec[5], 64)
+				runs, err3 := strconv.Atoi(rec[6])
+				if err1 != nil || err2 != nil || err3 != nil || !(se > 0) {
+					t.Errorf("%s.csv row %q: ci95, se or runs missing", f.stem, rec)
+					continue
+				}
+				if want := t975(runs); math.Abs(ci/se-want) > 1e-9*want {
+					t.Errorf("%s.csv row %q: ci95/se = %.12g, want t(0.975, %d) = %.12g", f.stem, rec, ci/se, runs-1, want)
 				}
 			}
 		})
@@ -226,4 +249,20 @@ func sameSVG(got, want string, tol float64) error {
 		}
 	}
 	return nil
+}
+
+// t975 against standard t tables (two-sided 95%).
+func TestT975(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		runs int
+		want float64
+	}{{3, 4.303}, {4, 3.182}, {6, 2.571}, {8, 2.365}, {1001, 1.962}} {
+		if got := t975(c.runs); math.Abs(got-c.want) > 0.0005 {
+			t.Errorf("t975(%d) = %.4f, want %.3f", c.runs, got, c.want)
+		}
+	}
+	if !math.IsNaN(t975(1)) {
+		t.Errorf("t975(1) = %v, want NaN", t975(1))
+	}
 }

@@ -290,7 +290,7 @@ func plotHysteresis(path string, pts []*hystPoint, band *plotting.Band, hasModel
 		if p.hasS {
 			dots[name].X = append(dots[name].X, p.T)
 			dots[name].Y = append(dots[name].Y, p.sim.Response.Mean)
-			dots[name].YErr = append(dots[name].YErr, 1.96*p.sim.Response.SE)
+			dots[name].YErr = append(dots[name].YErr, ci95(p.sim.Response.SE, p.sim.Response.N))
 		}
 	}
 	for _, n := range order {

@@ -206,6 +206,9 @@ func TestModelGolden(t *testing.T) {
 	}{
 		{"point.text", []string{"point", "--dispatchers", "5", "--load", "0.9", "--refresh", "20,400"}},
 		{"point-herd.text", []string{"point", "--dispatchers", "5", "--load", "0.9", "--refresh", "1100", "--start", "half:0.1T,balanced:6"}},
+		// The herd at T = 100 neither settles nor leaves: an aperiodic
+		// attractor, exit 0.
+		{"point-aperiodic.text", []string{"point", "--dispatchers", "5", "--load", "0.9", "--refresh", "100"}},
 		{"edge.text", []string{"edge", "--dispatchers", "2,5", "--load", "0.9"}},
 	}
 	for _, tc := range cases {
@@ -486,12 +489,13 @@ func TestCompletionBash(t *testing.T) {
 // else.
 func TestScalingFrom(t *testing.T) {
 	t.Parallel()
-	// Three brackets in herd bracket's columns (values made up; only the
+	// Four brackets (the fit's minimum) in herd bracket's columns (values made up; only the
 	// reading is under test, and every form must give the same fit).
 	const brCSV = "servers,dispatchers,load,runs,refreshes,lower_scaled,upper_scaled,model_scaled,lower_scaled_300,upper_scaled_300,cut,points,resolution,seed\n" +
 		"25,5,0.9,2,60,3.18913,3.47905,2.8992,3.18913,3.47905,300,5,0.5,1\n" +
 		"50,5,0.9,2,60,2.8992,3.18913,2.8992,2.8992,3.18913,300,4,0.5,1\n" +
-		"100,5,0.9,2,60,2.8992,3.18913,2.8992,2.8992,3.18913,300,4,0.5,1\n"
+		"100,5,0.9,2,60,2.8992,3.18913,2.8992,2.8992,3.18913,300,4,0.5,1\n" +
+		"400,5,0.9,2,60,2.8992,3.04416,2.8992,2.8992,3.04416,300,4,0.5,1\n"
 	dir := t.TempDir()
 	csvPath := filepath.Join(dir, "br.csv")
 	if err := os.WriteFile(csvPath, []byte(brCSV), 0o644); err != nil {
@@ -555,5 +559,58 @@ func TestScalingFrom(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--from - with %q: err %v, want it to contain %q", tc.stdin, err, tc.want)
 		}
+	}
+}
+
+// herd validate --table prints the table of published figures with its
+// disputes, and runs nothing.
+func TestValidateTable(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "validate", "--table")
+	if code != 0 || !strings.HasPrefix(out, "# The figures herd validate checks") ||
+		!strings.Contains(out, "1,350–1,370") || !strings.Contains(out, "1.103, 1.094") {
+		t.Errorf("herd validate --table: exit %d, stderr %q, output starts %.80q", code, errs, out)
+	}
+}
+
+// herd scaling refuses fewer than four brackets (three parameters leave no
+// degree of freedom), from --servers before running and from --from.
+func TestScalingNeedsFourBrackets(t *testing.T) {
+	t.Parallel()
+	_, errs, code := herd(t, "scaling", "--servers", "25,100,400")
+	if code != 2 || !strings.Contains(errs, "--servers 25,100,400: 3 distinct values") || !strings.Contains(errs, "at least 4") {
+		t.Errorf("three --servers: exit %d, %q", code, errs)
+	}
+	path := filepath.Join(t.TempDir(), "b.csv")
+	csv := "servers,dispatchers,load,runs,refreshes,lower_scaled,upper_scaled,model_scaled,lower_scaled_300,upper_scaled_300\n" +
+		"25,5,0.9,4,300,3.4,3.6,2.9,,\n100,5,0.9,4,300,3.1,3.3,2.9,,\n400,5,0.9,4,300,2.95,3.1,2.9,,\n1600,5,0.9,4,300,,,2.9,,\n"
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code = herd(t, "scaling", "--from", path)
+	if code != 2 || !strings.Contains(errs, "3 complete brackets") {
+		t.Errorf("three complete brackets in --from: exit %d, %q", code, errs)
+	}
+	csv = strings.Replace(csv, "1600,5,0.9,4,300,,,", "1600,5,0.9,4,300,2.9,3.0,", 1)
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := herd(t, "scaling", "--from", path, "--format", "csv")
+	if code != 0 || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "fit_edge_inf") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "fit_df") {
+		t.Errorf("four brackets: exit %d, stderr %q, stdout %q", code, errs, out)
+	}
+	out, _, _ = herd(t, "scaling", "--from", path, "--format", "json")
+	if !strings.Contains(out, `"key": "df"`) && !strings.Contains(out, `"df"`) {
+		t.Errorf("json lacks the fit's d.f.: %s", out)
+	}
+}
+
+// herd point exits 1 only when nothing is established within --max-iter,
+// and says so for each such point.
+func TestPointUnconverged(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "point", "--refresh", "100", "--max-iter", "300", "--format", "csv")
+	if code != 1 || !strings.Contains(out, ",unconverged,") || !strings.Contains(errs, "no fixed point, cycle or stationary herd after 300 maps") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, an unconverged row and the reason", code, out, errs)
 	}
 }

@@ -56,6 +56,11 @@ func writeTable(ctx context.Context, e *env, t *table.Table, format string, extr
 	if err := t.Write(e.stdout, format); err != nil {
 		return err
 	}
+	// Warnings also go to stderr, whatever the format (CSV has no place
+	// for them).
+	for _, w := range t.Warnings {
+		fmt.Fprintln(e.stderr, "warning: "+w)
+	}
 	if extra != nil {
 		if err := extra(); err != nil {
 			return err

@@ -9,7 +9,7 @@ import (
 	"herd/sim"
 )
 
-// plotSim draws response_mean ± 1.96 s.e. against the first list-valued
+// plotSim draws response_mean with its 95% interval (t, runs − 1 d.f.) against the first list-valued
 // numeric flag (refresh, load, servers, dispatchers), one series per
 // policy and per combination of the other varying flags.
 func plotSim(path string, sums []sim.Summary, ns, ks []int, loads, ts []float64) error {
@@ -50,14 +50,14 @@ func plotSim(path string, sums []sim.Summary, ns, ks []int, loads, ts []float64)
 		x := ax.x(c)
 		sr.X = append(sr.X, x)
 		sr.Y = append(sr.Y, s.Response.Mean)
-		sr.YErr = append(sr.YErr, 1.96*s.Response.SE)
+		sr.YErr = append(sr.YErr, ci95(s.Response.SE, s.Response.N))
 		xs = append(xs, x)
 		ys = append(ys, s.Response.Mean)
 	}
 	fig := plotting.Figure{
 		Title:  simTitle(ax.name, sums[0].Config, ns, ks, loads, ts),
 		XLabel: ax.label,
-		YLabel: "mean time in system (service times), ±1.96 s.e.",
+		YLabel: "mean time in system (service times), 95% interval (t, runs − 1)",
 		LogX:   plotting.SpansDecades(xs),
 		LogY:   plotting.SpansDecades(ys),
 	}

@@ -71,16 +71,6 @@ func (b boardStart) board(load float64, q int) []float64 {
 	return meanfield.BoardEmpty()
 }
 
-func attractorName(a meanfield.Attractor) string {
-	switch a.Kind {
-	case meanfield.FixedPoint:
-		return "fixed"
-	case meanfield.Periodic:
-		return "period-" + strconv.Itoa(a.Period)
-	}
-	return "unconverged"
-}
-
 func runPoint(ctx context.Context, e *env, args []string) error {
 	return runPointSweep(ctx, e, args, nil)
 }
@@ -99,18 +89,59 @@ type pointRun struct {
 	Truncation     jfloat                  `json:"truncation"`
 	Balanced       bool                    `json:"balanced"`
 	Residual       jfloat                  `json:"residual"`
+	// For an aperiodic herd: the batch-means standard errors of the orbit
+	// averages, the maps averaged, and the drift of the board mean per map.
+	BoardMeanSE jfloat `json:"board_mean_se"`
+	ResponseSE  jfloat `json:"response_se"`
+	Averaged    int    `json:"averaged"`
+	Drift       jfloat `json:"drift"`
 }
 
-func toPointRun(a meanfield.Attractor) pointRun {
-	return pointRun{Kind: a.Kind, Period: a.Period, BoardMean: jfloat(a.BoardMean), QueueMean: jfloat(a.QueueMean),
+// toPointRun keeps what herd point prints of a. For an attractor that is
+// not established, every column describes the last map: board_mean is the
+// mean of the board it produced (a.Board, the board whose distance from
+// the one before is the residual), not of its input.
+func toPointRun(a meanfield.HerdAttractor) pointRun {
+	bm := a.BoardMean
+	if a.Kind == meanfield.Unconverged {
+		bm = 0
+		for b, x := range a.Board {
+			bm += float64(b) * x
+		}
+	}
+	return pointRun{Kind: a.Kind, Period: a.Period, BoardMean: jfloat(bm), QueueMean: jfloat(a.QueueMean),
 		Response: jfloat(a.Response), SpectralRadius: jfloat(a.SpectralRadius), CutPhase: jfloat(a.CutPhase),
-		Iterations: a.Iterations, Truncation: jfloat(a.Truncation), Balanced: a.Balanced, Residual: jfloat(a.Residual)}
+		Iterations: a.Iterations, Truncation: jfloat(a.Truncation), Balanced: a.Balanced, Residual: jfloat(a.Residual),
+		BoardMeanSE: jfloat(a.BoardMeanSE), ResponseSE: jfloat(a.ResponseSE), Averaged: a.Averaged, Drift: jfloat(a.Drift)}
 }
 
-func (r pointRun) attractor() meanfield.Attractor {
-	return meanfield.Attractor{Kind: r.Kind, Period: r.Period, BoardMean: float64(r.BoardMean), QueueMean: float64(r.QueueMean),
+func (r pointRun) attractor() meanfield.HerdAttractor {
+	return meanfield.HerdAttractor{Attractor: meanfield.Attractor{Kind: r.Kind, Period: r.Period, BoardMean: float64(r.BoardMean), QueueMean: float64(r.QueueMean),
 		Response: float64(r.Response), SpectralRadius: float64(r.SpectralRadius), CutPhase: float64(r.CutPhase),
-		Iterations: r.Iterations, Truncation: float64(r.Truncation), Balanced: r.Balanced, Residual: float64(r.Residual)}
+		Iterations: r.Iterations, Truncation: float64(r.Truncation), Balanced: r.Balanced, Residual: float64(r.Residual)},
+		BoardMeanSE: float64(r.BoardMeanSE), ResponseSE: float64(r.ResponseSE), Averaged: r.Averaged, Drift: float64(r.Drift)}
+}
+
+// pointAttractor finds the attractor of one point with
+// FindHerdAttractor, whose classification (herd hysteresis uses the same)
+// recognises an orbit that stays in the herd regime without settling as
+// aperiodic, with orbit averages and their standard errors. A fixed point
+// or cycle, or an orbit that establishes nothing, is then found again by
+// FindAttractor from the same start, as before, for the spectral radius
+// of a fixed point and the last map of an unconverged orbit.
+func pointAttractor(r meanfield.Refresh, start []float64, maxIter int, tol float64) (meanfield.HerdAttractor, error) {
+	if tol < 1 {
+		h, err := meanfield.FindHerdAttractor(r, start, meanfield.HerdSettings{MaxIter: maxIter, Tol: tol})
+		if err != nil && !errors.Is(err, meanfield.ErrNotConverged) {
+			return h, err
+		}
+		if h.Kind == meanfield.Aperiodic {
+			h.SpectralRadius = math.NaN()
+			return h, nil
+		}
+	}
+	a, err := meanfield.FindAttractor(r, start, meanfield.AttractorSettings{MaxIter: maxIter, Tol: tol, Spectrum: true})
+	return meanfield.HerdAttractor{Attractor: a}, err
 }
 
 // runPointSweep is herd point; with merged set (herd merge) its points are
@@ -198,13 +229,12 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	// A point whose map fails (not merely unconverged) stops the command
 	// before any output, as it always has; a shard with one writes no part.
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, pointRun)) error {
-		res := make([]meanfield.Attractor, len(idx))
+		res := make([]meanfield.HerdAttractor, len(idx))
 		errs := make([]error, len(idx))
 		prog := newProgress(e.stderr, "point", "points")
 		ok := parallel(ctx, len(idx), *out.workers, func(k int) {
 			j := jobs[idx[k]]
-			res[k], errs[k] = meanfield.FindAttractor(j.r, j.start.board(j.r.Load, j.rows),
-				meanfield.AttractorSettings{MaxIter: *maxIter, Tol: *tol, Spectrum: true})
+			res[k], errs[k] = pointAttractor(j.r, j.start.board(j.r.Load, j.rows), *maxIter, *tol)
 		}, prog.update)
 		prog.finish()
 		for k, i := range idx {
@@ -235,25 +265,35 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 			{Name: "response_mean", Digits: 6}, {Name: "spectral_radius", Digits: 3},
 			{Name: "cut_phase", Digits: 4}, {Name: "iterations"}, {Name: "truncation", Digits: 1},
 			{Name: "balanced"}, {Name: "residual", Digits: 1},
+			{Name: "board_mean_se", Digits: 2}, {Name: "response_se", Digits: 2}, {Name: "averaged"}, {Name: "drift", Digits: 2},
 		},
 	}
 	var failed []string
+	aperiodic := 0
 	for i, j := range jobs {
 		if !done[i] {
 			continue
 		}
 		a := got[i].attractor()
 		if a.Kind == meanfield.Unconverged {
-			failed = append(failed, fmt.Sprintf("k=%d λ=%g T=%g start %s: not converged after %d maps (residual %.3g)",
+			failed = append(failed, fmt.Sprintf("k=%d λ=%g T=%g start %s: no fixed point, cycle or stationary herd after %d maps (residual %.3g; the row describes the last map)",
 				j.r.Dispatchers, j.r.Load, j.r.Period, j.start.name, a.Iterations, a.Residual))
 		}
 		var radius any
 		if !math.IsNaN(a.SpectralRadius) {
 			radius = a.SpectralRadius
 		}
-		t.AddRow(j.r.Dispatchers, j.r.Load, j.r.Period, j.start.name, attractorName(a),
+		var bse, rse, avg, drift any
+		if a.Kind == meanfield.Aperiodic {
+			bse, rse, avg, drift = a.BoardMeanSE, a.ResponseSE, a.Averaged, a.Drift
+			aperiodic++
+		}
+		t.AddRow(j.r.Dispatchers, j.r.Load, j.r.Period, j.start.name, herdKind(a),
 			a.BoardMean, a.QueueMean, a.Response, radius, a.CutPhase, a.Iterations, a.Truncation,
-			a.Balanced, a.Residual)
+			a.Balanced, a.Residual, bse, rse, avg, drift)
+	}
+	if aperiodic > 0 {
+		t.Notes = append(t.Notes, "aperiodic: a herd that stays in the herd regime without settling (herd hysteresis's classification); its means are averages over the last `averaged` maps, with batch-means standard errors and the board mean's drift per map")
 	}
 	t.Warnings = failed
 	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {

@@ -32,10 +32,22 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("--from: %w", err)
 		}
+		if n := distinctServers(results, true); n < compare.MinScalingBrackets {
+			return usagef("--from %s: %d complete brackets at distinct N; a fit of edge(∞), a and β needs at least %d (one degree of freedom to test the law)",
+				*from, n, compare.MinScalingBrackets)
+		}
 	} else {
 		set, err := f.settings()
 		if err != nil {
 			return err
+		}
+		ns := make([]compare.BracketResult, len(set))
+		for i, s := range set {
+			ns[i].Settings = s
+		}
+		if n := distinctServers(ns, false); n < compare.MinScalingBrackets {
+			return usagef("--servers %s: %d distinct values; a fit of edge(∞), a and β needs at least %d brackets (one degree of freedom to test the law)",
+				*f.servers, n, compare.MinScalingBrackets)
 		}
 		results, runErr = brackets(ctx, e, f, set)
 	}
@@ -56,17 +68,42 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 	if len(results) > 0 {
 		model = results[0].ModelScaled
 	}
+	// The fit goes in every format: the meta of text and JSON, and
+	// columns of the CSV (the fitted curve at each N, and the fit's
+	// parameters repeated on every row).
+	t.Columns = append(t.Columns, table.Column{Name: "fit_scaled", Digits: 4}, table.Column{Name: "fit_edge_inf", Digits: 4},
+		table.Column{Name: "fit_edge_inf_low", Digits: 4}, table.Column{Name: "fit_edge_inf_high", Digits: 4},
+		table.Column{Name: "fit_a", Digits: 4}, table.Column{Name: "fit_beta", Digits: 3},
+		table.Column{Name: "fit_chi2", Digits: 3}, table.Column{Name: "fit_df"}, table.Column{Name: "fit_p"})
+	for i := range t.Rows {
+		if fitErr != nil {
+			t.Rows[i] = append(t.Rows[i], nil, nil, nil, nil, nil, nil, nil, nil, nil)
+			continue
+		}
+		n := float64(results[i].Settings.Servers)
+		t.Rows[i] = append(t.Rows[i], fit.EdgeInf+fit.A*math.Pow(n, -fit.Beta), fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh,
+			fit.A, fit.Beta, fit.Chi2, fit.DF, fit.PValue)
+	}
 	if fitErr == nil {
 		t.Notes = append(t.Notes,
-			fmt.Sprintf("fit: edge(∞) = %.4g (range %.4g to %.4g), a = %.4g, β = %.2f, χ² = %.3g over %d brackets",
-				fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh, fit.A, fit.Beta, fit.Chi2, fit.Points),
+			fmt.Sprintf("fit: edge(∞) = %.4g (range %.4g to %.4g), a = %.4g, β = %.2f; χ² = %.3g with %d degree(s) of freedom (P(χ² ≥ that) = %.3g) over %d brackets",
+				fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh, fit.A, fit.Beta, fit.Chi2, fit.DF, fit.PValue, fit.Points),
 			fmt.Sprintf("model (refresh map, N → ∞): %.5g", model))
+		g := func(x float64, d int) string { return strconv.FormatFloat(x, 'g', d, 64) }
 		t.Meta = append(t.Meta,
-			table.Field{Key: "edge_inf", Value: strconv.FormatFloat(fit.EdgeInf, 'g', 6, 64)},
-			table.Field{Key: "edge_inf_low", Value: strconv.FormatFloat(fit.EdgeInfLow, 'g', 6, 64)},
-			table.Field{Key: "edge_inf_high", Value: strconv.FormatFloat(fit.EdgeInfHigh, 'g', 6, 64)},
-			table.Field{Key: "beta", Value: strconv.FormatFloat(fit.Beta, 'g', 3, 64)},
-			table.Field{Key: "model_scaled", Value: strconv.FormatFloat(model, 'g', 6, 64)})
+			table.Field{Key: "edge_inf", Value: g(fit.EdgeInf, 6)},
+			table.Field{Key: "edge_inf_low", Value: g(fit.EdgeInfLow, 6)},
+			table.Field{Key: "edge_inf_high", Value: g(fit.EdgeInfHigh, 6)},
+			table.Field{Key: "a", Value: g(fit.A, 6)},
+			table.Field{Key: "beta", Value: g(fit.Beta, 3)},
+			table.Field{Key: "chi2", Value: g(fit.Chi2, 6)},
+			table.Field{Key: "df", Value: strconv.Itoa(fit.DF)},
+			table.Field{Key: "p_value", Value: g(fit.PValue, 4)},
+			table.Field{Key: "model_scaled", Value: g(model, 6)})
+		if fit.BetaOnBound {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("β = %.2f sits on its search bound [%g, %g]: the best fit lies outside it, so edge(∞) and its range are not to be trusted",
+				fit.Beta, compare.BetaMin, compare.BetaMax))
+		}
 	} else {
 		t.Warnings = append(t.Warnings, fitErr.Error())
 	}
@@ -83,7 +120,26 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return runErr
+	if runErr != nil {
+		return runErr
+	}
+	if fitErr != nil {
+		return usagef("herd scaling: %d complete brackets at distinct N; %v", distinctServers(results, true), fitErr)
+	}
+	return nil
+}
+
+// distinctServers counts the distinct N among results, only those with a
+// complete bracket when complete is set.
+func distinctServers(results []compare.BracketResult, complete bool) int {
+	seen := map[int]bool{}
+	for _, r := range results {
+		if complete && (math.IsNaN(r.Lower) || math.IsNaN(r.Upper) || !(r.Upper > r.Lower)) {
+			continue
+		}
+		seen[r.Settings.Servers] = true
+	}
+	return len(seen)
 }
 
 // readBrackets reads herd bracket's CSV (or JSON) output.

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"herd/cmd/internal/table"
+	"herd/compare"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -32,12 +36,37 @@ type simRun struct {
 	ProbesMean   jfloat `json:"probes_mean"`
 	End          jfloat `json:"end"`
 	Stopped      bool   `json:"stopped"`
+	// Tipped: compare's tipping detector called the run tipped, at the
+	// board record of time TipTime (service times).
+	Tipped  bool   `json:"tipped"`
+	TipTime jfloat `json:"tip_time"`
 }
 
-func toSimRun(r sim.Result) simRun {
+func toSimRun(r sim.Result, w *tipWatch) simRun {
 	return simRun{ResponseMean: jfloat(r.ResponseMean), Jobs: r.Jobs, Arrivals: r.Arrivals,
 		BoardMean: jfloat(r.BoardMean), Records: r.Records, ProbesMean: jfloat(r.ProbesMean),
-		End: jfloat(r.End), Stopped: r.Stopped}
+		End: jfloat(r.End), Stopped: r.Stopped, Tipped: w.tipped, TipTime: jfloat(w.at)}
+}
+
+// tipWatch runs compare's tipping detector (model.md §4: the board mean
+// above max(3/(1−λ), 0.1·T) for 5 records in a row) over one run, without
+// stopping it, and keeps the time at which it tipped.
+type tipWatch struct {
+	d      *compare.Detector
+	tipped bool
+	at     float64
+}
+
+func newTipWatch(c sim.Config) *tipWatch {
+	return &tipWatch{d: compare.NewDetector(c.Load, c.Refresh, false), at: math.NaN()}
+}
+
+func (w *tipWatch) observe(b sim.BoardStat) bool {
+	w.d.Observe(b)
+	if tipped, _ := w.d.Tipped(); tipped && !w.tipped {
+		w.tipped, w.at = true, b.Time
+	}
+	return true
 }
 
 func (r simRun) result() sim.Result {
@@ -67,7 +96,7 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 	runs := fs.Int("runs", 8, "independent replications per row, integer ≥ 1 (standard errors need ≥ 2); at most "+strconv.Itoa(maxSweepRuns)+" runs in all")
 	seed := fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the run's parameters")
 	out := addOutputFlags(fs, "runs simulated")
-	plotFile := fs.String("plot", "", "also draw response_mean ± 1.96 s.e. against the list-valued flag into FILE.png, .svg, .pdf or .eps")
+	plotFile := fs.String("plot", "", "also draw response_mean with its 95% interval (t, runs − 1 d.f.) against the list-valued flag into FILE.png, .svg, .pdf or .eps")
 	shard := addShardFlags(fs, nil)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -205,15 +234,18 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 	}
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, simRun)) error {
 		sub := make([]sim.Task, len(idx))
+		watch := make([]*tipWatch, len(idx))
 		for j, i := range idx {
 			sub[j] = tasks[i]
+			watch[j] = newTipWatch(sub[j].Config)
+			sub[j].Config.Observe = watch[j].observe
 		}
 		prog := newProgress(e.stderr, "sim", "runs")
 		res, ok, err := sim.RunAll(ctx, sub, *out.workers, prog.update)
 		prog.finish()
 		for j, i := range idx {
 			if ok != nil && ok[j] {
-				put(i, toSimRun(res[j]))
+				put(i, toSimRun(res[j], watch[j]))
 			}
 		}
 		return err
@@ -243,11 +275,11 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 			{Name: "runs"}, {Name: "response_mean", Digits: 5}, {Name: "response_se", Digits: 2},
 			{Name: "board_mean", Digits: 5}, {Name: "jobs"},
 			{Name: "board_se", Digits: 2}, {Name: "probes_mean", Digits: 4},
-			{Name: "horizon"}, {Name: "warmup"},
+			{Name: "horizon"}, {Name: "warmup"}, {Name: "tipped"},
 		},
 	}
 	var sums []sim.Summary
-	var emptyRows []string
+	var runWarn []string
 	ti := 0
 	for _, r := range rows {
 		res := results[ti : ti+r.runs]
@@ -255,11 +287,20 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 		for _, d := range done[ti : ti+r.runs] {
 			complete = complete && d
 		}
+		runsOf := got[ti : ti+r.runs]
 		ti += r.runs
 		if !complete {
 			continue
 		}
 		s := sim.Summarize(r.cfg, res)
+		tipped := 0
+		for _, g := range runsOf {
+			if g.Tipped {
+				tipped++
+			}
+		}
+		runWarn = append(runWarn, tipWarnings(s.Config, runsOf)...)
+		runWarn = append(runWarn, spreadWarning(s.Config, res)...)
 		c := s.Config
 		// A run that measured no job (or took no board record) has no mean:
 		// its cells are empty, never 0 ± 0.
@@ -271,7 +312,7 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 		}
 		if noJobs {
 			resp, respSE = nil, nil
-			emptyRows = append(emptyRows, fmt.Sprintf("%s: a run measured no job (expected λ·N·(horizon − warmup) = %.3g): no mean time; lengthen --horizon",
+			runWarn = append(runWarn, fmt.Sprintf("%s: a run measured no job (expected λ·N·(horizon − warmup) = %.3g): no mean time; lengthen --horizon",
 				c.Key(), c.Load*float64(c.Servers)*(c.Horizon-c.Warmup)))
 		} else {
 			sums = append(sums, s)
@@ -286,9 +327,10 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 		t.AddRow(c.Servers, c.Dispatchers, c.Load, c.Refresh, policyName(c.Policy), c.Tally.String(),
 			c.Partitioned, c.Sizes.String(), c.Start.String(), s.Runs,
 			resp, respSE, board, s.Jobs,
-			boardSE, probes, c.Horizon, c.Warmup)
+			boardSE, probes, c.Horizon, c.Warmup, tipped)
 	}
-	t.Warnings = append(simWarnings(rows, *runs), emptyRows...)
+	t.Warnings = append(simWarnings(rows, *runs), runWarn...)
+	t.Notes = append(t.Notes, "tipped: runs that compare's tipping detector calls tipped (board mean above max(3/(1−λ), 0.1·T) for 5 board records in a row), at any time")
 	err = writeTable(ctx, e, t, fmtName, func() error {
 		if *plotFile == "" || len(sums) == 0 {
 			return nil
@@ -352,6 +394,78 @@ func simWarnings(rows []simRow, runs int) []string {
 		} else {
 			w = append(w, fmt.Sprintf("sizes %s: heavy tail; finite runs are biased low (rare giants are under-sampled); the Pollaczek–Khinchine mean time for random dispatching at load %g is %.4g", c.Sizes, c.Load, pk))
 		}
+		if c.Sizes.Param <= 3 {
+			// The M/G/1 waiting time has a finite variance only when
+			// E[S³] is finite (Takács), i.e. A > 3 for Pareto sizes.
+			w = append(w, fmt.Sprintf("sizes %s: E[S³] is infinite (A ≤ 3), so the time in system has infinite variance: run means converge more slowly than 1/√horizon and response_se understates the spread between seeds", c.Sizes))
+		}
 	}
 	return w
+}
+
+// rowName names a row in a warning.
+func rowName(c sim.Config) string {
+	return fmt.Sprintf("N=%d k=%d λ=%g T=%g %s tally %s sizes %s start %s", c.Servers, c.Dispatchers, c.Load, c.Refresh,
+		policyName(c.Policy), c.Tally, c.Sizes, c.Start)
+}
+
+// tipWarnings warns when runs of a row tipped during measurement (the
+// mean then mixes balanced and herded time and depends on the run
+// length), or when some runs tipped and others did not.
+func tipWarnings(c sim.Config, runs []simRun) []string {
+	var during []string
+	tipped := 0
+	for _, r := range runs {
+		if !r.Tipped {
+			continue
+		}
+		tipped++
+		if float64(r.TipTime) >= c.Warmup {
+			during = append(during, strconv.FormatFloat(float64(r.TipTime), 'g', 4, 64))
+		}
+	}
+	switch {
+	case len(during) > 0:
+		return []string{fmt.Sprintf("%s: %d of %d runs tipped during measurement (at t = %s; measured from %g to %g): response_mean mixes balanced and herded time and grows with the run length; run longer (--refreshes) or see herd bracket",
+			rowName(c), len(during), len(runs), strings.Join(during, ", "), c.Warmup, c.Horizon)}
+	case tipped > 0 && tipped < len(runs):
+		return []string{fmt.Sprintf("%s: %d of %d runs tipped before measurement, the others did not: the row averages two states", rowName(c), tipped, len(runs))}
+	}
+	return nil
+}
+
+// spreadWarning applies Grubbs' test (two-sided, 1%) to the run means: a
+// run mean further from the others than a normal spread allows means that
+// the standard error, computed as if the run means were normal, understates
+// the uncertainty (a heavy tail, or a run in another state). Grubbs, F. E.,
+// "Procedures for detecting outlying observations in samples",
+// Technometrics 11(1), 1969.
+func spreadWarning(c sim.Config, res []sim.Result) []string {
+	n := len(res)
+	if n < 3 {
+		return nil
+	}
+	xs := make([]float64, n)
+	for i, r := range res {
+		xs[i] = r.ResponseMean
+	}
+	st := sim.NewStat(xs)
+	sd := st.SE * math.Sqrt(float64(n))
+	if !(sd > 0) {
+		return nil
+	}
+	g, worst := 0.0, 0
+	for i, x := range xs {
+		if d := math.Abs(x-st.Mean) / sd; d > g {
+			g, worst = d, i
+		}
+	}
+	const alpha = 0.01
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(1 - alpha/(2*float64(n)))
+	crit := float64(n-1) / math.Sqrt(float64(n)) * math.Sqrt(t*t/(float64(n-2)+t*t))
+	if g <= crit {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: run %d's mean %.4g lies %.2f standard deviations from the mean of the runs, more than a normal spread allows (Grubbs' test at 1%%: %.2f): the spread of run means is not that the s.e. %.2g assumes, and it understates the uncertainty",
+		rowName(c), worst, xs[worst], g, crit, st.SE)}
 }

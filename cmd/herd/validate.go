@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 
@@ -14,12 +15,17 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "validate", "validate [--quick] [flags]")
 	quick := fs.Bool("quick", false, "CI-sized run lengths and the fast checks only (under 3 minutes on 2 cores)")
 	seed := fs.Uint64("seed", 1, "master seed of the simulations")
+	tableOnly := fs.Bool("table", false, "print the table of published figures, their sources, readings and disputes (markdown), and run nothing")
 	out := addOutputFlags(fs, "simulation runs")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	fmtName, err := out.check()
 	if err != nil {
+		return err
+	}
+	if *tableOnly {
+		_, err := io.WriteString(e.stdout, compare.Table)
 		return err
 	}
 	prog := newProgress(e.stderr, "validate", "checks")
@@ -46,7 +52,9 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 			finite(r.Z), string(r.Verdict), r.Note, r.Runs)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d checks: %d pass, %d fail, %d disputed",
-		len(rows), count[compare.Pass], count[compare.Fail], count[compare.Disputed]))
+		len(rows), count[compare.Pass], count[compare.Fail], count[compare.Disputed]),
+		fmt.Sprintf("a simulated mean over n runs passes within t(%g, n−1) standard errors of its reference (false-alarm rate %g per check); disputed: herd misses the published figure but agrees with the independent re-run that validation.md records; the figures, their sources and readings: herd validate --table",
+			1-compare.FalseAlarm/2, compare.FalseAlarm))
 	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {
 		return err
 	}
