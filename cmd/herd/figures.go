@@ -229,6 +229,9 @@ func (p *figPlot) write(dir string) error {
 			if s.notes != nil {
 				note = s.notes[i]
 			}
+			if note == breakNote {
+				continue // a break in the drawn line, not a computed point
+			}
 			if !drawn(s.X[i], s.Y[i]) && !strings.HasPrefix(note, gapNote) {
 				note = strings.TrimPrefix(note+"; not drawn (not finite, or not positive on a log axis)", "; ")
 			}
@@ -251,6 +254,14 @@ func (p *figPlot) add(s figSeries) { p.series = append(p.series, s) }
 
 // gapNote starts the note of a point with no value; why follows it.
 const gapNote = "no value: "
+
+// breakNote marks a break in a drawn line (lineBreak): not a computed
+// point, so not a row of the CSV.
+const breakNote = "\x00line break"
+
+// lineBreak ends the drawn line here, so that no segment joins the points
+// on either side (a balanced value and a herd, with the edge between).
+func (s *figSeries) lineBreak() { s.point(math.NaN(), math.NaN(), 0, breakNote) }
 
 // gap appends a point with no value at x (a gap in a line, an empty cell
 // in the CSV), saying why.
@@ -529,7 +540,7 @@ func figDispatchers(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 				continue
 			}
 			if prev != nil && prev.a.Herd != m.a.Herd {
-				line.point(math.NaN(), math.NaN(), 0, "") // the edge lies between: no line across it
+				line.lineBreak() // the edge lies between: no line across it
 			}
 			prev = m
 			line.point(m.T, m.a.Response, 0, fmt.Sprintf("k = %d, %s", k, herdKind(m.a)))
@@ -985,7 +996,7 @@ func figTrapDoor(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 				continue
 			}
 			if prev != nil && prev.a.Herd != m.a.Herd {
-				line.point(math.NaN(), math.NaN(), 0, "") // the edge lies between: no line across it
+				line.lineBreak() // the edge lies between: no line across it
 			}
 			prev = m
 			line.point(m.T, m.a.Response, 0, herdKind(m.a))
