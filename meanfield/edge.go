@@ -50,6 +50,9 @@ type EdgeSettings struct {
 	// a further 0.5% lower in T, looking for balanced branches locked in
 	// other windows. Zero means 4; a negative value means none.
 	ScanBelow int
+	// Service is the job-size law (zero value: exponential); the start
+	// boards are lifted with fresh phases (Service.Lift).
+	Service Service
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -71,7 +74,7 @@ func (s EdgeSettings) Validate() error {
 	case d.BranchFrom/((1-s.Load)*(1-s.Load)) > maxRefreshPeriod:
 		return fmt.Errorf("meanfield: EdgeSettings.BranchFrom = %v gives T = %.3g above %g", d.BranchFrom, d.BranchFrom/((1-s.Load)*(1-s.Load)), maxRefreshPeriod)
 	}
-	return nil
+	return s.Service.Validate()
 }
 
 func (s EdgeSettings) withDefaults() EdgeSettings {
@@ -156,7 +159,7 @@ const (
 // orbit, or an early herd exit: (1−λ)·mean above edgeHerdScale for
 // edgeHerdRun consecutive maps.
 func (e *edgeRun) run(T float64, start []float64) (verdict, Attractor, error) {
-	m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: T})
+	m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service})
 	if err != nil {
 		return vOther, Attractor{}, err
 	}
@@ -192,7 +195,7 @@ func (e *edgeRun) protocol(T float64, all bool) (bool, Attractor, error) {
 	e.res.Probes++
 	var first Attractor
 	for i, start := range [][]float64{BoardEmpty(), BoardBalanced(1), BoardBalanced(3)} {
-		v, att, err := e.run(T, start)
+		v, att, err := e.run(T, e.s.Service.Lift(start))
 		if err != nil {
 			return false, att, err
 		}
@@ -438,7 +441,7 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 	res.Refresh, res.Scaled = edgeT, edgeT*e.scale
 
 	// The node's spectrum and the crossing.
-	m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT})
+	m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT, Service: e.s.Service})
 	if err != nil {
 		return res, err
 	}
@@ -460,7 +463,7 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 	}
 	if res.Crossing == CrossingBorder {
 		// T just past the window end at the node's board: the other piece.
-		ms, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT + 2*g})
+		ms, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT + 2*g, Service: e.s.Service})
 		if err != nil {
 			return res, err
 		}
@@ -473,7 +476,7 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 
 	// The herd just below the edge, continuing the empty board's run.
 	if s.HerdMaps > 0 && below.Board != nil {
-		mh, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: belowT})
+		mh, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: belowT, Service: e.s.Service})
 		if err != nil {
 			return res, err
 		}
