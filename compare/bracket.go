@@ -31,9 +31,12 @@ type BracketSettings struct {
 	// ModelScaled is the refresh map's edge T_edge(1−λ)²; 0 means compute
 	// it with meanfield.Edge.
 	ModelScaled float64
-	MaxPoints   int    // most points per bracket; default 30
-	Seed        uint64 // master seed; default 1
-	Workers     int    // runs in parallel; default 1
+	// Sizes are the job sizes of the simulator and of the model (exp,
+	// h2:C, erlang:K; zero value exp).
+	Sizes     sim.Sizes
+	MaxPoints int    // most points per bracket; default 30
+	Seed      uint64 // master seed; default 1
+	Workers   int    // runs in parallel; default 1
 }
 
 func (s BracketSettings) withDefaults() BracketSettings {
@@ -87,6 +90,9 @@ func (s BracketSettings) Validate() error {
 			return fmt.Errorf("compare: Grid value %v, want > 0", g)
 		}
 	}
+	if _, err := ModelService(s.Sizes); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -99,12 +105,30 @@ type RunRecord struct {
 	Rep                  int
 	Seed                 uint64 // the master seed
 	TippedAt             int    // refresh at which it tipped; −1: survived
+	Sizes                string `json:",omitempty"` // job sizes; "" for exp
 }
 
 // Key identifies the run.
 func (r RunRecord) Key() string {
 	return fmt.Sprintf("servers=%d dispatchers=%d load=%s scaled=%s refreshes=%d rep=%d seed=%d",
-		r.Servers, r.Dispatchers, fstr(r.Load), fstr(r.Scaled), r.Refreshes, r.Rep, r.Seed)
+		r.Servers, r.Dispatchers, fstr(r.Load), fstr(r.Scaled), r.Refreshes, r.Rep, r.Seed) + sizesKey(r.Sizes)
+}
+
+// sizesKey is " sizes=S" for sizes other than exp, "" for exp (so the
+// keys and seeds of exponential runs are unchanged).
+func sizesKey(s string) string {
+	if s == "" || s == "exp" {
+		return ""
+	}
+	return " sizes=" + s
+}
+
+// RecordSizes is RunRecord.Sizes for the sizes z: "" for exp.
+func RecordSizes(z sim.Sizes) string {
+	if z.Kind == sim.Exp {
+		return ""
+	}
+	return z.String()
 }
 
 func fstr(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -157,7 +181,8 @@ func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(do
 	s = s.withDefaults()
 	res := BracketResult{Settings: s, Lower: math.NaN(), Upper: math.NaN(), LowerCut: math.NaN(), UpperCut: math.NaN()}
 	if s.ModelScaled == 0 {
-		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load})
+		svc, _ := ModelService(s.Sizes) // checked by Validate
+		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc})
 		if err != nil {
 			return res, fmt.Errorf("compare: the model's edge: %w", err)
 		}
@@ -300,7 +325,7 @@ func (b *bracketer) eval(ctx context.Context, xs []float64) error {
 		b.total += s.Runs
 		for rep := 0; rep < s.Runs; rep++ {
 			rec := RunRecord{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Scaled: x,
-				Refreshes: s.Refreshes, Rep: rep, Seed: s.Seed}
+				Refreshes: s.Refreshes, Rep: rep, Seed: s.Seed, Sizes: RecordSizes(s.Sizes)}
 			if b.store != nil {
 				if got, ok := b.store.Get(rec.Key()); ok {
 					b.tips[x] = append(b.tips[x], got.TippedAt)
@@ -312,12 +337,12 @@ func (b *bracketer) eval(ctx context.Context, xs []float64) error {
 			c := sim.Config{
 				Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Refresh: T,
 				Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
-				Start:   sim.Start{Kind: sim.StartBalanced},
+				Start: sim.Start{Kind: sim.StartBalanced}, Sizes: s.Sizes,
 				Horizon: float64(s.Refreshes) * T, NoWarmup: true,
 				Observe: det.Observe,
 			}
 			id := fmt.Sprintf("bracket servers=%d dispatchers=%d load=%s scaled=%s refreshes=%d",
-				s.Servers, s.Dispatchers, fstr(s.Load), fstr(x), s.Refreshes)
+				s.Servers, s.Dispatchers, fstr(s.Load), fstr(x), s.Refreshes) + sizesKey(rec.Sizes)
 			tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(s.Seed, id, rep)})
 			pend = append(pend, pending{rec, det})
 		}

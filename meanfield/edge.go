@@ -165,7 +165,7 @@ func (e *edgeRun) run(T float64, start []float64) (verdict, Attractor, error) {
 	}
 	high := 0
 	stop := func(r RefreshResult) bool {
-		if r.BoardMean*(1-e.lam) > edgeHerdScale {
+		if r.BoardMean*(1-e.lam) > edgeHerdScale*e.s.Service.queueScale() {
 			high++
 		} else {
 			high = 0
@@ -177,7 +177,7 @@ func (e *edgeRun) run(T float64, start []float64) (verdict, Attractor, error) {
 	switch {
 	case att.Balanced:
 		return vBalanced, att, nil
-	case high >= edgeHerdRun || (att.Kind != Unconverged && !balancedMean(att.BoardMean, e.lam)):
+	case high >= edgeHerdRun || (att.Kind != Unconverged && !balancedMeanFor(att.BoardMean, e.lam, e.s.Service)):
 		return vHerd, att, nil
 	}
 	if err != nil && att.Iterations < edgeMaxIter {

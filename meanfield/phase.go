@@ -248,3 +248,23 @@ func (s Service) rescaleState(x []float64, from, to float64) []float64 {
 	}
 	return y
 }
+
+// queueScale is the factor by which the balanced-state queue scale
+// BalancedQueueScale/(1 − λ) (and the edge's early herd exit) is widened
+// for this service law: max(1, E[S²]/2), the factor by which the
+// Pollaczek–Khinchine mean queue of M/G/1 exceeds M/M/1's (1 for exp,
+// (1 + C)/2 for h2:C, 1 for Erlang). A herd stores a backlog of order T
+// whatever the sizes, while a balanced queue grows with the size variance;
+// widening the threshold by the same factor keeps balanced states with
+// heavy-tailed sizes from passing for herds. It is a classification
+// threshold, not a bound: the measured balanced means are in the report of
+// issue 17.
+func (s Service) queueScale() float64 {
+	return max(1, s.SecondMoment()/2)
+}
+
+// balancedMeanFor is balancedMean with the threshold widened by
+// s.queueScale().
+func balancedMeanFor(mean, load float64, s Service) bool {
+	return mean*(1-load) <= BalancedQueueScale*s.queueScale()
+}

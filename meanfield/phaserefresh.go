@@ -77,7 +77,7 @@ type phaseMap struct {
 
 	// The drain law G_i(d, j) at g[i*D*P + d*P + j], d < D, and the
 	// absorbed cells gabs[i] (d ≥ D).
-	D                     int
+	D, gTop               int // G's rows d < gTop can be nonzero
 	g, gn, gacc           []float64
 	gabs, gabsN, gabsAcc  []float64
 	cw                    []float64 // cw[i*D + d] = c_i(d)
@@ -88,6 +88,7 @@ type phaseMap struct {
 	mom, dmom     []float64
 	full, cut     phasePlan
 	hcur, hnxt    []float64 // the plan's completion-law steps
+	hacc          []float64
 	xcol, ycol    []float64 // high-row columns of the convolution
 
 	trimEps, chainEps, pmfEps float64
@@ -189,6 +190,7 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 	gl := P * m.D * P
 	m.g = grow(m.g, gl)
 	m.gabs = grow(m.gabs, P)
+	m.gTop = 1
 	if m.D > 0 {
 		for i := 0; i < P; i++ {
 			m.g[i*m.D*P+i] = 1
@@ -345,7 +347,7 @@ func (m *phaseMap) plan(pl *phasePlan, w, l float64) {
 		}
 		poissonHead(pl.nodeJ[i*(k+1):(i+1)*(k+1)], r*(w-u), pk)
 	}
-	m.planHigh(pl)
+	pl.high = false // planHigh runs when a window first needs it
 }
 
 // phasePlan is a winPlan with what the rows that cannot empty need: the
@@ -367,6 +369,7 @@ type phasePlan struct {
 	// from phase i.
 	nodeN []float64
 	binom []float64
+	high  bool // q0, dm, kern, ksum and nodeN are computed
 }
 
 // planHigh computes the completion law H_i(l; d, j) of a server that never
@@ -381,7 +384,8 @@ func (m *phaseMap) planHigh(pl *phasePlan) {
 	hsz := P * N * P
 	m.hcur = grow(m.hcur, hsz)
 	m.hnxt = grow(m.hnxt, hsz)
-	hacc := grow(nil, hsz)
+	m.hacc = grow(m.hacc, hsz)
+	hacc := m.hacc
 	cur, nxt := m.hcur, m.hnxt
 	for i := 0; i < P; i++ {
 		cur[i*N*P+i] = 1
@@ -453,6 +457,7 @@ func (m *phaseMap) planHigh(pl *phasePlan) {
 		dm = max(dm, d)
 	}
 	pl.dm, pl.q0 = dm, dm+1
+	pl.high = true
 	theta := 1.0
 	if pl.l < pl.w {
 		theta = pl.l / pl.w
@@ -492,8 +497,17 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 	k, P := m.k, m.P
 	ph := &m.ph
 	a, inv := pl.a, pl.d
+	// Levels below n + 1 (n the last uniformisation step) may empty; the
+	// chain takes them all while the water is that low, and otherwise the
+	// levels below q0 (planHigh).
 	hiAll := m.hi
-	hi := min(pl.q0, hiAll) // the chain's levels [0, hi); above, the kernel
+	hi := hiAll
+	if hiAll > pl.n+1 {
+		if !pl.high {
+			m.planHigh(pl)
+		}
+		hi = min(pl.q0, hiAll) // the chain's levels [0, hi); above, the kernel
+	}
 	nj := k + 1
 	R := stateLen(hi+k, P)
 	m.cur = grow(m.cur, nj*R)
@@ -513,7 +527,7 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 		m.selfW[i] = 1 - a - ph.out[i]*inv
 		m.selfD[i] = 1 - ph.out[i]*inv
 	}
-	selfW, selfD := m.selfW, m.selfD
+	selfW := m.selfW
 	alpha, exit := ph.alpha, ph.exit
 
 	// The drain law, needed while classes b > v drain.
@@ -562,30 +576,7 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 			}
 		}
 		if drain {
-			var dm float64
-			for i := 0; i < P; i++ {
-				gi := m.g[i*D*P : (i+1)*D*P]
-				cwi := m.cw[i*D : (i+1)*D]
-				for d := 0; d < D; d++ {
-					if cwi[d] == 0 {
-						continue
-					}
-					var s float64
-					for _, y := range gi[d*P : d*P+P] {
-						s += y
-					}
-					dm += cwi[d] * s
-				}
-			}
-			m.dmom[step] = dm
-			if wn != 0 {
-				for i, y := range m.g[:gsz] {
-					m.gacc[i] += wn * y
-				}
-				for i := 0; i < P; i++ {
-					m.gabsAcc[i] += wn * m.gabs[i]
-				}
-			}
+			m.dmom[step] = m.drainStep(wn, inv, step == pl.n)
 		}
 		if step == pl.n {
 			break
@@ -637,28 +628,6 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 			}
 		}
 		cur, nxt = nxt, cur
-		if drain {
-			for i := 0; i < P; i++ {
-				gi := m.g[i*D*P : (i+1)*D*P]
-				gn := m.gn[i*D*P : (i+1)*D*P]
-				var prev float64 // completions from d − 1, over Λ
-				for d := 0; d < D; d++ {
-					base := d * P
-					var comp float64
-					for j := 0; j < P; j++ {
-						gn[base+j] = selfD[j]*gi[base+j] + alpha[j]*prev
-						comp += exit[j] * gi[base+j]
-					}
-					for _, mv := range ph.moves {
-						gn[base+mv.to] += mv.rate * inv * gi[base+mv.from]
-					}
-					prev = comp * inv
-				}
-				m.gabsN[i] = m.gabs[i] + prev
-			}
-			m.g, m.gn = m.gn, m.g
-			m.gabs, m.gabsN = m.gabsN, m.gabs
-		}
 	}
 	m.cur, m.nxt = cur, nxt
 	m.steps += pl.n
@@ -795,4 +764,68 @@ func sumSlice(x []float64) float64 {
 		s += y
 	}
 	return s
+}
+
+// drainStep adds step n of the drain law G to the window's end law (weight
+// wn) and returns the step's drain mean Σ_i Σ_d c_i(d) Σ_j G_i(d, j); unless
+// last, it then moves G one uniformised step: phase changes, completions
+// d → d + 1 with the next job's phase drawn from α (into the absorbed cell
+// from d = D − 1). One pass over the rows d < gTop does all three.
+func (m *phaseMap) drainStep(wn, inv float64, last bool) float64 {
+	P, D := m.P, m.D
+	ph := &m.ph
+	top := m.gTop
+	var dm float64
+	for i := 0; i < P; i++ {
+		gi := m.g[i*D*P : (i+1)*D*P]
+		gn := m.gn[i*D*P : (i+1)*D*P]
+		ga := m.gacc[i*D*P : (i+1)*D*P]
+		cwi := m.cw[i*D : (i+1)*D]
+		var prev float64 // completions from d − 1, over Λ
+		for d := 0; d < top; d++ {
+			row := gi[d*P : d*P+P]
+			var s, comp float64
+			for j, y := range row {
+				s += y
+				comp += ph.exit[j] * y
+			}
+			dm += cwi[d] * s
+			if wn != 0 {
+				arow := ga[d*P : d*P+P]
+				for j, y := range row {
+					arow[j] += wn * y
+				}
+			}
+			if !last {
+				nrow := gn[d*P : d*P+P]
+				for j, y := range row {
+					nrow[j] = m.selfD[j]*y + ph.alpha[j]*prev
+				}
+				for _, mv := range ph.moves {
+					nrow[mv.to] += mv.rate * inv * row[mv.from]
+				}
+			}
+			prev = comp * inv
+		}
+		if wn != 0 {
+			m.gabsAcc[i] += wn * m.gabs[i]
+		}
+		if !last {
+			if top < D { // row d = top receives its first mass
+				nrow := gn[top*P : top*P+P]
+				for j := range nrow {
+					nrow[j] = ph.alpha[j] * prev
+				}
+				m.gabsN[i] = m.gabs[i]
+			} else {
+				m.gabsN[i] = m.gabs[i] + prev
+			}
+		}
+	}
+	if !last {
+		m.g, m.gn = m.gn, m.g
+		m.gabs, m.gabsN = m.gabsN, m.gabs
+		m.gTop = min(top+1, D)
+	}
+	return dm
 }

@@ -62,8 +62,9 @@ func TestPhaseRefreshExponential(t *testing.T) {
 // (queue, type) at T and the time-averaged queue must agree with the map
 // within 5 standard errors, at three (k, T, C) points: a short period from
 // a geometric board whose jobs in service are mostly giants (not the fresh
-// law), a balanced state near its fixed point, and a herd (one map on from
-// a half-loaded start, board mean ≈ 0.1·T and rising).
+// law), the balanced fixed point of k = 3, λ = 0.8, T = 40, C = 4 (board
+// mean 8.47), and a herd (one map on from a half-loaded start at k = 5,
+// λ = 0.9, T = 120, C = 2: board mean 0.11·T going to 0.2·T).
 func TestPhaseRefreshMonteCarlo(t *testing.T) {
 	t.Parallel()
 	n := 100000
@@ -87,16 +88,16 @@ func TestPhaseRefreshMonteCarlo(t *testing.T) {
 	points := []point{
 		{"k3_T23.7_C4_giants", Refresh{Dispatchers: 3, Load: 0.8, Period: 23.7, Service: H2Service(4)},
 			func() []float64 { return giants(H2Service(4), BoardGeometric(0.7, 1e-6)) }},
-		{"k5_T150_C10_balanced", Refresh{Dispatchers: 5, Load: 0.9, Period: 150, Service: H2Service(10)},
+		{"k3_T40_C4_balanced", Refresh{Dispatchers: 3, Load: 0.8, Period: 40, Service: H2Service(4)},
 			func() []float64 {
-				r := Refresh{Dispatchers: 5, Load: 0.9, Period: 150, Service: H2Service(10)}
-				res, _, _ := iterateRefresh(t, r, r.Service.Lift(BoardEmpty()), 1e-3, 60, 0)
+				r := Refresh{Dispatchers: 3, Load: 0.8, Period: 40, Service: H2Service(4)}
+				res, _, _ := iterateRefresh(t, r, r.Service.Lift(BoardEmpty()), 1e-6, 200, 0)
 				return res.Next
 			}},
-		{"k5_T200_C2_herd", Refresh{Dispatchers: 5, Load: 0.9, Period: 200, Service: H2Service(2)},
+		{"k5_T120_C2_herd", Refresh{Dispatchers: 5, Load: 0.9, Period: 120, Service: H2Service(2)},
 			func() []float64 {
-				r := Refresh{Dispatchers: 5, Load: 0.9, Period: 200, Service: H2Service(2)}
-				res, err := r.Apply(r.Service.Lift(BoardHalf(20)))
+				r := Refresh{Dispatchers: 5, Load: 0.9, Period: 120, Service: H2Service(2)}
+				res, err := r.Apply(r.Service.Lift(BoardHalf(12)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -234,5 +235,140 @@ func TestPhaseRefreshMonteCarlo(t *testing.T) {
 			check("next board mean", sumQ, sumQ2, nextMean)
 			check("time-averaged queue", sumA, sumA2, res.QueueMean)
 		})
+	}
+}
+
+// phaseStates are small states covering both families: a half-loaded
+// start (k = 3), a geometric board with Erlang sizes, and a board whose jobs
+// in service are all giants.
+func phaseStates() []struct {
+	name string
+	r    Refresh
+	x    []float64
+} {
+	giants := func(p []float64) []float64 {
+		x := make([]float64, stateLen(len(p), 2))
+		x[0] = p[0]
+		for b := 1; b < len(p); b++ {
+			x[2+(b-1)*2] = p[b] // phase 2: the long jobs
+		}
+		return x
+	}
+	return []struct {
+		name string
+		r    Refresh
+		x    []float64
+	}{
+		{"k3_T50_half_h2:10", Refresh{Dispatchers: 3, Load: 0.8, Period: 50, Service: H2Service(10)}, H2Service(10).Lift(BoardHalf(20))},
+		{"k5_T20_geometric_erlang:4", Refresh{Dispatchers: 5, Load: 0.9, Period: 20, Service: ErlangService(4)}, ErlangService(4).Lift(BoardGeometric(0.9, 1e-14))},
+		{"k5_T60_giants_h2:30", Refresh{Dispatchers: 5, Load: 0.9, Period: 60, Service: H2Service(30)}, giants(BoardGeometric(0.8, 1e-14))},
+	}
+}
+
+// TestPhaseRefreshConvergence shows that the phase-type map's numerical
+// parameters are converged, as TestRefreshConvergence does for the
+// exponential map: tightening the truncation, doubling the Gauss–Legendre
+// nodes and changing the auxiliary rate r (and with it Λ = r + max phase
+// rate and every step count) leave the state and the time-averaged queue
+// unchanged to the stated tolerance; the mass is conserved,
+// Σ x' = 1 − Truncation with Truncation < Tol.
+func TestPhaseRefreshConvergence(t *testing.T) {
+	t.Parallel()
+	for _, c := range phaseStates() {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			base, err := c.r.Apply(c.x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tol := c.r.withDefaults().Tol
+			if base.Truncation < 0 || base.Truncation >= tol {
+				t.Errorf("truncation = %.3g, want in [0, %g)", base.Truncation, tol)
+			}
+			if got, want := sum(base.Next), 1-base.Truncation; math.Abs(got-want) > 1e-13 {
+				t.Errorf("Σx' = %.17g, want 1 − truncation = %.17g", got, want)
+			}
+			for i, v := range base.Next {
+				if !(v >= 0) {
+					t.Fatalf("x'[%d] = %v", i, v)
+				}
+			}
+			variants := []struct {
+				name string
+				edit func(*Refresh)
+				tol  float64
+			}{
+				{"Tol 1e-12→1e-18", func(r *Refresh) { r.Tol = 1e-18 }, 1e-9},
+				{"Nodes 12→24", func(r *Refresh) { r.Nodes = 24 }, 1e-9},
+				{"r = k/W→2k/W", func(r *Refresh) { r.RateScale = 2 }, 1e-12},
+				{"r = k/W→k/(4W)", func(r *Refresh) { r.RateScale = 0.25 }, 1e-12},
+			}
+			for _, v := range variants {
+				r := c.r
+				v.edit(&r)
+				res, err := r.Apply(c.x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dp := l1Dist(base.Next, res.Next)
+				dq := math.Abs(base.QueueMean-res.QueueMean) / base.QueueMean
+				t.Logf("%s: ‖Δx'‖₁ = %.2g, rel. Δ queue mean = %.2g (steps %d → %d, levels %d → %d, truncation %.2g)",
+					v.name, dp, dq, base.Steps, res.Steps, base.Rows, res.Rows, res.Truncation)
+				if dp > v.tol || dq > v.tol {
+					t.Errorf("%s: ‖Δx'‖₁ = %.3g, rel. Δ queue mean = %.3g, want ≤ %g", v.name, dp, dq, v.tol)
+				}
+			}
+		})
+	}
+}
+
+// TestServiceLaws checks the phase-type representations: mean 1 and
+// E[S²] = SecondMoment from α(−S)⁻¹1 and 2α(−S)⁻²1 (computed by solving
+// the triangular or diagonal systems of these families), the balanced
+// means of h2 (each phase carries half the work, model.md §1), and that
+// Lift and Board are inverse on boards.
+func TestServiceLaws(t *testing.T) {
+	t.Parallel()
+	for _, s := range []Service{ExpService(), H2Service(1), H2Service(10), H2Service(30), ErlangService(1), ErlangService(4), ErlangService(64)} {
+		ph := s.phaseType()
+		// m1[i], m2[i]: first and second moments of the time to absorption
+		// from phase i; phases only move forward (i → i+1) in these
+		// families, so solve from the last phase down:
+		// m1[i] = (1 + Σ_j S_ij m1[j]) / out_i, m2[i] = (2 m1[i] + Σ_j S_ij m2[j]) / out_i.
+		m1 := make([]float64, ph.n)
+		m2 := make([]float64, ph.n)
+		for i := ph.n - 1; i >= 0; i-- {
+			a, b := 1.0, 0.0
+			for _, mv := range ph.moves {
+				if mv.from == i {
+					a += mv.rate * m1[mv.to]
+					b += mv.rate * m2[mv.to]
+				}
+			}
+			m1[i] = a / ph.out[i]
+			m2[i] = (2*m1[i] + b) / ph.out[i]
+		}
+		var mean, second float64
+		for i, a := range ph.alpha {
+			mean += a * m1[i]
+			second += a * m2[i]
+		}
+		if math.Abs(mean-1) > 1e-12 || math.Abs(second-s.SecondMoment()) > 1e-9*s.SecondMoment() {
+			t.Errorf("%s: mean %v, E[S²] %v, want 1 and %v", s, mean, second, s.SecondMoment())
+		}
+		if s.Kind == ServiceH2 {
+			if w0, w1 := ph.alpha[0]*m1[0], ph.alpha[1]*m1[1]; math.Abs(w0-w1) > 1e-12 {
+				t.Errorf("%s: work per phase %v, %v, want equal (balanced means)", s, w0, w1)
+			}
+		}
+		p := BoardGeometric(0.7, 1e-10)
+		if d := l1Dist(s.Board(s.Lift(p)), p); d > 1e-15 {
+			t.Errorf("%s: Board(Lift(p)) differs from p by %.2g", s, d)
+		}
+	}
+	for _, s := range []Service{H2Service(0.5), H2Service(math.NaN()), ErlangService(0), ErlangService(65), {Kind: 7}} {
+		if s.Validate() == nil {
+			t.Errorf("%+v: Validate() = nil, want an error", s)
+		}
 	}
 }

@@ -30,6 +30,7 @@ type bracketFlags struct {
 	seed                    *uint64
 	out, points, plot, from *string
 	outFlags                *outputFlags
+	sizes                   *string
 }
 
 func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
@@ -47,6 +48,7 @@ func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
 		points:      fs.String("points", "", "write the per-T tipping table (CSV) to FILE"),
 		plot:        fs.String("plot", "", "draw the brackets against N with the model's edge into FILE.png or FILE.svg"),
 		outFlags:    addOutputFlags(fs, "runs simulated"),
+		sizes:       addSizesFlag(fs, "job sizes of the simulator and the model's edge"),
 	}
 }
 
@@ -80,6 +82,10 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 			return nil, err
 		}
 	}
+	sizes, _, err := modelSizes(*f.sizes)
+	if err != nil {
+		return nil, err
+	}
 	var out []compare.BracketSettings
 	for _, n := range ns {
 		if n < *f.dispatchers {
@@ -89,6 +95,7 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 			Servers: n, Dispatchers: *f.dispatchers, Load: *f.load, Runs: *f.runs,
 			Refreshes: *f.refreshes, Cut: *f.cut, Resolution: *f.resolution,
 			Grid: grid, Fixed: grid != nil, Seed: *f.seed, Workers: *f.outFlags.workers,
+			Sizes: sizes,
 		})
 	}
 	return out, nil
@@ -173,7 +180,7 @@ func bracketRecords(set []compare.BracketSettings) []compare.RunRecord {
 		for _, x := range s.Grid {
 			for rep := 0; rep < s.Runs; rep++ {
 				r := compare.RunRecord{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Scaled: x,
-					Refreshes: s.Refreshes, Rep: rep, Seed: seed}
+					Refreshes: s.Refreshes, Rep: rep, Seed: seed, Sizes: compare.RecordSizes(s.Sizes)}
 				if !seen[r.Key()] {
 					seen[r.Key()] = true
 					recs = append(recs, r)

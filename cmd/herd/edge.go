@@ -20,6 +20,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	dispatchers := fs.String("dispatchers", "2,3,4,5,6,8,10", "dispatchers k, integers ≥ 1 (list)")
 	load := fs.String("load", "0.8,0.9,0.95", "loads λ per server, in (0, 1) (list)")
 	relTol := fs.Float64("tolerance", 1e-4, "relative precision of the edge in T")
+	sizes := addSizesFlag(fs, "job sizes of the model")
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := fs.String("plot", "", "also draw edge_scaled against k, one series per load, with the law 0.9(k−2), into FILE.png or FILE.svg")
 	if err := parse(fs, args); err != nil {
@@ -43,10 +44,14 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	if !(*relTol > 0 && *relTol < 0.1) {
 		return usagef("--tolerance %v: want a number in (0, 0.1)", *relTol)
 	}
+	_, svc, err := modelSizes(*sizes)
+	if err != nil {
+		return err
+	}
 	var settings []meanfield.EdgeSettings
 	for _, lam := range loads {
 		for _, k := range ks {
-			s := meanfield.EdgeSettings{Dispatchers: k, Load: lam, RelTol: *relTol}
+			s := meanfield.EdgeSettings{Dispatchers: k, Load: lam, RelTol: *relTol, Service: svc}
 			if err := s.Validate(); err != nil {
 				return usagef("%v", err)
 			}
@@ -90,6 +95,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 			{Name: "saddle_eigenvalue", Digits: 3}, {Name: "maps"},
 		},
 	}
+	addSizes(t, svc)
 	worst := map[float64]float64{}
 	worstK := map[float64]int{}
 	var failures []string

@@ -1,0 +1,45 @@
+package meanfield
+
+import "testing"
+
+// BenchmarkPhaseRefreshApply times one application of the phase-type map
+// on a balanced state (k = 5, λ = 0.9, T = 300) and on a herd state
+// (T = 800, one map on from half:300), per service family.
+func BenchmarkPhaseRefreshApply(b *testing.B) {
+	cases := []struct {
+		name string
+		r    Refresh
+		x0   []float64
+		pre  int
+	}{
+		{"exp_T300", Refresh{Dispatchers: 5, Load: 0.9, Period: 300}, BoardEmpty(), 30},
+		{"h2_2_T300", Refresh{Dispatchers: 5, Load: 0.9, Period: 300, Service: H2Service(2)}, BoardEmpty(), 30},
+		{"erlang_4_T300", Refresh{Dispatchers: 5, Load: 0.9, Period: 300, Service: ErlangService(4)}, BoardEmpty(), 30},
+		{"h2_10_T800_herd", Refresh{Dispatchers: 5, Load: 0.9, Period: 800, Service: H2Service(10)}, BoardHalf(300), 1},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := NewRefreshMap(c.r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x := c.r.Service.Lift(c.x0)
+			for i := 0; i < c.pre; i++ {
+				res, err := m.Apply(nil, x)
+				if err != nil {
+					b.Fatal(err)
+				}
+				x = res.Next
+			}
+			var dst []float64
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := m.Apply(dst, x)
+				if err != nil {
+					b.Fatal(err)
+				}
+				dst = res.Next
+			}
+		})
+	}
+}
