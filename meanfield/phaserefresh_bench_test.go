@@ -43,3 +43,24 @@ func BenchmarkPhaseRefreshApply(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPhaseEdge times one edge computation with h2 sizes at k = 5,
+// λ = 0.9 (issue 17: under 10 s on 2 cores) and reports the maps it used
+// and the edge.
+func BenchmarkPhaseEdge(b *testing.B) {
+	for _, svc := range []Service{H2Service(2)} {
+		b.Run("k5_l0.9_"+svc.String(), func(b *testing.B) {
+			var r EdgeResult
+			var err error
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err = Edge(EdgeSettings{Dispatchers: 5, Load: 0.9, Service: svc})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(r.Maps), "maps")
+			b.ReportMetric(r.Scaled, "edge_scaled")
+		})
+	}
+}

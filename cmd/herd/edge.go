@@ -95,7 +95,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 			{Name: "saddle_eigenvalue", Digits: 3}, {Name: "maps"},
 		},
 	}
-	addSizes(t, svc)
+	addSizes(t, svc, true)
 	worst := map[float64]float64{}
 	worstK := map[float64]int{}
 	var failures []string

@@ -170,7 +170,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	if modelNote != "" {
 		t.Notes = append(t.Notes, modelNote)
 	}
-	addSizes(t, svc)
+	addSizes(t, svc, false)
 	for i, p := range pts {
 		row := []any{*k, *load, p.T, p.start.String(), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil}
 		if hasModel && i < len(done) && done[i] {

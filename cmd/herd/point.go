@@ -226,7 +226,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 			{Name: "balanced"}, {Name: "residual", Digits: 1},
 		},
 	}
-	addSizes(t, svc)
+	addSizes(t, svc, false)
 	var failed []string
 	for i, j := range jobs {
 		if !done[i] {

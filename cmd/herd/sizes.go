@@ -39,22 +39,24 @@ func sizesMeta(svc meanfield.Service) table.Field {
 	return table.Field{Key: "sizes", Value: svc.String()}
 }
 
-// sizesNote says, for sizes other than exp, what the law columns mean.
+// sizesNote says, for sizes other than exp, what the model carries and
+// how it classifies balanced states.
 func sizesNote(svc meanfield.Service) string {
-	if svc.Kind == meanfield.ServiceExp {
-		return ""
-	}
-	return fmt.Sprintf("sizes %s: the refresh map's state is the joint law of (queue, phase of the job in service); the law 0.9(k−2) is that of exponential sizes", svc)
+	return fmt.Sprintf("sizes %s: the refresh map carries the joint law of (queue, phase of the job in service); balanced means a board mean ≤ 1.2·max(1, E[S²]/2)/(1−λ) = %.4g/(1−λ)",
+		svc, 1.2*max(1, svc.SecondMoment()/2))
 }
 
 // addSizes records non-exponential sizes in t's meta and notes (nothing
 // for exp, so exponential outputs are unchanged).
-func addSizes(t *table.Table, svc meanfield.Service) {
+func addSizes(t *table.Table, svc meanfield.Service, law bool) {
 	if svc.Kind == meanfield.ServiceExp {
 		return
 	}
 	t.Meta = append(t.Meta, sizesMeta(svc))
 	t.Notes = append(t.Notes, sizesNote(svc))
+	if law {
+		t.Notes = append(t.Notes, "law_scaled and ratio compare with 0.9(k−2), the law of exponential sizes")
+	}
 }
 
 // sizesID is " sizes=S" for a sweep id with sizes other than exp ("" for
