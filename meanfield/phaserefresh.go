@@ -54,7 +54,8 @@ import (
 //
 // As for the exponential map: uniformisation sums cut where the tail is
 // below Tol/(4·(windows+1)) relative to Pois(rW; k), top queue levels of
-// the water dropped while their cumulative mass is below the same budget;
+// the water dropped while their cumulative mass is below the same budget,
+// and so are the drain law's top rows (weighted by the classes using them);
 // the mass lost (water and drain law, weighted by the classes that use it)
 // is RefreshResult.Truncation. Unlike the exponential map, no row is split
 // off to a convolution: every queue level goes through the chain.
@@ -729,8 +730,39 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 				m.trunc += lost * m.s1[v*P+i]
 			}
 		}
+		m.trimDrain(v)
 	}
 	return integral
+}
+
+// trimDrain drops the drain law's top rows (the frontier the uniformised
+// steps push up one row per step, far beyond the completions that happen)
+// while their mass, weighted by the classes still draining, adds up to
+// less than trimEps; the mass dropped is truncation.
+func (m *phaseMap) trimDrain(v int) {
+	P, D := m.P, m.D
+	var cut float64
+	top := m.gTop
+	for top > 1 {
+		var row float64
+		for i := 0; i < P; i++ {
+			var s float64
+			for _, y := range m.g[i*D*P+(top-1)*P : i*D*P+top*P] {
+				s += y
+			}
+			row += s * m.s1[v*P+i]
+		}
+		if cut+row >= m.trimEps {
+			break
+		}
+		cut += row
+		for i := 0; i < P; i++ {
+			clear(m.g[i*D*P+(top-1)*P : i*D*P+top*P])
+		}
+		top--
+	}
+	m.trunc += cut
+	m.gTop = top
 }
 
 // trimTop drops the water's top levels while their cumulative mass is

@@ -3,7 +3,7 @@ package meanfield
 import "testing"
 
 // BenchmarkPhaseRefreshApply times one application of the phase-type map
-// on a balanced state (k = 5, λ = 0.9, T = 300) and on a herd state
+// on balanced states (k = 5, λ = 0.9, T = 300; h2:2 at T = 800) and on a herd state
 // (T = 800, one map on from half:300), per service family.
 func BenchmarkPhaseRefreshApply(b *testing.B) {
 	cases := []struct {
@@ -13,7 +13,7 @@ func BenchmarkPhaseRefreshApply(b *testing.B) {
 		pre  int
 	}{
 		{"exp_T300", Refresh{Dispatchers: 5, Load: 0.9, Period: 300}, BoardEmpty(), 30},
-		{"h2_2_T300", Refresh{Dispatchers: 5, Load: 0.9, Period: 300, Service: H2Service(2)}, BoardEmpty(), 30},
+		{"h2_2_T800_balanced", Refresh{Dispatchers: 5, Load: 0.9, Period: 800, Service: H2Service(2)}, BoardEmpty(), 20},
 		{"erlang_4_T300", Refresh{Dispatchers: 5, Load: 0.9, Period: 300, Service: ErlangService(4)}, BoardEmpty(), 30},
 		{"h2_10_T800_herd", Refresh{Dispatchers: 5, Load: 0.9, Period: 800, Service: H2Service(10)}, BoardHalf(300), 1},
 	}
