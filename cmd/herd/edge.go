@@ -21,6 +21,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	load := fs.String("load", "0.8,0.9,0.95", "loads λ per server, in (0, 1) (list)")
 	relTol := fs.Float64("tolerance", 1e-4, "relative precision of the edge in T")
 	sizes := addSizesFlag(fs, "job sizes of the model")
+	branchFrom := fs.Float64("branch-from", meanfield.DefaultEdgeBranchFrom, "T(1−λ)² at which the balanced state is sought and followed down from, in (0.02, 1000]; raise it when sizes are heavy-tailed")
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := fs.String("plot", "", "also draw edge_scaled against k, one series per load, with the law 0.9(k−2), into FILE.png or FILE.svg")
 	if err := parse(fs, args); err != nil {
@@ -48,10 +49,13 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if !(*branchFrom > meanfield.DefaultEdgeMinScaled && *branchFrom <= 1000) {
+		return usagef("--branch-from %v: want T(1−λ)² in (%g, 1000]", *branchFrom, meanfield.DefaultEdgeMinScaled)
+	}
 	var settings []meanfield.EdgeSettings
 	for _, lam := range loads {
 		for _, k := range ks {
-			s := meanfield.EdgeSettings{Dispatchers: k, Load: lam, RelTol: *relTol, Service: svc}
+			s := meanfield.EdgeSettings{Dispatchers: k, Load: lam, RelTol: *relTol, Service: svc, BranchFrom: *branchFrom}
 			if err := s.Validate(); err != nil {
 				return usagef("%v", err)
 			}

@@ -47,3 +47,14 @@ func TestPointSizes(t *testing.T) {
 		t.Errorf("json meta lacks the sizes (exit %d): %s", code, js)
 	}
 }
+
+// herd edge --branch-from outside (0.02, 1000] exits 2 naming the flag.
+func TestEdgeBranchFromBadInput(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"0", "0.02", "1001", "NaN", "-3"} {
+		out, errs, code := herd(t, "edge", "--dispatchers", "3", "--load", "0.9", "--branch-from", v)
+		if code != 2 || !strings.Contains(errs, "--branch-from") || out != "" {
+			t.Errorf("--branch-from %s: exit %d, stderr %q; want exit 2 naming the flag", v, code, errs)
+		}
+	}
+}
