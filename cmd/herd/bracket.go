@@ -474,7 +474,7 @@ func openFileStore(path string) (*fileStore, error) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil || len(rec) != 8 || rec[0] == "servers" {
+		if err != nil || (len(rec) != 8 && len(rec) != 9) || rec[0] == "servers" {
 			continue
 		}
 		var x compare.RunRecord
@@ -487,6 +487,9 @@ func openFileStore(path string) (*fileStore, error) {
 		x.Rep, e[5] = strconv.Atoi(rec[5])
 		x.Seed, e[6] = strconv.ParseUint(rec[6], 10, 64)
 		x.TippedAt, e[7] = strconv.Atoi(rec[7])
+		if len(rec) == 9 {
+			x.Sizes = rec[8] // a ninth field: sizes other than exp
+		}
 		if errors.Join(e[:]...) == nil {
 			s.runs[x.Key()] = x
 		}
@@ -521,9 +524,13 @@ func (s *fileStore) Put(r compare.RunRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runs[r.Key()] = r
-	fmt.Fprintf(s.w, "%d,%d,%s,%s,%d,%d,%d,%d\n", r.Servers, r.Dispatchers,
+	fmt.Fprintf(s.w, "%d,%d,%s,%s,%d,%d,%d,%d", r.Servers, r.Dispatchers,
 		strconv.FormatFloat(r.Load, 'g', -1, 64), strconv.FormatFloat(r.Scaled, 'g', -1, 64),
 		r.Refreshes, r.Rep, r.Seed, r.TippedAt)
+	if r.Sizes != "" {
+		fmt.Fprintf(s.w, ",%s", r.Sizes) // exp lines keep their eight fields
+	}
+	fmt.Fprintln(s.w)
 	return s.w.Flush()
 }
 
