@@ -57,8 +57,18 @@ import (
 // the water dropped while their cumulative mass is below the same budget,
 // and so are the drain law's top rows (weighted by the classes using them);
 // the mass lost (water and drain law, weighted by the classes that use it)
-// is RefreshResult.Truncation. Unlike the exponential map, no row is split
-// off to a convolution: every queue level goes through the chain.
+// is RefreshResult.Truncation. As in the exponential map, levels that
+// cannot empty within a window (q ≥ q0, from the completion law of a
+// server that never empties, cut at Tol·10⁻⁶) skip the chain: they move by
+// a kernel K_ij(s) = Σ_{a−d=s} Bin(k, l/W)(a) H_i(l; d, j), one convolution
+// per pair of phases (planHigh).
+//
+// # References
+//
+//   - model.md §1 (the h2 law) and §2 (the map) of this repository's
+//     specification; the exponential map (refresh.go) and its references.
+//   - M. F. Neuts, Matrix-Geometric Solutions in Stochastic Models, Johns
+//     Hopkins, 1981 (phase-type laws PH(α, S)).
 type phaseMap struct {
 	set      Refresh
 	k, P     int
@@ -98,12 +108,14 @@ type phaseMap struct {
 	rowErr                    bool
 }
 
+// newPhaseMap returns the map for set (validated, defaults filled in) with
+// the Gauss–Legendre rule glx, glw on [0, 1].
 func newPhaseMap(set Refresh, glx, glw []float64) *phaseMap {
 	ph := set.Service.phaseType()
 	return &phaseMap{set: set, k: set.Dispatchers, P: ph.n, ph: ph, glx: glx, glw: glw}
 }
 
-// level returns the queue level of state index idx.
+// windowLen returns W_v = k F(v)/λ, with F = 1 past the top of the board.
 func (m *phaseMap) windowLen(v int) float64 {
 	f := 1.0
 	if v < m.top {
@@ -112,6 +124,9 @@ func (m *phaseMap) windowLen(v int) float64 {
 	return float64(m.k) * f / m.set.Load
 }
 
+// apply is RefreshMap.Apply for a state x (layout of Service): it checks
+// that x is a probability vector, normalises it and returns the next state
+// in dst's storage when large enough.
 func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 	if len(x) == 0 {
 		return RefreshResult{}, errors.New("meanfield: empty state")
