@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -183,10 +184,13 @@ func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(do
 	if s.ModelScaled == 0 {
 		svc, _ := ModelService(s.Sizes) // checked by Validate
 		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc})
-		if err != nil {
+		if err != nil && !(s.Grid != nil && errors.Is(err, meanfield.ErrNotConverged)) {
 			return res, fmt.Errorf("compare: the model's edge: %w", err)
 		}
-		if e.Found {
+		// With a Grid the runs need no model edge: one that finds no balanced
+		// state at its BranchFrom (heavy-tailed sizes) leaves the model column
+		// empty.
+		if err == nil && e.Found {
 			s.ModelScaled = e.Scaled
 		} else {
 			s.ModelScaled = math.NaN()
