@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -38,9 +39,12 @@ type BracketSettings struct {
 	// ModelScaled is the refresh map's edge T_edge(1−λ)²; 0 means compute
 	// it with meanfield.Edge.
 	ModelScaled float64
-	MaxPoints   int    // most points per bracket; default 30
-	Seed        uint64 // master seed; default 1
-	Workers     int    // runs in parallel; default 1
+	// Sizes are the job sizes of the simulator and of the model (exp,
+	// h2:C, erlang:K; zero value exp).
+	Sizes     sim.Sizes
+	MaxPoints int    // most points per bracket; default 30
+	Seed      uint64 // master seed; default 1
+	Workers   int    // runs in parallel; default 1
 }
 
 func (s BracketSettings) withDefaults() BracketSettings {
@@ -94,6 +98,9 @@ func (s BracketSettings) Validate() error {
 			return fmt.Errorf("compare: Grid value %v, want > 0", g)
 		}
 	}
+	if _, err := ModelService(s.Sizes); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -106,12 +113,30 @@ type RunRecord struct {
 	Rep                  int
 	Seed                 uint64 // the master seed
 	TippedAt             int    // refresh at which it tipped; −1: survived
+	Sizes                string `json:",omitempty"` // job sizes; "" for exp
 }
 
 // Key identifies the run.
 func (r RunRecord) Key() string {
 	return fmt.Sprintf("servers=%d dispatchers=%d load=%s scaled=%s refreshes=%d rep=%d seed=%d",
-		r.Servers, r.Dispatchers, fstr(r.Load), fstr(r.Scaled), r.Refreshes, r.Rep, r.Seed)
+		r.Servers, r.Dispatchers, fstr(r.Load), fstr(r.Scaled), r.Refreshes, r.Rep, r.Seed) + sizesKey(r.Sizes)
+}
+
+// sizesKey is " sizes=S" for sizes other than exp, "" for exp (so the
+// keys and seeds of exponential runs are unchanged).
+func sizesKey(s string) string {
+	if s == "" || s == "exp" {
+		return ""
+	}
+	return " sizes=" + s
+}
+
+// RecordSizes is RunRecord.Sizes for the sizes z: "" for exp.
+func RecordSizes(z sim.Sizes) string {
+	if z.Kind == sim.Exp {
+		return ""
+	}
+	return z.String()
 }
 
 func fstr(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -202,11 +227,14 @@ func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(do
 	s = s.withDefaults()
 	res := BracketResult{Settings: s, Lower: math.NaN(), Upper: math.NaN(), LowerCut: math.NaN(), UpperCut: math.NaN()}
 	if s.ModelScaled == 0 {
-		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load})
-		if err != nil {
+		svc, _ := ModelService(s.Sizes) // checked by Validate
+		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc})
+		if err != nil && !(s.Grid != nil && errors.Is(err, meanfield.ErrNotConverged)) {
 			return res, fmt.Errorf("compare: the model's edge: %w", err)
 		}
-		if e.Found {
+		// With a Grid the runs need no model edge: one that finds no balanced
+		// state (heavy-tailed sizes) leaves the model column empty.
+		if err == nil && e.Found {
 			s.ModelScaled = e.Scaled
 		} else {
 			s.ModelScaled = math.NaN()
@@ -463,7 +491,7 @@ func (b *bracketer) visit(ctx context.Context, x float64) error {
 func (b *bracketer) record(x float64, rep int) RunRecord {
 	s := b.s
 	return RunRecord{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Scaled: x,
-		Refreshes: s.Refreshes, Rep: rep, Seed: s.Seed}
+		Refreshes: s.Refreshes, Rep: rep, Seed: s.Seed, Sizes: RecordSizes(s.Sizes)}
 }
 
 // task is replication rep at point x, with its tipping detector.
@@ -474,12 +502,12 @@ func (b *bracketer) task(x float64, rep int) (sim.Task, *Detector) {
 	c := sim.Config{
 		Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Refresh: T,
 		Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
-		Start:   sim.Start{Kind: sim.StartBalanced},
+		Start: sim.Start{Kind: sim.StartBalanced}, Sizes: s.Sizes,
 		Horizon: float64(s.Refreshes) * T, NoWarmup: true,
 		Observe: det.Observe,
 	}
 	id := fmt.Sprintf("bracket servers=%d dispatchers=%d load=%s scaled=%s refreshes=%d",
-		s.Servers, s.Dispatchers, fstr(s.Load), fstr(x), s.Refreshes)
+		s.Servers, s.Dispatchers, fstr(s.Load), fstr(x), s.Refreshes) + sizesKey(RecordSizes(s.Sizes))
 	return sim.Task{Config: c, Seed: sim.Seed(s.Seed, id, rep)}, det
 }
 

@@ -235,7 +235,7 @@ func findAttractor(m *RefreshMap, start []float64, s AttractorSettings, stop fun
 				st = stats[(n+2-per)%(P+1)]
 			}
 			out.CutPhase, out.KinkDistance, out.Window = st.phase, st.kink, st.window
-			out.Balanced = per == 1 && balancedMean(out.BoardMean, lam)
+			out.Balanced = per == 1 && balancedMeanFor(out.BoardMean, lam, m.set.Service)
 			if per == 1 && s.Spectrum {
 				rad, maps, err := spectralRadius(m, out.Board)
 				out.Iterations += maps

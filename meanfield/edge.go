@@ -59,6 +59,9 @@ type EdgeSettings struct {
 	// ScanBelow is the number of protocol probes below a lost branch (see
 	// Edge). Zero means 6; a negative value means none.
 	ScanBelow int
+	// Service is the job-size law (zero value: exponential); the low start
+	// boards are lifted with fresh phases (Service.Lift).
+	Service Service
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -81,7 +84,7 @@ func (s EdgeSettings) Validate() error {
 		return fmt.Errorf("meanfield: EdgeSettings: the search would start at T = %.3g, above %g (k = %d, λ = %v: the edge lies beyond the map's range)",
 			d.BranchFrom/((1-s.Load)*(1-s.Load)), maxRefreshPeriod, s.Dispatchers, s.Load)
 	}
-	return nil
+	return s.Service.Validate()
 }
 
 // EdgeFooting returns the T(1−λ)² at which Edge starts its footing
@@ -200,17 +203,20 @@ type edgeRun struct {
 // on the window length and recomputes the cut window every time).
 func (e *edgeRun) mapAt(T float64) (*RefreshMap, error) {
 	if e.m == nil {
-		m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: T})
+		m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service})
 		if err != nil {
 			return nil, err
 		}
 		e.m = m
 		return m, nil
 	}
-	if err := (Refresh{Dispatchers: e.k, Load: e.lam, Period: T}).Validate(); err != nil {
+	if err := (Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service}).Validate(); err != nil {
 		return nil, err
 	}
 	e.m.set.Period = T
+	if e.m.ph != nil {
+		e.m.ph.set.Period = T // the phase map keeps its own copy (no period-dependent caches)
+	}
 	return e.m, nil
 }
 
@@ -230,7 +236,7 @@ func (e *edgeRun) run(T float64, start []float64, tol float64) (bool, Attractor,
 	high, last := 0, math.Inf(1)
 	stop := func(r RefreshResult) bool {
 		e.res.Work += float64(r.Windows) * float64(r.Rows)
-		if !balancedMean(r.BoardMean, e.lam) && r.BoardMean > last {
+		if !balancedMeanFor(r.BoardMean, e.lam, e.s.Service) && r.BoardMean > last {
 			high++
 		} else {
 			high = 0
@@ -260,7 +266,7 @@ func (e *edgeRun) protocol(T float64, all bool) (bool, Attractor, error) {
 	e.res.Probes++
 	var first Attractor
 	for i, start := range lowBoards() {
-		ok, att, err := e.run(T, start, edgeFPTol)
+		ok, att, err := e.run(T, e.s.Service.Lift(start), edgeFPTol)
 		if err != nil {
 			return false, att, err
 		}
@@ -283,7 +289,7 @@ func (e *edgeRun) footing(T float64) (bool, Attractor, error) {
 	e.res.Probes++
 	var first Attractor
 	for i, start := range lowBoards() {
-		ok, att, err := e.run(T, start, edgeFPTol)
+		ok, att, err := e.run(T, e.s.Service.Lift(start), edgeFPTol)
 		if err != nil || !ok {
 			return false, att, err
 		}
@@ -625,7 +631,7 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 	}
 
 	// The node's spectrum and the crossing.
-	m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT})
+	m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT, Service: e.s.Service})
 	if err != nil {
 		return res, err
 	}
@@ -647,7 +653,7 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 	}
 	if res.Crossing == CrossingBorder {
 		// T just past the window end at the node's board: the other piece.
-		ms, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT + 2*g})
+		ms, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT + 2*g, Service: e.s.Service})
 		if err != nil {
 			return res, err
 		}

@@ -124,7 +124,7 @@ func TestEdgeAboveOldStartWithGap(t *testing.T) {
 func TestConfirmEdge(t *testing.T) {
 	t.Parallel()
 	const edge = 289.92 // T_edge at k = 5, λ = 0.9 (TestEdgeK5; validation.md: 2.90)
-	c, err := ConfirmEdge(5, 0.9, edge, 1e-4, 0)
+	c, err := ConfirmEdge(5, 0.9, edge, 1e-4, 0, Service{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestConfirmEdge(t *testing.T) {
 			t.Errorf("below: %v period %d mean %.2f, want a herd", a.Kind, a.Period, a.BoardMean)
 		}
 	}
-	c, err = ConfirmEdge(5, 0.9, 1.01*edge, 1e-4, 0)
+	c, err = ConfirmEdge(5, 0.9, 1.01*edge, 1e-4, 0, Service{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,8 +35,9 @@ func (c EdgeConfirmation) Confirmed() bool { return c.AboveStart >= 0 && c.Below
 // herd after 32 consecutive maps in the herd regime, board mean above
 // BalancedQueueScale/(1−λ), where Edge's own probes stop after 2 rising
 // maps; at most maxIter maps
-// each, 0 meaning 2000). rel is in (0, 0.1).
-func ConfirmEdge(k int, load, edge, rel float64, maxIter int) (EdgeConfirmation, error) {
+// each, 0 meaning 2000), with job sizes svc (the zero value: exponential;
+// the low boards are lifted with fresh phases). rel is in (0, 0.1).
+func ConfirmEdge(k int, load, edge, rel float64, maxIter int, svc Service) (EdgeConfirmation, error) {
 	if !(rel > 0 && rel < 0.1) {
 		return EdgeConfirmation{}, fmt.Errorf("meanfield: ConfirmEdge rel = %v outside (0, 0.1)", rel)
 	}
@@ -46,12 +47,12 @@ func ConfirmEdge(k int, load, edge, rel float64, maxIter int) (EdgeConfirmation,
 	c := EdgeConfirmation{Above: edge * (1 + rel), Below: edge * (1 - rel), AboveStart: -1}
 	hs := HerdSettings{MaxIter: maxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod, Settle: 16, Average: 16}.withDefaults()
 	for _, side := range []float64{c.Above, c.Below} {
-		m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: load, Period: side})
+		m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: load, Period: side, Service: svc})
 		if err != nil {
 			return c, err
 		}
 		for i, start := range lowBoards() {
-			a, err := findHerdAttractor(m, start, hs)
+			a, err := findHerdAttractor(m, svc.Lift(start), hs)
 			c.Maps += a.Iterations
 			if err != nil && !errors.Is(err, ErrNotConverged) {
 				return c, err

@@ -294,7 +294,7 @@ func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttr
 		hist[n%s.Average] = orbitStat{board: res.BoardMean, queue: res.QueueMean}
 		rows = max(rows, res.Rows)
 		n++
-		if balancedMean(res.BoardMean, lam) {
+		if balancedMeanFor(res.BoardMean, lam, m.set.Service) {
 			run = 0
 		} else {
 			run++
@@ -308,7 +308,7 @@ func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttr
 		return out, err
 	}
 	if a.Kind != Unconverged {
-		out.Herd = !a.Balanced && !balancedMean(a.BoardMean, lam)
+		out.Herd = !a.Balanced && !balancedMeanFor(a.BoardMean, lam, m.set.Service)
 		out.NearPeriod, out.NearResidual = a.Period, a.Residual
 		out.Averaged, out.Batches = a.Period, 1
 		return out, nil
@@ -403,6 +403,9 @@ type BranchSettings struct {
 	Continue bool
 	// Attractor controls each point's FindHerdAttractor.
 	Attractor HerdSettings
+	// Service is the job-size law (zero value: exponential); start boards
+	// are lifted with fresh phases (Service.Lift).
+	Service Service
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -421,6 +424,9 @@ func (s BranchSettings) Validate() error {
 		}
 	}
 	if err := s.Start.Validate(); err != nil {
+		return err
+	}
+	if err := s.Service.Validate(); err != nil {
 		return err
 	}
 	return s.Attractor.Validate()
@@ -454,11 +460,11 @@ func HerdBranch(s BranchSettings) ([]BranchPoint, error) {
 	hs := s.Attractor.withDefaults()
 	out := make([]BranchPoint, 0, len(s.Refresh))
 	for i, T := range s.Refresh {
-		start, name := s.Start.Board(T), s.Start.String()
+		start, name := s.Service.Lift(s.Start.Board(T)), s.Start.String()
 		if s.Continue && i > 0 && out[i-1].Herd {
-			start, name = rescaleBoard(out[i-1].Attractor.Board, s.Refresh[i-1], T), "continued"
+			start, name = s.Service.rescaleState(out[i-1].Attractor.Board, s.Refresh[i-1], T), "continued"
 		}
-		m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T})
+		m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service})
 		if err != nil {
 			return out, err
 		}
@@ -507,6 +513,8 @@ type BistableSettings struct {
 	// the scan's aperiodic herds (all of them at k = 10) would otherwise
 	// cost 456 maps each.
 	Attractor HerdSettings
+	// Service is the job-size law (zero value: exponential).
+	Service Service
 }
 
 // Bistable's default attractor settings.
@@ -557,6 +565,9 @@ func (s BistableSettings) Validate() error {
 		return fmt.Errorf("meanfield: BistableSettings.RelTol = %v outside [1e-4, 0.5] (0 means %g)", s.RelTol, DefaultBistableRelTol)
 	}
 	if err := s.Start.Validate(); err != nil {
+		return err
+	}
+	if err := s.Service.Validate(); err != nil {
 		return err
 	}
 	return s.Attractor.Validate()
@@ -636,7 +647,7 @@ func Bistable(s BistableSettings) (BistableResult, error) {
 	scale := (1 - s.Load) * (1 - s.Load)
 	hs := s.Attractor.withDefaults()
 
-	edge, err := Edge(EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, HerdMaps: -1})
+	edge, err := Edge(EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, HerdMaps: -1, Service: s.Service})
 	res.Edge = edge
 	res.Maps += edge.Maps
 	if err != nil {
@@ -653,7 +664,7 @@ func Bistable(s BistableSettings) (BistableResult, error) {
 	res.Seed = seed
 
 	eval := func(T float64, start []float64, name string) (BranchPoint, error) {
-		m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T})
+		m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service})
 		if err != nil {
 			return BranchPoint{}, err
 		}
@@ -666,7 +677,7 @@ func Bistable(s BistableSettings) (BistableResult, error) {
 		res.Points = append(res.Points, p)
 		return p, nil
 	}
-	first, err := eval(seed, s.Start.Board(seed), s.Start.String())
+	first, err := eval(seed, s.Service.Lift(s.Start.Board(seed)), s.Start.String())
 	if err != nil {
 		return res, err
 	}
@@ -701,7 +712,7 @@ func Bistable(s BistableSettings) (BistableResult, error) {
 			if T == p.Refresh {
 				return T, true, nil
 			}
-			q, err := eval(T, rescaleBoard(p.Attractor.Board, p.Refresh, T), "continued")
+			q, err := eval(T, s.Service.rescaleState(p.Attractor.Board, p.Refresh, T), "continued")
 			if err != nil {
 				return p.Refresh, false, err
 			}
@@ -716,7 +727,7 @@ func Bistable(s BistableSettings) (BistableResult, error) {
 			lost := T
 			for math.Abs(math.Log(lost/p.Refresh)) > s.RelTol {
 				mid := math.Sqrt(lost * p.Refresh)
-				q, err := eval(mid, rescaleBoard(p.Attractor.Board, p.Refresh, mid), "continued")
+				q, err := eval(mid, s.Service.rescaleState(p.Attractor.Board, p.Refresh, mid), "continued")
 				if err != nil {
 					return p.Refresh, false, err
 				}

@@ -109,6 +109,11 @@ type Refresh struct {
 	// fails with ErrRefreshRows. At least 16; zero means
 	// DefaultRefreshMaxRows.
 	MaxRows int
+	// Service is the job-size law; the zero value is exponential. With
+	// more than one phase (h2, Erlang) the map's state is the joint law of
+	// (queue, phase of the job in service), laid out as Service documents,
+	// and the map is computed as phaserefresh.go describes.
+	Service Service
 }
 
 // Defaults of the optional Refresh settings.
@@ -145,7 +150,7 @@ func (r Refresh) Validate() error {
 	case r.MaxRows != 0 && r.MaxRows < 16:
 		return fmt.Errorf("meanfield: MaxRows = %d outside [16, ∞) (0 means %d)", r.MaxRows, DefaultRefreshMaxRows)
 	}
-	return nil
+	return r.Service.Validate()
 }
 
 // withDefaults returns r with zero optional fields replaced by defaults.
@@ -241,6 +246,8 @@ type RefreshMap struct {
 	trunc                     float64
 	rows, steps               int
 	rowErr                    bool
+
+	ph *phaseMap // phase-type service (nil: exponential)
 }
 
 // winPlan holds what a window piece of length l inside a window of length
@@ -269,6 +276,9 @@ func NewRefreshMap(r Refresh) (*RefreshMap, error) {
 	}
 	m := &RefreshMap{set: r.withDefaults(), k: r.Dispatchers}
 	m.glx, m.glw = gaussLegendre(m.set.Nodes)
+	if r.Service.Kind != ServiceExp {
+		m.ph = newPhaseMap(m.set, m.glx, m.glw)
+	}
 	return m, nil
 }
 
@@ -301,6 +311,9 @@ func (m *RefreshMap) windowLen(v int) float64 {
 // normalised before use. Apply returns an error for an invalid p and a
 // wrapped ErrRefreshRows when the queue would need more than MaxRows rows.
 func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
+	if m.ph != nil {
+		return m.ph.apply(dst, p) // p is a state (Refresh.Service)
+	}
 	if len(p) == 0 {
 		return RefreshResult{}, errors.New("meanfield: empty board")
 	}

@@ -35,6 +35,9 @@ func refreshProblem(m *RefreshMap, base []float64, n int, maps *int) fixedpoint.
 	}
 	set := m.Settings()
 	return fixedpoint.Problem{F: f, Kink: func(x, d []float64) float64 {
+		if svc := set.Service; svc.PhaseCount() > 1 {
+			x, d = svc.Board(x), svc.Board(d) // the windows see the board only
+		}
 		return refreshKink(set.Dispatchers, set.Load, set.Period, x, d)
 	}}
 }

@@ -160,15 +160,17 @@ const (
 	H2                     // hyperexponential, balanced means, squared CV C ≥ 1
 	Det                    // all sizes 1
 	Pareto                 // mean-1 Pareto with shape α > 1
+	Erlang                 // Erlang-K: K exponential phases of mean 1/K (squared CV 1/K)
 )
 
-// Sizes is a job-size distribution with its parameter (C for H2, α for Pareto).
+// Sizes is a job-size distribution with its parameter (C for H2, α for
+// Pareto, K for Erlang).
 type Sizes struct {
 	Kind  SizeKind
 	Param float64
 }
 
-// ParseSizes reads exp, det, h2:C or pareto:A.
+// ParseSizes reads exp, det, h2:C, pareto:A or erlang:K.
 func ParseSizes(s string) (Sizes, error) {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
 	switch name {
@@ -193,8 +195,15 @@ func ParseSizes(s string) (Sizes, error) {
 			z.Kind = Pareto
 		}
 		return z, z.validate()
+	case "erlang":
+		k, err := strconv.Atoi(arg)
+		if !hasArg || err != nil {
+			return Sizes{}, fmt.Errorf("sim: sizes %q need an integer number of phases, e.g. erlang:4", s)
+		}
+		z := Sizes{Kind: Erlang, Param: float64(k)}
+		return z, z.validate()
 	}
-	return Sizes{}, fmt.Errorf("sim: unknown sizes %q: want exp, det, h2:C or pareto:A", s)
+	return Sizes{}, fmt.Errorf("sim: unknown sizes %q: want exp, det, h2:C, pareto:A or erlang:K", s)
 }
 
 func (z Sizes) validate() error {
@@ -211,6 +220,11 @@ func (z Sizes) validate() error {
 			return fmt.Errorf("sim: sizes pareto:%g: A must be > 1 (mean 1 needs a finite mean)", z.Param)
 		}
 		return nil
+	case Erlang:
+		if !(z.Param >= 1 && z.Param <= 1000 && z.Param == math.Trunc(z.Param)) {
+			return fmt.Errorf("sim: sizes erlang:%g: K must be an integer in [1, 1000]", z.Param)
+		}
+		return nil
 	}
 	return fmt.Errorf("sim: unknown size kind %d", int(z.Kind))
 }
@@ -225,6 +239,8 @@ func (z Sizes) String() string {
 		return "h2:" + fmtFloat(z.Param)
 	case Pareto:
 		return "pareto:" + fmtFloat(z.Param)
+	case Erlang:
+		return "erlang:" + fmtFloat(z.Param)
 	}
 	return fmt.Sprintf("sizes(%d)", int(z.Kind))
 }
@@ -242,6 +258,8 @@ func (z Sizes) SecondMoment() float64 {
 		}
 		xm := (z.Param - 1) / z.Param
 		return z.Param * xm * xm / (z.Param - 2)
+	case Erlang:
+		return 1 + 1/z.Param
 	}
 	return 2
 }

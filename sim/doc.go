@@ -4,7 +4,7 @@
 //
 // The system. N identical FCFS servers, each serving at rate 1 (job sizes
 // have mean 1: exponential, det, hyperexponential h2:C with balanced
-// means, or Pareto with shape A); Poisson arrivals at total rate λN, each
+// means, Erlang-K, or Pareto with shape A); Poisson arrivals at total rate λN, each
 // handed to one of k dispatchers uniformly at random. At refresh instants
 // 0, T, 2T, … the board records every server's queue length (jobs in
 // system); between refreshes it does not change; T = 0 is a live board.

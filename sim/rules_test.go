@@ -303,13 +303,13 @@ func TestParse(t *testing.T) {
 			t.Errorf("ParseStart(%q): want an error", s)
 		}
 	}
-	for _, s := range []string{"exp", "det", "h2:10", "pareto:2.5"} {
+	for _, s := range []string{"exp", "det", "h2:10", "pareto:2.5", "erlang:4"} {
 		z, err := ParseSizes(s)
 		if err != nil || z.String() != s {
 			t.Errorf("ParseSizes(%q) = %v, %v", s, z, err)
 		}
 	}
-	for _, s := range []string{"h2:0.9", "pareto:1", "h2", "gamma:2"} {
+	for _, s := range []string{"h2:0.9", "pareto:1", "h2", "gamma:2", "erlang:0", "erlang:2.5", "erlang"} {
 		if _, err := ParseSizes(s); err == nil {
 			t.Errorf("ParseSizes(%q): want an error", s)
 		}

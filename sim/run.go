@@ -249,6 +249,12 @@ func (r *runner) size() float64 {
 		return r.rng.ExpFloat64() * r.h2m2
 	case Pareto:
 		return r.parXm * math.Pow(1-r.rng.Float64(), r.parInv)
+	case Erlang:
+		var s float64
+		for i := 0; i < int(r.sizes.Param); i++ {
+			s += r.rng.ExpFloat64()
+		}
+		return s / r.sizes.Param
 	}
 	return r.rng.ExpFloat64()
 }

@@ -20,6 +20,7 @@ import (
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/sim"
 )
 
 // bracketFlags are the flags herd bracket and herd scaling share.
@@ -32,6 +33,7 @@ type bracketFlags struct {
 	out, points, plot, from *string
 	outFlags                *outputFlags
 	fs                      *pflag.FlagSet
+	sizes                   *string
 }
 
 func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
@@ -50,6 +52,7 @@ func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
 		plot:        fs.String("plot", "", "draw the brackets against N with the model's edge into FILE.png, .svg, .pdf or .eps"),
 		outFlags:    addOutputFlags(fs, "runs simulated"),
 		fs:          fs,
+		sizes:       addSizesFlag(fs, "job sizes of the simulator and the model's edge"),
 	}
 }
 
@@ -96,6 +99,10 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 	if err := checkBracket(ns, *f.dispatchers, *f.load, *f.runs, *f.refreshes, grid); err != nil {
 		return nil, err
 	}
+	sizes, _, err := modelSizes(*f.sizes)
+	if err != nil {
+		return nil, err
+	}
 	var out []compare.BracketSettings
 	for _, n := range ns {
 		if n < *f.dispatchers {
@@ -105,6 +112,7 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 			Servers: n, Dispatchers: *f.dispatchers, Load: *f.load, Runs: *f.runs,
 			Refreshes: *f.refreshes, Cut: *f.cut, Resolution: *f.resolution,
 			Grid: grid, Fixed: grid != nil, Seed: *f.seed, Workers: *f.outFlags.workers,
+			Sizes: sizes,
 		})
 	}
 	return out, nil
@@ -192,7 +200,7 @@ func bracketRecords(set []compare.BracketSettings) []compare.RunRecord {
 		for _, x := range s.Grid {
 			for rep := 0; rep < s.Runs; rep++ {
 				r := compare.RunRecord{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Scaled: x,
-					Refreshes: s.Refreshes, Rep: rep, Seed: seed}
+					Refreshes: s.Refreshes, Rep: rep, Seed: seed, Sizes: compare.RecordSizes(s.Sizes)}
 				if !seen[r.Key()] {
 					seen[r.Key()] = true
 					recs = append(recs, r)
@@ -507,9 +515,9 @@ func openFileStore(path string) (*fileStore, error) {
 		if len(rec) == 8 && rec[0] == "servers" {
 			continue
 		}
-		if len(rec) != 8 {
+		if len(rec) != 8 && len(rec) != 9 {
 			line, _ := r.FieldPos(0)
-			return nil, fmt.Errorf("%s:%d: a corrupt run log: %d fields, want 8", path, line, len(rec))
+			return nil, fmt.Errorf("%s:%d: a corrupt run log: %d fields, want 8 (9 with sizes other than exp)", path, line, len(rec))
 		}
 		var x compare.RunRecord
 		var e [8]error
@@ -521,6 +529,12 @@ func openFileStore(path string) (*fileStore, error) {
 		x.Rep, e[5] = strconv.Atoi(rec[5])
 		x.Seed, e[6] = strconv.ParseUint(rec[6], 10, 64)
 		x.TippedAt, e[7] = strconv.Atoi(rec[7])
+		if len(rec) == 9 {
+			x.Sizes = rec[8] // a ninth field: sizes other than exp
+			if z, err := sim.ParseSizes(x.Sizes); err != nil || z.Kind == sim.Exp {
+				e[0] = errors.Join(e[0], fmt.Errorf("sizes %q", x.Sizes))
+			}
+		}
 		if err := errors.Join(e[:]...); err != nil || !plausibleRun(x) {
 			line, _ := r.FieldPos(0)
 			return nil, fmt.Errorf("%s:%d: a corrupt run log: %q", path, line, strings.Join(rec, ","))
@@ -558,9 +572,13 @@ func (s *fileStore) Put(r compare.RunRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runs[r.Key()] = r
-	fmt.Fprintf(s.w, "%d,%d,%s,%s,%d,%d,%d,%d\n", r.Servers, r.Dispatchers,
+	fmt.Fprintf(s.w, "%d,%d,%s,%s,%d,%d,%d,%d", r.Servers, r.Dispatchers,
 		strconv.FormatFloat(r.Load, 'g', -1, 64), strconv.FormatFloat(r.Scaled, 'g', -1, 64),
 		r.Refreshes, r.Rep, r.Seed, r.TippedAt)
+	if r.Sizes != "" {
+		fmt.Fprintf(s.w, ",%s", r.Sizes) // exp lines keep their eight fields
+	}
+	fmt.Fprintln(s.w)
 	return s.w.Flush()
 }
 

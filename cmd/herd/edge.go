@@ -24,6 +24,8 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	herdFull := fs.Bool("herd", false, "classify the herd below each edge fully (up to 400 maps; by default at most 40 maps and no more work than the edge search)")
 	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached and below_balanced")
 	progMode := fs.String("progress", progressAuto, "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
+	sizes := addSizesFlag(fs, "job sizes of the model")
+	branchFrom := fs.Float64("branch-from", 0, "T(1−λ)² at which the footing search starts (it climbs by ×1.25 until every low board reaches the balanced state), 0 or in (0.02, 1000]; 0 means the law's estimate 0.9(k−2)")
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := fs.String("plot", "", "also draw edge_scaled against k, one series per load, with the law 0.9(k−2), into FILE.png, .svg, .pdf or .eps")
 	if err := parse(fs, args); err != nil {
@@ -50,10 +52,17 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	if !(*relTol >= 1e-8 && *relTol < 0.1) {
 		return usagef("--tolerance %v: want a number in [1e-8, 0.1)", *relTol)
 	}
+	_, svc, err := modelSizes(*sizes)
+	if err != nil {
+		return err
+	}
+	if *branchFrom != 0 && !(*branchFrom > meanfield.DefaultEdgeMinScaled && *branchFrom <= meanfield.DefaultEdgeMaxScaled) {
+		return usagef("--branch-from %v: want 0 (the law's estimate) or T(1−λ)² in (%g, %g]", *branchFrom, meanfield.DefaultEdgeMinScaled, float64(meanfield.DefaultEdgeMaxScaled))
+	}
 	var settings []meanfield.EdgeSettings
 	for _, lam := range loads {
 		for _, k := range ks {
-			s := meanfield.EdgeSettings{Dispatchers: k, Load: lam, RelTol: *relTol}
+			s := meanfield.EdgeSettings{Dispatchers: k, Load: lam, RelTol: *relTol, Service: svc, BranchFrom: *branchFrom}
 			if err := checkEdge(k, lam); err != nil {
 				return err
 			}
@@ -87,6 +96,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 		t.Columns = append(t.Columns, table.Column{Name: "above_reached"}, table.Column{Name: "below_balanced"})
 		t.Notes = append(t.Notes, "confirmation by plain iteration: above_reached is the first low board (empty, one = all at 1, three = all at 3) reaching the balanced state at T_edge(1+1e-4); below_balanced how many of the three reach it at T_edge(1−1e-4) (0 confirms)")
 	}
+	addSizes(t, svc, true)
 	dev := map[float64]lawDeviation{}
 	var failures []string
 	for i, s := range settings {
@@ -267,7 +277,7 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 		results[i], errs[i] = meanfield.Edge(settings[i])
 		if confirm && errs[i] == nil && results[i].Found {
 			s := settings[i]
-			c, err := meanfield.ConfirmEdge(s.Dispatchers, s.Load, results[i].Refresh, 1e-4, 0)
+			c, err := meanfield.ConfirmEdge(s.Dispatchers, s.Load, results[i].Refresh, 1e-4, 0, s.Service)
 			if err != nil {
 				errs[i] = fmt.Errorf("confirmation: %w", err)
 			} else {

@@ -35,6 +35,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	refreshes := fs.Int("refreshes", 200, "refresh periods per simulated run (a quarter is warm-up)")
 	seed := fs.Uint64("seed", 1, "master seed of the simulations")
 	bistable := fs.Bool("bistable", true, "also compute the model's bistable range (balanced and herd coexist)")
+	sizes := addSizesFlag(fs, "job sizes of the model and the simulator")
 	plotFile := fs.String("plot", "", "draw both branches against T (log axes), model lines and simulator points, bistable range shaded, into FILE.png, .svg, .pdf or .eps")
 	out := addOutputFlags(fs, "points computed")
 	if err := parse(fs, args); err != nil {
@@ -70,6 +71,10 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	sts, err := parsedList("starts", *starts, sim.ParseStart)
+	if err != nil {
+		return err
+	}
+	simSizes, svc, err := modelSizes(*sizes)
 	if err != nil {
 		return err
 	}
@@ -117,7 +122,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 		for _, p := range pts {
 			c := sim.Config{Servers: *servers, Dispatchers: *k, Load: *load, Refresh: p.T,
 				Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: ta, Partitioned: *partitioned,
-				Start: p.start, Horizon: float64(*refreshes) * p.T}
+				Start: p.start, Horizon: float64(*refreshes) * p.T, Sizes: simSizes}
 			if err := c.Validate(); err != nil {
 				return simUsage(err, map[string]string{"Start": "starts", "Horizon": "refreshes"})
 			}
@@ -139,12 +144,12 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	if hasModel {
 		done = parallel(ctx, jobs, *out.workers, func(i int) {
 			if i == len(pts) {
-				bis, bisErr = meanfield.Bistable(meanfield.BistableSettings{Dispatchers: modelK, Load: *load})
+				bis, bisErr = meanfield.Bistable(meanfield.BistableSettings{Dispatchers: modelK, Load: *load, Service: svc})
 				return
 			}
 			p := pts[i]
-			r := meanfield.Refresh{Dispatchers: modelK, Load: *load, Period: p.T}
-			p.model, p.mErr = meanfield.FindHerdAttractor(r, modelBoard(p.start, p.T), meanfield.HerdSettings{})
+			r := meanfield.Refresh{Dispatchers: modelK, Load: *load, Period: p.T, Service: svc}
+			p.model, p.mErr = meanfield.FindHerdAttractor(r, svc.Lift(modelBoard(p.start, p.T)), meanfield.HerdSettings{})
 		}, prog.update)
 	}
 	prog.finish()
@@ -186,6 +191,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	if modelNote != "" {
 		t.Notes = append(t.Notes, modelNote)
 	}
+	addSizes(t, svc, false)
 	for i, p := range pts {
 		row := []any{*k, *load, p.T, p.start.String(), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil}
 		if hasModel && i < len(done) && done[i] {

@@ -154,6 +154,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	start := fs.String("start", "empty", "start board: empty, balanced:Q, half:B (B may be a multiple of T: half:0.1T), geometric; "+modelRangeHelp.start+" (list)")
 	maxIter := fs.Int("max-iter", 5000, "most refresh-map applications before giving up")
 	tol := fs.Float64("tol", 1e-10, "convergence: L1 distance between a board and the one a period earlier")
+	sizes := addSizesFlag(fs, "job sizes of the model")
 	out := addOutputFlags(fs, "points computed")
 	shard := addShardFlags(fs, nil)
 	if err := parse(fs, args); err != nil {
@@ -185,6 +186,10 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	if err != nil {
 		return err
 	}
+	_, svc, err := modelSizes(*sizes)
+	if err != nil {
+		return err
+	}
 	switch {
 	case *maxIter < 1:
 		return usagef("--max-iter %d: want an integer ≥ 1", *maxIter)
@@ -205,7 +210,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 					return err
 				}
 				for _, st := range starts {
-					r := meanfield.Refresh{Dispatchers: k, Load: lam, Period: T}
+					r := meanfield.Refresh{Dispatchers: k, Load: lam, Period: T, Service: svc}
 					if err := r.Validate(); err != nil {
 						return usagef("%v", err)
 					}
@@ -224,7 +229,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	sw := &sweep{e: e, command: "point", fs: fs, flags: shard, merged: merged}
 	for _, j := range jobs {
 		sw.ids = append(sw.ids, fmt.Sprintf("point dispatchers=%d load=%s refresh=%s start=%s",
-			j.r.Dispatchers, strconv.FormatFloat(j.r.Load, 'g', -1, 64), strconv.FormatFloat(j.r.Period, 'g', -1, 64), j.start.name))
+			j.r.Dispatchers, strconv.FormatFloat(j.r.Load, 'g', -1, 64), strconv.FormatFloat(j.r.Period, 'g', -1, 64), j.start.name)+sizesID(svc))
 	}
 	// A point whose map fails (not merely unconverged) stops the command
 	// before any output, as it always has; a shard with one writes no part.
@@ -234,7 +239,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 		prog := newProgress(e.stderr, "point", "points")
 		ok := parallel(ctx, len(idx), *out.workers, func(k int) {
 			j := jobs[idx[k]]
-			res[k], errs[k] = pointAttractor(j.r, j.start.board(j.r.Load, j.rows), *maxIter, *tol)
+			res[k], errs[k] = pointAttractor(j.r, svc.Lift(j.start.board(j.r.Load, j.rows)), *maxIter, *tol)
 		}, prog.update)
 		prog.finish()
 		for k, i := range idx {
@@ -268,6 +273,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 			{Name: "board_mean_se", Digits: 2}, {Name: "response_se", Digits: 2}, {Name: "averaged"}, {Name: "drift", Digits: 2},
 		},
 	}
+	addSizes(t, svc, false)
 	var failed []string
 	aperiodic := 0
 	for i, j := range jobs {

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"herd/cmd/internal/table"
+	"herd/compare"
+	"herd/meanfield"
+	"herd/sim"
+)
+
+// sizesValues is the help text of the model commands' --sizes flag.
+const sizesValues = "exp, h2:C (hyperexponential, balanced means, squared CV C ≥ 1), erlang:K (K phases, squared CV 1/K)"
+
+// addSizesFlag adds --sizes (default exp) for a command whose model is
+// the refresh map (phase-type sizes only).
+func addSizesFlag(fs *pflag.FlagSet, what string) *string {
+	return fs.String("sizes", "exp", what+", mean 1: "+sizesValues)
+}
+
+// modelSizes parses --sizes for the refresh map: the simulator's sizes and
+// the model's service law, or a usage error naming the flag.
+func modelSizes(s string) (sim.Sizes, meanfield.Service, error) {
+	z, err := sim.ParseSizes(s)
+	if err != nil {
+		return z, meanfield.Service{}, usagef("--sizes %q: want %s", s, sizesValues)
+	}
+	svc, err := compare.ModelService(z)
+	if err != nil {
+		return z, svc, usagef("--sizes %q: the refresh map needs phase-type sizes: %s", s, sizesValues)
+	}
+	return z, svc, nil
+}
+
+// sizesMeta is the table's meta field for the sizes.
+func sizesMeta(svc meanfield.Service) table.Field {
+	return table.Field{Key: "sizes", Value: svc.String()}
+}
+
+// sizesNote says, for sizes other than exp, what the model carries and
+// how it classifies balanced states.
+func sizesNote(svc meanfield.Service) string {
+	return fmt.Sprintf("sizes %s: the refresh map carries the joint law of (queue, phase of the job in service); balanced means a board mean ≤ 1.2·max(1, E[S²]/2)/(1−λ) = %.4g/(1−λ)",
+		svc, 1.2*max(1, svc.SecondMoment()/2))
+}
+
+// addSizes records non-exponential sizes in t's meta and notes (nothing
+// for exp, so exponential outputs are unchanged).
+func addSizes(t *table.Table, svc meanfield.Service, law bool) {
+	if svc.Kind == meanfield.ServiceExp {
+		return
+	}
+	t.Meta = append(t.Meta, sizesMeta(svc))
+	t.Notes = append(t.Notes, sizesNote(svc))
+	if law {
+		t.Notes = append(t.Notes, "law_scaled and ratio compare with 0.9(k−2), the law of exponential sizes")
+	}
+}
+
+// sizesID is " sizes=S" for a sweep id with sizes other than exp ("" for
+// exp, so exponential ids are unchanged).
+func sizesID(svc meanfield.Service) string {
+	if svc.Kind == meanfield.ServiceExp {
+		return ""
+	}
+	return " sizes=" + svc.String()
+}

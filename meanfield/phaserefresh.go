@@ -1,0 +1,878 @@
+package meanfield
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// phaseMap is the refresh map of model.md §2 with phase-type service
+// (Refresh.Service; RefreshMap delegates to it for every family but
+// exponential).
+//
+// # The map
+//
+// The windows τ_v, W_v = k F(v)/λ and the arrivals (exactly k per
+// server with board ≤ v in window v, at independent uniform times, none
+// after T) are those of the exponential map: the board shows queue lengths
+// only. A server is a CTMC on (queue q, phase i of the job in service):
+// phase changes i → j at rate S_ij, completions at rate s_i, after which
+// the next job (if any) starts in phase j with probability α_j. The state
+// is the joint law of (q, phase) at the refresh (see Service).
+//
+// # Method
+//
+// As for the exponential map, the servers in the water share one arrival
+// schedule and are aggregated into one law over (q, phase); inside a window
+// the chain on (q, phase, arrivals so far j ≤ k) with arrivals at any rate r
+// (killed at j = k) is time-homogeneous and is solved by uniformisation at
+// rate Λ = r + max_i(s_i + Σ_j S_ij), the end conditioned on exactly k
+// arrivals by Pois(r(W − s); k − j)/Pois(rW; k). r = RateScale·k/W; the
+// result does not depend on r.
+//
+// The servers not yet in the water drain. A server that never empties
+// completes jobs as a Markov renewal process; G_i(t; d, j), the probability
+// of d completions by t with the job then in phase j from phase i at 0, is
+// evolved window by window in the same uniformised steps (the drain law
+// needs no conditioning). Class b (board b, joint law x(b, ·)) joins the
+// water at τ_b with
+//
+//	P(q = b − d, j) = Σ_i x(b, i) G_i(τ_b; d, j)  (d < b),
+//	P(q = 0) = Σ_i x(b, i) P(N_i(τ_b) ≥ b),
+//
+// and the classes still draining at T enter p' the same way. G is kept for
+// d below the top of the board (beyond, every class has emptied), the rest
+// in one absorbed cell.
+//
+// The time-averaged mean queue is integrated window by window with
+// Gauss–Legendre nodes, for the water (per-step first moments of the
+// chain's slices, weighted as the conditioning requires) and for the
+// draining classes (per-step means Σ c_i(d) G_i(d, ·), c_i(d) =
+// Σ_{b>max(v,d)} x(b, i)(b − d)) alike.
+//
+// # Truncation
+//
+// As for the exponential map: uniformisation sums cut where the tail is
+// below Tol/(4·(windows+1)) relative to Pois(rW; k), top queue levels of
+// the water dropped while their cumulative mass is below the same budget,
+// and so are the drain law's top rows (weighted by the classes using them);
+// the mass lost (water and drain law, weighted by the classes that use it)
+// is RefreshResult.Truncation. As in the exponential map, levels that
+// cannot empty within a window (q ≥ q0, from the completion law of a
+// server that never empties, cut at Tol·10⁻⁶) skip the chain: they move by
+// a kernel K_ij(s) = Σ_{a−d=s} Bin(k, l/W)(a) H_i(l; d, j), one convolution
+// per pair of phases (planHigh).
+//
+// # References
+//
+//   - model.md §1 (the h2 law) and §2 (the map) of this repository's
+//     specification; the exponential map (refresh.go) and its references.
+//   - M. F. Neuts, Matrix-Geometric Solutions in Stochastic Models, Johns
+//     Hopkins, 1981 (phase-type laws PH(α, S)).
+type phaseMap struct {
+	set      Refresh
+	k, P     int
+	ph       phaseType
+	glx, glw []float64
+
+	// The input state, normalised.
+	x         []float64
+	cum       []float64 // F(v) per level
+	s1, s2    []float64 // s1[v*P+i] = Σ_{b>v} x(b, i), s2 the same with weight b
+	top       int       // highest level of the board
+	boardMean float64
+
+	// The water: levels [0, hi), state layout of Service.
+	water, tmp []float64
+	hi         int
+
+	// The drain law G_i(d, j) at g[i*D*P + d*P + j], d < D, and the
+	// absorbed cells gabs[i] (d ≥ D).
+	D, gTop               int // G's rows d < gTop can be nonzero
+	g, gn, gacc           []float64
+	gabs, gabsN, gabsAcc  []float64
+	cw                    []float64 // cw[i*D + d] = c_i(d)
+	gmass                 []float64 // mass of G_i at the window's start
+	selfW, selfD, moveInv []float64 // per-plan step coefficients
+
+	cur, nxt, acc []float64
+	mom, dmom     []float64
+	full, cut     phasePlan
+	hcur, hnxt    []float64 // the plan's completion-law steps
+	hacc          []float64
+	xcol, ycol    []float64 // high-row columns of the convolution
+
+	trimEps, chainEps, pmfEps float64
+	trunc                     float64
+	levels, steps             int
+	rowErr                    bool
+}
+
+// newPhaseMap returns the map for set (validated, defaults filled in) with
+// the Gauss–Legendre rule glx, glw on [0, 1].
+func newPhaseMap(set Refresh, glx, glw []float64) *phaseMap {
+	ph := set.Service.phaseType()
+	return &phaseMap{set: set, k: set.Dispatchers, P: ph.n, ph: ph, glx: glx, glw: glw}
+}
+
+// windowLen returns W_v = k F(v)/λ, with F = 1 past the top of the board.
+func (m *phaseMap) windowLen(v int) float64 {
+	f := 1.0
+	if v < m.top {
+		f = m.cum[v]
+	}
+	return float64(m.k) * f / m.set.Load
+}
+
+// apply is RefreshMap.Apply for a state x (layout of Service): it checks
+// that x is a probability vector, normalises it and returns the next state
+// in dst's storage when large enough.
+func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
+	if len(x) == 0 {
+		return RefreshResult{}, errors.New("meanfield: empty state")
+	}
+	var total float64
+	for i, v := range x {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return RefreshResult{}, fmt.Errorf("meanfield: state x[%d] = %v is not a probability", i, v)
+		}
+		total += v
+	}
+	if !(math.Abs(total-1) <= 1e-6) {
+		return RefreshResult{}, fmt.Errorf("meanfield: state mass = %v, want 1 (within 1e-6)", total)
+	}
+	P, lam, T := m.P, m.set.Load, m.set.Period
+	L := len(x)
+	for L > 1 && x[L-1] == 0 {
+		L--
+	}
+	n := stateLevels(L, P)
+	m.top = n - 1
+	m.x = grow(m.x, stateLen(n, P))
+	for i := 0; i < L; i++ {
+		m.x[i] = x[i] / total
+	}
+	// Board marginal, cumulative, suffix sums per phase.
+	m.cum = grow(m.cum, n)
+	m.s1 = grow(m.s1, (n+1)*P)
+	m.s2 = grow(m.s2, (n+1)*P)
+	var res RefreshResult
+	c := m.x[0]
+	m.cum[0] = c
+	for b := 1; b < n; b++ {
+		var pb float64
+		for i := 0; i < P; i++ {
+			pb += m.x[1+(b-1)*P+i]
+		}
+		c += pb
+		m.cum[b] = c
+		res.BoardMean += float64(b) * pb
+	}
+	m.cum[n-1] = 1
+	m.boardMean = res.BoardMean
+	for v := n - 2; v >= 0; v-- {
+		for i := 0; i < P; i++ {
+			xb := m.x[1+v*P+i] // class b = v+1
+			m.s1[v*P+i] = m.s1[(v+1)*P+i] + xb
+			m.s2[v*P+i] = m.s2[(v+1)*P+i] + float64(v+1)*xb
+		}
+	}
+
+	nwin := 0
+	{
+		tau := 0.0
+		for v := 0; ; v++ {
+			w := m.windowLen(v)
+			nwin++
+			if tau+w > T {
+				break
+			}
+			tau += w
+		}
+	}
+	m.trimEps = m.set.Tol / (4 * float64(nwin+1))
+	m.chainEps = m.trimEps
+	m.pmfEps = m.set.Tol * 1e-6
+	m.trunc = 0
+	m.steps = 0
+	m.levels = n
+	m.rowErr = false
+	m.full.valid = false
+	m.hi = 1
+	m.water = grow(m.water, 1)
+
+	// The drain law at τ = 0: no completion, phase i.
+	m.D = m.top
+	gl := P * m.D * P
+	m.g = grow(m.g, gl)
+	m.gabs = grow(m.gabs, P)
+	m.gTop = 1
+	if m.D > 0 {
+		for i := 0; i < P; i++ {
+			m.g[i*m.D*P+i] = 1
+		}
+	}
+
+	var integral float64
+	tau := 0.0
+	v := 0
+	for ; ; v++ {
+		if v <= m.top && m.cum[v] > 0 && (v == 0 || m.cum[v] > m.cum[v-1]) {
+			m.inject(v)
+		}
+		if m.rowErr {
+			return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
+		}
+		w := m.windowLen(v)
+		if w == 0 {
+			continue
+		}
+		if tau+w <= T {
+			if !m.full.valid || m.full.w != w {
+				m.plan(&m.full, w, w)
+			}
+			integral += m.evolve(&m.full, v)
+			tau += w
+		} else {
+			s := T - tau
+			m.plan(&m.cut, w, s)
+			integral += m.evolve(&m.cut, v)
+			res.Window = v
+			res.Windows = v + 1
+			res.CutPhase = s / w
+			res.KinkDistance = math.Min(s, w-s)
+			break
+		}
+		if m.rowErr {
+			return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
+		}
+	}
+	if m.rowErr {
+		return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
+	}
+
+	// p' = the water at T plus the classes b > v still draining.
+	levels := max(m.hi, n)
+	size := stateLen(levels, P)
+	if cap(dst) < size {
+		dst = make([]float64, size)
+	}
+	dst = dst[:size]
+	clear(dst)
+	copy(dst, m.water[:stateLen(m.hi, P)])
+	for b := v + 1; b <= m.top; b++ {
+		m.addClass(dst, b)
+	}
+	for size > 1 && dst[size-1] == 0 {
+		size--
+	}
+	res.Next = dst[:size]
+	res.QueueMean = integral / T
+	res.Response = res.QueueMean / lam
+	res.Truncation = m.trunc
+	res.Rows = max(m.levels, stateLevels(size, P))
+	res.Steps = m.steps
+	return res, nil
+}
+
+// addClass adds class b ≥ 1 at the drain law's current time to dst:
+// level b − d, phase j with Σ_i x(b, i) G_i(d, j) for d < b, level 0 with
+// the rest.
+func (m *phaseMap) addClass(dst []float64, b int) {
+	P, D := m.P, m.D
+	for i := 0; i < P; i++ {
+		xb := m.x[1+(b-1)*P+i]
+		if xb == 0 {
+			continue
+		}
+		gi := m.g[i*D*P : (i+1)*D*P]
+		tail := m.gabs[i]
+		for d := b; d < D; d++ {
+			for j := 0; j < P; j++ {
+				tail += gi[d*P+j]
+			}
+		}
+		dst[0] += xb * tail
+		for d := 0; d < b; d++ {
+			base := 1 + (b-d-1)*P // level b − d
+			row := gi[d*P : d*P+P]
+			for j, gv := range row {
+				dst[base+j] += xb * gv
+			}
+		}
+	}
+}
+
+// inject adds class v to the water at τ_v.
+func (m *phaseMap) inject(v int) {
+	if v == 0 {
+		m.water[0] += m.x[0]
+		return
+	}
+	if v+1 > m.set.MaxRows {
+		m.rowErr = true
+		return
+	}
+	if v+1 > m.hi {
+		old := stateLen(m.hi, m.P)
+		nl := stateLen(v+1, m.P)
+		if cap(m.water) < nl {
+			w := make([]float64, nl, nl+nl/2+64)
+			copy(w, m.water[:old])
+			m.water = w
+		} else {
+			m.water = m.water[:nl]
+			clear(m.water[old:])
+		}
+		m.hi = v + 1
+	}
+	m.addClass(m.water, v)
+}
+
+// plan fills pl's weights for a window of length w integrated over [0, l]:
+// uniformisation at Λ = r + max phase outflow.
+func (m *phaseMap) plan(pl *phasePlan, w, l float64) {
+	k := m.k
+	r := m.set.RateScale * float64(k) / w
+	lam := r + m.ph.max
+	pl.w, pl.l, pl.r, pl.valid = w, l, r, true
+	pl.a, pl.d = r/lam, 1/lam
+	pk := poissonAt(r*w, k)
+	lo, pmf := poissonPMF(pl.pbuf, lam*l, m.chainEps*pk)
+	pl.pbuf = pmf
+	nmax := lo + len(pmf) - 1
+	pl.uw = grow(pl.uw, nmax+1)
+	copy(pl.uw[lo:], pmf)
+	pl.n = nmax
+	pl.endJ = grow(pl.endJ, k+1)
+	poissonHead(pl.endJ, r*(w-l), pk)
+	nodes := len(m.glx)
+	pl.nodeU = grow(pl.nodeU, nodes)
+	pl.nodeP = grow(pl.nodeP, nodes*(nmax+1))
+	pl.nodeJ = grow(pl.nodeJ, nodes*(k+1))
+	for i, xg := range m.glx {
+		u := xg * l
+		pl.nodeU[i] = u
+		lo, pmf := poissonPMF(pl.pbuf, lam*u, m.pmfEps)
+		pl.pbuf = pmf
+		row := pl.nodeP[i*(nmax+1) : (i+1)*(nmax+1)]
+		for t, pi := range pmf {
+			if lo+t <= nmax {
+				row[lo+t] = pi
+			}
+		}
+		poissonHead(pl.nodeJ[i*(k+1):(i+1)*(k+1)], r*(w-u), pk)
+	}
+	pl.high = false // planHigh runs when a window first needs it
+}
+
+// phasePlan is a winPlan with what the rows that cannot empty need: the
+// law of completions of a server that never empties, as a kernel.
+type phasePlan struct {
+	winPlan
+	// q0: a server starting the piece with q ≥ q0 jobs completes fewer
+	// than q0 with probability above 1 − pmfEps (from any phase), so it
+	// cannot empty; dm = q0 − 1 is the most completions kept.
+	q0, dm int
+	// kern[(i*P+j)*klen + s + dm] = Σ_{a−d=s} Bin(k, l/w)(a)·H_i(l; d, j),
+	// s ∈ [−dm, k]: the move of a never-empty server from phase i to j.
+	kern []float64
+	klen int
+	// ksum[i] = Σ_{j,s} kern: the kernel's mass from phase i (1 − the
+	// tails cut).
+	ksum []float64
+	// nodeN[node*P + i] = E[N_i(u)], the mean completions by node time u
+	// from phase i.
+	nodeN []float64
+	binom []float64
+	high  bool // q0, dm, kern, ksum and nodeN are computed
+}
+
+// planHigh computes the completion law H_i(l; d, j) of a server that never
+// empties, by uniformisation at the plan's Λ (the steps of the drain law,
+// from d = 0 in phase i), the kernel of the high rows and the node means
+// of the completion counts.
+func (m *phaseMap) planHigh(pl *phasePlan) {
+	P, k := m.P, m.k
+	ph := &m.ph
+	inv := pl.d
+	N := pl.n + 1 // d ≤ steps
+	hsz := P * N * P
+	m.hcur = grow(m.hcur, hsz)
+	m.hnxt = grow(m.hnxt, hsz)
+	m.hacc = grow(m.hacc, hsz)
+	hacc := m.hacc
+	cur, nxt := m.hcur, m.hnxt
+	for i := 0; i < P; i++ {
+		cur[i*N*P+i] = 1
+	}
+	nodes := len(m.glx)
+	pl.nodeN = grow(pl.nodeN, nodes*P)
+	np := pl.n + 1
+	for step := 0; step <= pl.n; step++ {
+		top := min(step+1, N) // d < top can be nonzero
+		for i := 0; i < P; i++ {
+			hi := cur[i*N*P : (i+1)*N*P]
+			var en float64
+			for d := 1; d < top; d++ {
+				for _, y := range hi[d*P : d*P+P] {
+					en += float64(d) * y
+				}
+			}
+			for node := 0; node < nodes; node++ {
+				pl.nodeN[node*P+i] += pl.nodeP[node*np+step] * en
+			}
+			if wn := pl.uw[step]; wn != 0 {
+				ha := hacc[i*N*P : (i+1)*N*P]
+				for x, y := range hi[:top*P] {
+					ha[x] += wn * y
+				}
+			}
+		}
+		if step == pl.n {
+			break
+		}
+		nt := min(step+2, N)
+		for i := 0; i < P; i++ {
+			hi := cur[i*N*P : (i+1)*N*P]
+			hn := nxt[i*N*P : (i+1)*N*P]
+			var prev float64
+			for d := 0; d < nt; d++ {
+				base := d * P
+				var comp float64
+				for j := 0; j < P; j++ {
+					hn[base+j] = (1-ph.out[j]*inv)*hi[base+j] + ph.alpha[j]*prev
+					comp += ph.exit[j] * hi[base+j]
+				}
+				for _, mv := range ph.moves {
+					hn[base+mv.to] += mv.rate * inv * hi[base+mv.from]
+				}
+				prev = comp * inv
+			}
+		}
+		cur, nxt = nxt, cur
+	}
+	m.hcur, m.hnxt = cur, nxt
+	// dm: the fewest completions whose tail beyond is below pmfEps from
+	// every phase.
+	dm := 0
+	for i := 0; i < P; i++ {
+		ha := hacc[i*N*P : (i+1)*N*P]
+		var tail float64
+		d := N - 1
+		for ; d > 0; d-- {
+			var s float64
+			for _, y := range ha[d*P : d*P+P] {
+				s += y
+			}
+			if tail+s >= m.pmfEps {
+				break
+			}
+			tail += s
+		}
+		dm = max(dm, d)
+	}
+	pl.dm, pl.q0 = dm, dm+1
+	pl.high = true
+	theta := 1.0
+	if pl.l < pl.w {
+		theta = pl.l / pl.w
+	}
+	pl.binom = binomialPMF(pl.binom, k, theta)
+	pl.klen = dm + k + 1
+	pl.kern = grow(pl.kern, P*P*pl.klen)
+	pl.ksum = grow(pl.ksum, P)
+	for i := 0; i < P; i++ {
+		ha := hacc[i*N*P : (i+1)*N*P]
+		for j := 0; j < P; j++ {
+			kr := pl.kern[(i*P+j)*pl.klen : (i*P+j+1)*pl.klen]
+			for d := 0; d <= dm; d++ {
+				h := ha[d*P+j]
+				if h == 0 {
+					continue
+				}
+				for a, pa := range pl.binom {
+					kr[a-d+dm] += pa * h
+				}
+			}
+			pl.ksum[i] += sumSlice(kr)
+		}
+	}
+	// Reverse each kernel for convolveAdd.
+	for x := 0; x < P*P; x++ {
+		kr := pl.kern[x*pl.klen : (x+1)*pl.klen]
+		for a, b := 0, len(kr)-1; a < b; a, b = a+1, b-1 {
+			kr[a], kr[b] = kr[b], kr[a]
+		}
+	}
+}
+
+// evolve moves the water and the drain law through one window piece and
+// returns ∫ E[q] dt over it.
+func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
+	k, P := m.k, m.P
+	ph := &m.ph
+	a, inv := pl.a, pl.d
+	// Levels below n + 1 (n the last uniformisation step) may empty; the
+	// chain takes them all while the water is that low, and otherwise the
+	// levels below q0 (planHigh).
+	hiAll := m.hi
+	hi := hiAll
+	if hiAll > pl.n+1 {
+		if !pl.high {
+			m.planHigh(pl)
+		}
+		hi = min(pl.q0, hiAll) // the chain's levels [0, hi); above, the kernel
+	}
+	nj := k + 1
+	R := stateLen(hi+k, P)
+	m.cur = grow(m.cur, nj*R)
+	m.nxt = grow(m.nxt, nj*R)
+	m.acc = grow(m.acc, R)
+	m.mom = grow(m.mom, (pl.n+1)*nj)
+	cur, nxt, acc, mom := m.cur, m.nxt, m.acc, m.mom
+	var massIn float64
+	for i, x := range m.water[:stateLen(hi, P)] {
+		cur[i] = x
+		massIn += x
+	}
+	// Step coefficients.
+	m.selfW = grow(m.selfW, P)
+	m.selfD = grow(m.selfD, P)
+	for i := 0; i < P; i++ {
+		m.selfW[i] = 1 - a - ph.out[i]*inv
+		m.selfD[i] = 1 - ph.out[i]*inv
+	}
+	selfW := m.selfW
+	alpha, exit := ph.alpha, ph.exit
+
+	// The drain law, needed while classes b > v drain.
+	drain := v < m.top && m.D > 0
+	D := m.D
+	gsz := P * D * P
+	if drain {
+		m.gn = grow(m.gn, gsz)
+		m.gacc = grow(m.gacc, gsz)
+		m.gabsN = grow(m.gabsN, P)
+		m.gabsAcc = grow(m.gabsAcc, P)
+		m.dmom = grow(m.dmom, pl.n+1)
+		m.cw = grow(m.cw, P*D)
+		m.gmass = grow(m.gmass, P)
+		for i := 0; i < P; i++ {
+			m.gmass[i] = m.gabs[i] + sumSlice(m.g[i*D*P:(i+1)*D*P])
+		}
+		for i := 0; i < P; i++ {
+			for d := 0; d < D; d++ {
+				xx := max(v, d)
+				m.cw[i*D+d] = m.s2[xx*P+i] - float64(d)*m.s1[xx*P+i]
+			}
+		}
+	}
+
+	for step := 0; step <= pl.n; step++ {
+		jmax := min(step, k)
+		wn := pl.uw[step]
+		for j := 0; j <= jmax; j++ {
+			lv := hi + j
+			sl := cur[j*R : j*R+stateLen(lv, P)]
+			var fm float64
+			for q := 1; q < lv; q++ {
+				base := 1 + (q-1)*P
+				var s float64
+				for _, y := range sl[base : base+P] {
+					s += y
+				}
+				fm += float64(q) * s
+			}
+			mom[step*nj+j] = fm
+			if ew := wn * pl.endJ[j]; ew != 0 {
+				for i, y := range sl {
+					acc[i] += ew * y
+				}
+			}
+		}
+		if drain {
+			m.dmom[step] = m.drainStep(wn, inv, step == pl.n)
+		}
+		if step == pl.n {
+			break
+		}
+		// One uniformised step of the water, slice by slice: an arrival
+		// w.p. a from (q−1, i, j−1) (from 0 into level 1 with phase law α),
+		// a phase change i → i' w.p. S_ii'/Λ, a completion w.p. s_i/Λ from
+		// (q+1, i) into (q, α) or into 0, else stay.
+		for j := 0; j <= min(jmax+1, k); j++ {
+			lv := hi + j
+			c := cur[j*R : j*R+stateLen(lv, P)]
+			nx := nxt[j*R : j*R+stateLen(lv, P)]
+			var comp float64
+			if lv > 1 {
+				for i := 0; i < P; i++ {
+					comp += exit[i] * c[1+i]
+				}
+			}
+			nx[0] = (1-a)*c[0] + inv*comp
+			for q := 1; q < lv; q++ {
+				base := 1 + (q-1)*P
+				comp = 0
+				if q+1 < lv {
+					nb := base + P
+					for i := 0; i < P; i++ {
+						comp += exit[i] * c[nb+i]
+					}
+					comp *= inv
+				}
+				for i := 0; i < P; i++ {
+					nx[base+i] = selfW[i]*c[base+i] + alpha[i]*comp
+				}
+				for _, mv := range ph.moves {
+					nx[base+mv.to] += mv.rate * inv * c[base+mv.from]
+				}
+			}
+			if j > 0 {
+				cm := cur[(j-1)*R:]
+				for i := 0; i < P; i++ {
+					nx[1+i] += a * alpha[i] * cm[0]
+				}
+				for q := 2; q < lv; q++ {
+					base := 1 + (q-1)*P
+					pbase := base - P
+					for i := 0; i < P; i++ {
+						nx[base+i] += a * cm[pbase+i]
+					}
+				}
+			}
+		}
+		cur, nxt = nxt, cur
+	}
+	m.cur, m.nxt = cur, nxt
+	m.steps += pl.n
+
+	// High levels [hi, hiAll): never empty, so level q, phase i moves to
+	// q + s, phase j with the kernel K_ij(s); mean q + k u/W − E[N_i(u)].
+	outLen := stateLen(hiAll+k, P)
+	m.tmp = grow(m.tmp, outLen)
+	out := m.tmp
+	nodes := len(m.glx)
+	var nodeHigh [64]float64
+	if hi < hiAll {
+		nh := hiAll - hi
+		m.xcol = grow(m.xcol, nh)
+		m.ycol = grow(m.ycol, nh+pl.klen-1)
+		var first, mass float64
+		for i := 0; i < P; i++ {
+			var mi float64
+			for q := hi; q < hiAll; q++ {
+				y := m.water[1+(q-1)*P+i]
+				m.xcol[q-hi] = y
+				mi += y
+				first += float64(q) * y
+			}
+			mass += mi
+			if lost := mi * (1 - pl.ksum[i]); lost > 0 {
+				m.trunc += lost
+			}
+			for node := 0; node < nodes; node++ {
+				nodeHigh[node] -= mi * pl.nodeN[node*P+i]
+			}
+			for j := 0; j < P; j++ {
+				clear(m.ycol)
+				convolveAdd(m.ycol, m.xcol, pl.kern[(i*P+j)*pl.klen:(i*P+j+1)*pl.klen])
+				// ycol[t] is level hi − dm + t ≥ 1.
+				for t, y := range m.ycol {
+					out[1+(hi-pl.dm+t-1)*P+j] += y
+				}
+			}
+		}
+		drift := float64(k) / pl.w
+		for node := 0; node < nodes; node++ {
+			nodeHigh[node] += first + mass*drift*pl.nodeU[node]
+		}
+	}
+
+	// Node means: water (slices weighted by the conditioning) and drain.
+	np := pl.n + 1
+	var integral float64
+	for i := 0; i < nodes; i++ {
+		integral += m.glw[i] * nodeHigh[i]
+		pw := pl.nodeP[i*np : (i+1)*np]
+		jw := pl.nodeJ[i*nj : (i+1)*nj]
+		var s float64
+		for step, pn := range pw {
+			if pn == 0 {
+				continue
+			}
+			f := mom[step*nj : (step+1)*nj]
+			var t float64
+			for j := 0; j <= min(step, k); j++ {
+				t += jw[j] * f[j]
+			}
+			if drain {
+				t += m.dmom[step]
+			}
+			s += pn * t
+		}
+		integral += m.glw[i] * s
+	}
+	integral *= pl.l
+
+	// The new water: the chain's accumulated end law plus the high
+	// levels' image, top levels trimmed.
+	var massOut float64
+	for i, y := range acc {
+		massOut += y
+		out[i] += y
+	}
+	if lost := massIn - massOut; lost > 0 {
+		m.trunc += lost
+	}
+	m.water, m.tmp = m.tmp, m.water
+	m.hi = hiAll + k
+	m.trimTop()
+	if m.hi > m.set.MaxRows {
+		m.rowErr = true
+	}
+	m.levels = max(m.levels, m.hi)
+
+	// The new drain law; its lost mass counts for the classes still
+	// draining.
+	if drain {
+		m.g, m.gacc = m.gacc, m.g
+		m.gabs, m.gabsAcc = m.gabsAcc, m.gabs
+		for i := 0; i < P; i++ {
+			s := m.gabs[i] + sumSlice(m.g[i*D*P:(i+1)*D*P])
+			if lost := m.gmass[i] - s; lost > 0 {
+				m.trunc += lost * m.s1[v*P+i]
+			}
+		}
+		m.trimDrain(v)
+	}
+	return integral
+}
+
+// trimDrain drops the drain law's top rows (the frontier the uniformised
+// steps push up one row per step, far beyond the completions that happen)
+// while their mass, weighted by the classes still draining, adds up to
+// less than trimEps; the mass dropped is truncation.
+func (m *phaseMap) trimDrain(v int) {
+	P, D := m.P, m.D
+	var cut float64
+	top := m.gTop
+	for top > 1 {
+		var row float64
+		for i := 0; i < P; i++ {
+			var s float64
+			for _, y := range m.g[i*D*P+(top-1)*P : i*D*P+top*P] {
+				s += y
+			}
+			row += s * m.s1[v*P+i]
+		}
+		if cut+row >= m.trimEps {
+			break
+		}
+		cut += row
+		for i := 0; i < P; i++ {
+			clear(m.g[i*D*P+(top-1)*P : i*D*P+top*P])
+		}
+		top--
+	}
+	m.trunc += cut
+	m.gTop = top
+}
+
+// trimTop drops the water's top levels while their cumulative mass is
+// below trimEps, adding it to the truncation.
+func (m *phaseMap) trimTop() {
+	P := m.P
+	w := m.water
+	hi := m.hi
+	var s float64
+	for hi > 1 {
+		base := 1 + (hi-2)*P
+		var lv float64
+		for _, y := range w[base : base+P] {
+			lv += y
+		}
+		if s+lv >= m.trimEps {
+			break
+		}
+		s += lv
+		clear(w[base : base+P])
+		hi--
+	}
+	m.trunc += s
+	m.hi = hi
+	m.water = w[:stateLen(hi, P)]
+}
+
+func sumSlice(x []float64) float64 {
+	var s float64
+	for _, y := range x {
+		s += y
+	}
+	return s
+}
+
+// drainStep adds step n of the drain law G to the window's end law (weight
+// wn) and returns the step's drain mean Σ_i Σ_d c_i(d) Σ_j G_i(d, j); unless
+// last, it then moves G one uniformised step: phase changes, completions
+// d → d + 1 with the next job's phase drawn from α (into the absorbed cell
+// from d = D − 1). One pass over the rows d < gTop does all three.
+func (m *phaseMap) drainStep(wn, inv float64, last bool) float64 {
+	P, D := m.P, m.D
+	ph := &m.ph
+	top := m.gTop
+	var dm float64
+	for i := 0; i < P; i++ {
+		gi := m.g[i*D*P : (i+1)*D*P]
+		gn := m.gn[i*D*P : (i+1)*D*P]
+		ga := m.gacc[i*D*P : (i+1)*D*P]
+		cwi := m.cw[i*D : (i+1)*D]
+		var prev float64 // completions from d − 1, over Λ
+		for d := 0; d < top; d++ {
+			row := gi[d*P : d*P+P]
+			var s, comp float64
+			for j, y := range row {
+				s += y
+				comp += ph.exit[j] * y
+			}
+			dm += cwi[d] * s
+			if wn != 0 {
+				arow := ga[d*P : d*P+P]
+				for j, y := range row {
+					arow[j] += wn * y
+				}
+			}
+			if !last {
+				nrow := gn[d*P : d*P+P]
+				for j, y := range row {
+					nrow[j] = m.selfD[j]*y + ph.alpha[j]*prev
+				}
+				for _, mv := range ph.moves {
+					nrow[mv.to] += mv.rate * inv * row[mv.from]
+				}
+			}
+			prev = comp * inv
+		}
+		if wn != 0 {
+			m.gabsAcc[i] += wn * m.gabs[i]
+		}
+		if !last {
+			if top < D { // row d = top receives its first mass
+				nrow := gn[top*P : top*P+P]
+				for j := range nrow {
+					nrow[j] = ph.alpha[j] * prev
+				}
+				m.gabsN[i] = m.gabs[i]
+			} else {
+				m.gabsN[i] = m.gabs[i] + prev
+			}
+		}
+	}
+	if !last {
+		m.g, m.gn = m.gn, m.g
+		m.gabs, m.gabsN = m.gabsN, m.gabs
+		m.gTop = min(top+1, D)
+	}
+	return dm
+}

@@ -1,0 +1,66 @@
+package meanfield
+
+import "testing"
+
+// BenchmarkPhaseRefreshApply times one application of the phase-type map
+// on balanced states (k = 5, λ = 0.9, T = 300; h2:2 at T = 800) and on a herd state
+// (T = 800, one map on from half:300), per service family.
+func BenchmarkPhaseRefreshApply(b *testing.B) {
+	cases := []struct {
+		name string
+		r    Refresh
+		x0   []float64
+		pre  int
+	}{
+		{"exp_T300", Refresh{Dispatchers: 5, Load: 0.9, Period: 300}, BoardEmpty(), 30},
+		{"h2_2_T800_balanced", Refresh{Dispatchers: 5, Load: 0.9, Period: 800, Service: H2Service(2)}, BoardEmpty(), 20},
+		{"erlang_4_T300", Refresh{Dispatchers: 5, Load: 0.9, Period: 300, Service: ErlangService(4)}, BoardEmpty(), 30},
+		{"h2_10_T800_herd", Refresh{Dispatchers: 5, Load: 0.9, Period: 800, Service: H2Service(10)}, BoardHalf(300), 1},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := NewRefreshMap(c.r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x := c.r.Service.Lift(c.x0)
+			for i := 0; i < c.pre; i++ {
+				res, err := m.Apply(nil, x)
+				if err != nil {
+					b.Fatal(err)
+				}
+				x = res.Next
+			}
+			var dst []float64
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := m.Apply(dst, x)
+				if err != nil {
+					b.Fatal(err)
+				}
+				dst = res.Next
+			}
+		})
+	}
+}
+
+// BenchmarkPhaseEdge times one edge computation with h2 sizes at k = 5,
+// λ = 0.9 (issue 17: under 10 s on 2 cores) and reports the maps it used
+// and the edge.
+func BenchmarkPhaseEdge(b *testing.B) {
+	for _, svc := range []Service{H2Service(2)} {
+		b.Run("k5_l0.9_"+svc.String(), func(b *testing.B) {
+			var r EdgeResult
+			var err error
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err = Edge(EdgeSettings{Dispatchers: 5, Load: 0.9, Service: svc})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(r.Maps), "maps")
+			b.ReportMetric(r.Scaled, "edge_scaled")
+		})
+	}
+}
