@@ -41,7 +41,7 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 	band := fs.Float64("band", 0.1, "relative band of the verdict: the edge x is 'within' the law when |x/(0.9(k−2)) − 1| ≤ band, in (0, 1)")
 	relTol := fs.Float64("tolerance", 1e-4, "relative precision of each edge in T (as herd edge)")
 	out := addOutputFlags(fs, "edges computed")
-	plotFile := fs.String("plot", "", "also draw x_edge against k per load with the fitted lines, the limit x*(k) with error bars and the law, into FILE.png or FILE.svg")
+	plotFile := fs.String("plot", "", "also draw x_edge against k per load with the fitted lines, the limit x*(k) with error bars and the law, into FILE.png, .svg, .pdf or .eps")
 	progMode := fs.String("progress", progressAuto, "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
 	if err := parse(fs, args); err != nil {
 		return err

@@ -47,14 +47,28 @@ func TestLawOutputs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("json: exit %d: %s", code, errs)
 	}
-	var doc struct {
-		Columns []string `json:"columns"`
-		Rows    [][]any  `json:"rows"`
+	var obj struct {
+		Columns []string         `json:"columns"`
+		Rows    []map[string]any `json:"rows"`
 	}
-	if err := json.Unmarshal([]byte(jsonOut), &doc); err != nil {
+	if err := json.Unmarshal([]byte(jsonOut), &obj); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(recs[0], ",") != strings.Join(doc.Columns, ",") || len(recs)-1 != len(doc.Rows) {
+	// The rows as lists in the columns' order, to compare cell by cell.
+	var doc struct {
+		Columns []string
+		Rows    [][]any
+	}
+	doc.Columns = obj.Columns
+	for _, r := range obj.Rows {
+		row := make([]any, len(obj.Columns))
+		for j, c := range obj.Columns {
+			row[j] = r[c]
+		}
+		doc.Rows = append(doc.Rows, row)
+	}
+	// The CSV's own columns come first; meta_ columns follow them.
+	if len(recs[0]) < len(doc.Columns) || strings.Join(recs[0][:len(doc.Columns)], ",") != strings.Join(doc.Columns, ",") || len(recs)-1 != len(doc.Rows) {
 		t.Fatalf("CSV header %v and %d rows; JSON columns %v and %d rows", recs[0], len(recs)-1, doc.Columns, len(doc.Rows))
 	}
 	kinds := map[string]int{} // counted only
@@ -112,7 +126,7 @@ func TestLawBadInput(t *testing.T) {
 		{[]string{"law", "--tolerance", "0.5"}, "--tolerance 0.5"},
 		{[]string{"law", "--workers", "0"}, "--workers 0"},
 		{[]string{"law", "--format", "xml"}, "--format \"xml\""},
-		{[]string{"law", "--plot", "x.pdf"}, "--plot \"x.pdf\": want a file name ending in .png or .svg"},
+		{[]string{"law", "--plot", "x.tiff"}, "--plot \"x.tiff\": want a file name ending in .png, .svg, .pdf or .eps"},
 	}
 	for _, tc := range cases {
 		out, errs, code := herd(t, tc.args...)
