@@ -20,6 +20,7 @@ fail() { say "FAIL: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "needs root (apt-get, slurmd)"
 
 export DEBIAN_FRONTEND=noninteractive
+dpkg --configure -a # finish any install a killed run left half-done (apt refuses to start otherwise)
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge >/dev/null
 say "packages: $(dpkg-query -W -f '${Package} ${Version}, ' slurmctld slurmd slurm-client munge)"
