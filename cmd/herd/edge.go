@@ -23,7 +23,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	relTol := fs.Float64("tolerance", 1e-4, "relative precision of the edge in T")
 	herdFull := fs.Bool("herd", false, "classify the herd below each edge fully (up to 400 maps; by default at most 40 maps and no more work than the edge search)")
 	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached and below_balanced")
-	progMode := fs.String("progress", progressAuto, "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
+	progMode := addProgressFlag(fs)
 	sizes := addSizesFlag(fs, "job sizes of the model")
 	branchFrom := fs.Float64("branch-from", 0, "T(1−λ)² at which the footing search starts (it climbs by ×1.25 until every low board reaches the balanced state), 0 or in (0.02, 1000]; 0 means the law's estimate 0.9(k−2)")
 	out := addOutputFlags(fs, "edges computed")

@@ -42,7 +42,7 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 	relTol := fs.Float64("tolerance", 1e-4, "relative precision of each edge in T (as herd edge)")
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := fs.String("plot", "", "also draw x_edge against k per load with the fitted lines, the limit x*(k) with error bars and the law, into FILE.png, .svg, .pdf or .eps")
-	progMode := fs.String("progress", progressAuto, "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
+	progMode := addProgressFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"strings"
@@ -78,6 +79,12 @@ const (
 // heartbeatEvery is the interval of the heartbeat line when stderr is not a
 // terminal (a Slurm log, a file).
 var heartbeatEvery = 30 * time.Second
+
+// addProgressFlag defines --progress, with one help text for every command
+// that computes edges one by one (herd edge, herd law).
+func addProgressFlag(fs *pflag.FlagSet) *string {
+	return fs.String("progress", progressAuto, "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
+}
 
 // checkProgressMode validates --progress.
 func checkProgressMode(mode string) error {
