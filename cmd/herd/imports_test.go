@@ -5,66 +5,115 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// The import rules of STYLE.md: the chain is cmd → compare → {meanfield →
+// importRule is what one package directory may import: the herd packages
+// (besides itself) and whether it may use the command line's libraries
+// (pflag, gonum/plot).
+type importRule struct {
+	herd []string
+	cli  bool
+}
+
+// importRules are the import rules of STYLE.md, one entry per package
+// directory of the module: the chain is cmd → compare → {meanfield →
 // fixedpoint, sim}. sim's non-test code never imports meanfield or
-// fixedpoint (a shared bug would be invisible to compare); only cmd imports
-// pflag and gonum/plot; library code never imports math/rand (v1).
+// fixedpoint (a shared bug would be invisible to compare); cmd/internal's
+// rendering packages import no herd package; only cmd imports pflag and
+// gonum/plot; library code never imports math/rand (v1).
+var importRules = map[string]importRule{
+	"fixedpoint":            {},
+	"meanfield":             {herd: []string{"herd/fixedpoint"}},
+	"sim":                   {},
+	"compare":               {herd: []string{"herd/meanfield", "herd/fixedpoint", "herd/sim"}},
+	"cmd/internal/table":    {cli: true},
+	"cmd/internal/plotting": {cli: true},
+	"cmd/herd": {cli: true, herd: []string{"herd/compare", "herd/meanfield", "herd/fixedpoint", "herd/sim",
+		"herd/cmd/internal/table", "herd/cmd/internal/plotting"}},
+}
+
 func TestImportRules(t *testing.T) {
 	t.Parallel()
-	allowed := map[string][]string{ // herd packages each top-level package may import
-		"fixedpoint": {},
-		"meanfield":  {"herd/fixedpoint"},
-		"sim":        {},
-		"compare":    {"herd/meanfield", "herd/fixedpoint", "herd/sim"},
-	}
 	root := filepath.Join("..", "..")
-	for pkg, ok := range allowed {
-		dir := filepath.Join(root, pkg)
-		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-			if err != nil {
-				if os.IsNotExist(err) {
-					return filepath.SkipDir
-				}
-				return err
-			}
-			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return nil
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
-			if err != nil {
-				return err
-			}
-			for _, im := range f.Imports {
-				p, _ := strconv.Unquote(im.Path.Value)
-				switch {
-				case p == "math/rand":
-					t.Errorf("%s imports math/rand (v1): use math/rand/v2 with an explicit seed", path)
-				case strings.HasPrefix(p, "github.com/spf13/pflag"), strings.HasPrefix(p, "gonum.org/v1/plot"):
-					t.Errorf("%s imports %s: only cmd may", path, p)
-				case strings.HasPrefix(p, "herd/") && !strings.HasPrefix(p, "herd/"+pkg):
-					if !contains(ok, p) {
-						t.Errorf("%s imports %s: %s may import only %v", path, p, pkg, ok)
-					}
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	found, err := packageDirs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range found {
+		if _, ok := importRules[dir]; !ok {
+			t.Errorf("package directory %s has no import rule: add it to importRules (a new or renamed package)", dir)
 		}
+	}
+	for dir, rule := range importRules {
+		if !slices.Contains(found, dir) {
+			t.Errorf("package directory %s is missing (renamed or removed?): update importRules and STYLE.md", dir)
+			continue
+		}
+		checkImports(t, filepath.Join(root, dir), rule)
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+// packageDirs lists the module's directories holding Go files, relative
+// to root, skipping testdata and hidden directories.
+func packageDirs(root string) ([]string, error) {
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		if rel = filepath.ToSlash(rel); !slices.Contains(dirs, rel) {
+			dirs = append(dirs, rel)
+		}
+		return nil
+	})
+	return dirs, err
+}
+
+// checkImports checks the non-test Go files directly in dir against rule.
+func checkImports(t *testing.T, dir string, rule importRule) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			switch {
+			case p == "math/rand":
+				t.Errorf("%s imports math/rand (v1): use math/rand/v2 with an explicit seed", path)
+			case !rule.cli && (strings.HasPrefix(p, "github.com/spf13/pflag") || strings.HasPrefix(p, "gonum.org/v1/plot")):
+				t.Errorf("%s imports %s: only cmd may", path, p)
+			case strings.HasPrefix(p, "herd/") && !slices.Contains(rule.herd, p):
+				t.Errorf("%s imports %s: it may import only %v", path, p, rule.herd)
+			}
 		}
 	}
-	return false
 }
