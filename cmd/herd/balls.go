@@ -23,10 +23,10 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 	fdRule := fs.String("firstdiff-rule", "allowance", "how firstdiff:D limits its probes: allowance (D probes per ball earned, mean ≤ D exactly) or cap:C (each ball up to C probes; C a whole number or in terms of d and n: d, 2d, d^2, 4d^2, n) (list; firstdiff rows only)")
 	batch := fs.String("batch", "1", "probes see the loads as of the last multiple of B balls; 1 is exact (list)")
 	fdCap := fs.Int("firstdiff-cap", 0, "under the allowance, most probes one firstdiff ball may make (0: the number of bins); the mean is at most D in any case")
-	runs := fs.Int("runs", 32, "independent runs per row, integer ≥ 1 (standard errors need ≥ 2)")
-	seed := fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the row's parameters")
+	runs := runsFlag(fs, 32, "row", 1, false)
+	seed := seedFlag(fs)
 	out := addOutputFlags(fs, "runs simulated")
-	plotFile := fs.String("plot", "", "also draw max_load_mean with its 95% interval (t, runs − 1 d.f.) against n (log axis), one series per policy, into FILE.png, .svg, .pdf or .eps (needs a --bins list)")
+	plotFile := plotFlag(fs, "max_load_mean with its 95% interval (t, runs − 1 d.f.) against n (log axis), one series per policy (needs a --bins list),")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -18,16 +18,16 @@ func lawScaled(k int) float64 { return 0.9 * float64(k-2) }
 
 func runEdge(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "edge", "edge [--dispatchers LIST] [--load LIST] [flags]   (plain herd runs this)")
-	dispatchers := fs.String("dispatchers", "2,3,4,5,6,8,10", "dispatchers k, integers in [1, 256] (list)")
-	load := fs.String("load", "0.8,0.9,0.95", "loads λ per server, "+edgeLoadHelp+" (list)")
-	relTol := fs.Float64("tolerance", 1e-4, "relative precision of the edge in T")
+	dispatchers := dispatchersList(fs, "2,3,4,5,6,8,10", "integers in [1, 256]")
+	load := loadList(fs, "0.8,0.9,0.95", edgeLoadHelp)
+	relTol := toleranceFlag(fs)
 	herdFull := fs.Bool("herd", false, "classify the herd below each edge fully (up to 400 maps; by default at most 40 maps and no more work than the edge search)")
 	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached and below_balanced")
 	progMode := addProgressFlag(fs)
 	sizes := addSizesFlag(fs, "job sizes of the model")
 	branchFrom := fs.Float64("branch-from", 0, "T(1−λ)² at which the footing search starts (it climbs by ×1.25 until every low board reaches the balanced state), 0 or in (0.02, 1000]; 0 means the law's estimate 0.9(k−2)")
 	out := addOutputFlags(fs, "edges computed")
-	plotFile := fs.String("plot", "", "also draw edge_scaled against k, one series per load, with the law 0.9(k−2), into FILE.png, .svg, .pdf or .eps")
+	plotFile := plotFlag(fs, "edge_scaled against k, one series per load, with the law 0.9(k−2),")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -89,8 +89,8 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "figures", "figures DIR [--quick] [--only LIST] [flags]")
 	quick := fs.Bool("quick", false, "CI-sized run lengths (well under 2 minutes on 2 cores); default: the run lengths of validation.md")
 	only := fs.String("only", "", "make only these figures, e.g. 1,5,7 (list of 1–7); index.md is written only when every figure is made")
-	seed := fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the run's parameters")
-	workers := fs.Int("workers", defaultWorkers(), "runs and model points computed in parallel (the files do not depend on it)")
+	seed := seedFlag(fs)
+	workers := workersFlag(fs, defaultWorkers(), "runs and model points computed")
 	var dir string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		dir, args = args[0], args[1:]

@@ -24,19 +24,19 @@ type hystPoint struct {
 
 func runHysteresis(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "hysteresis", "hysteresis [--dispatchers K] [--load L] [--refresh LIST] [--starts LIST] [--servers N] [flags]")
-	k := fs.Int("dispatchers", 5, "dispatchers k, "+modelRangeHelp.dispatchers+" for the model")
-	load := fs.Float64("load", 0.9, "load λ per server, "+modelRangeHelp.load)
-	refresh := fs.String("refresh", "300,500,1100,2000,3000", "refresh periods T in mean service times, "+modelRangeHelp.refresh+" (list)")
+	k := dispatchersFlag(fs, 5, modelRangeHelp.dispatchers+" for the model")
+	load := loadFlag(fs, 0.9, modelRangeHelp.load)
+	refresh := refreshList(fs, "300,500,1100,2000,3000", modelRangeHelp.refresh)
 	starts := fs.String("starts", "balanced,half:0.1T", "start states: balanced (an empty board), half:B, spread:M (B, M may be multiples of T); "+modelRangeHelp.start+" (list)")
-	servers := fs.Int("servers", 0, "also simulate N servers, "+simRangeHelp.servers+" (0: model only)")
+	servers := serversFlag(fs, 0, "0 (model only) or "+simRangeHelp.servers+" to simulate too")
 	tally := fs.String("tally", "own", "the fix to try: own (no fix), shared or scaled; the model covers own and shared (which is the k = 1 map as N → ∞)")
-	partitioned := fs.Bool("partitioned", false, "each dispatcher owns N/k servers (the model: the k = 1 map as N → ∞)")
-	runs := fs.Int("runs", 4, "simulated runs per point, integer ≥ 2; at most "+strconv.Itoa(maxSweepRuns)+" runs in all")
-	refreshes := fs.Int("refreshes", 200, "refresh periods per simulated run (a quarter is warm-up)")
-	seed := fs.Uint64("seed", 1, "master seed of the simulations")
+	partitioned := partitionedFlag(fs, " (the model: the k = 1 map as N → ∞)")
+	runs := runsFlag(fs, 4, "point", 2, true)
+	refreshes := refreshesFlag(fs, 200, " (a quarter is warm-up)")
+	seed := seedFlag(fs)
 	bistable := fs.Bool("bistable", true, "also compute the model's bistable range (balanced and herd coexist)")
 	sizes := addSizesFlag(fs, "job sizes of the model and the simulator")
-	plotFile := fs.String("plot", "", "draw both branches against T (log axes), model lines and simulator points, bistable range shaded, into FILE.png, .svg, .pdf or .eps")
+	plotFile := plotFlag(fs, "both branches against T (log axes), model lines and simulator points, bistable range shaded,")
 	out := addOutputFlags(fs, "points computed")
 	if err := parse(fs, args); err != nil {
 		return err

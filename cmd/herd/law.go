@@ -34,14 +34,14 @@ var lawColumns = []table.Column{
 
 func runLaw(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "law", "law [--dispatchers LIST] [--load LIST] [--ladder LIST] [flags]")
-	dispatchers := fs.String("dispatchers", lawDefaultDispatchers, "dispatchers k, integers ≥ 1 (list); the fits need at least 3 with an edge")
-	load := fs.String("load", lawDefaultLoads, "loads λ per server at which x_edge = a(k − b) is fitted, in (0, 1) (list)")
+	dispatchers := dispatchersList(fs, lawDefaultDispatchers, "integers ≥ 1; the fits need at least 3 with an edge")
+	load := loadList(fs, lawDefaultLoads, "in (0, 1); x_edge = a(k − b) is fitted at each")
 	ladder := fs.String("ladder", lawDefaultLadder, "loads λ, in (0, 1), from which x*(k) = lim_{λ→1} x_edge is extrapolated in 1 − λ (list of at least 2)")
 	order := fs.Int("order", 0, "highest order of the extrapolation polynomial in 1 − λ, in [1, ladder size − 1]; 0 means ladder size − 1")
 	band := fs.Float64("band", 0.1, "relative band of the verdict: the edge x is 'within' the law when |x/(0.9(k−2)) − 1| ≤ band, in (0, 1)")
-	relTol := fs.Float64("tolerance", 1e-4, "relative precision of each edge in T (as herd edge)")
+	relTol := toleranceFlag(fs)
 	out := addOutputFlags(fs, "edges computed")
-	plotFile := fs.String("plot", "", "also draw x_edge against k per load with the fitted lines, the limit x*(k) with error bars and the law, into FILE.png, .svg, .pdf or .eps")
+	plotFile := plotFlag(fs, "x_edge against k per load with the fitted lines, the limit x*(k) with error bars and the law,")
 	progMode := addProgressFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err

@@ -36,7 +36,7 @@ var mergeCommands = map[string]func(ctx context.Context, e *env, args []string, 
 func runMerge(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "merge", "merge DIR [--format F] [--plot FILE] [--points FILE]   (DIR: the --out of a sweep run with --shards)")
 	format := fs.String("format", "", "output format, text, csv or json (default: the sweep's own --format)")
-	plot := fs.String("plot", "", "draw the plot into FILE.png, .svg, .pdf or .eps (default: the sweep's own --plot)")
+	plot := fs.String("plot", "", "draw the sweep's plot "+plotFiles+" (default: the sweep's own --plot)")
 	points := fs.String("points", "", "herd bracket: write the per-T tipping table to FILE (default: the sweep's own --points)")
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)

@@ -67,9 +67,9 @@ type modelRun struct {
 func runModelSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
 	fs := newFlags(e, "model", "model --policy LIST --load LIST --refresh LIST [--servers LIST]   (one row per combination)")
 	policy := fs.String("policy", "random,rr,sq2,ll", "random (M/M/1), rr (E_N/M/1; D/M/1 when --servers 0), sqd:D / sq2 (supermarket, or periodic-update SQ(D) sampling with replacement), ll (periodic-update least loaded) (list)")
-	load := fs.String("load", "0.9", "load λ per server, in (0, 1) (list)")
-	refresh := fs.String("refresh", "0", "board refresh period T in mean service times; 0 is a live board; in [0.01, 1e4] for sqd:D (then D ≤ 64) and ll (list)")
-	servers := fs.String("servers", "0", "servers N for round robin (E_N/M/1); 0 means N → ∞ (D/M/1); other policies ignore it (list)")
+	load := loadList(fs, "0.9", "in (0, 1)")
+	refresh := refreshList(fs, "0", "≥ 0; 0 is a live board; in [0.01, 1e4] for sqd:D (then D ≤ 64) and ll")
+	servers := serversList(fs, "0", "for round robin (E_N/M/1); 0 means N → ∞ (D/M/1); other policies ignore it")
 	out := addOutputFlags(fs, "points computed")
 	shard := addShardFlags(fs, nil)
 	if err := parse(fs, args); err != nil {

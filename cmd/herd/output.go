@@ -9,27 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"herd/cmd/internal/table"
 )
-
-// outputFlags are the flags every table-writing command shares.
-type outputFlags struct {
-	format  *string
-	workers *int
-}
-
-// addOutputFlags adds --workers (what is computed in parallel) and --format.
-func addOutputFlags(fs *pflag.FlagSet, what string) *outputFlags {
-	return &outputFlags{
-		workers: fs.Int("workers", runtime.NumCPU(), what+" in parallel (the output does not depend on it)"),
-		format:  fs.String("format", "text", "output format: text, csv or json"),
-	}
-}
 
 // check validates the shared flags and returns the format.
 func (o *outputFlags) check() (string, error) {

@@ -148,9 +148,9 @@ func pointAttractor(r meanfield.Refresh, start []float64, maxIter int, tol float
 // taken from a sharded sweep's parts instead of computed.
 func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
 	fs := newFlags(e, "point", "point --dispatchers K --load L --refresh T [--start S] [flags]   (lists allowed: one row per combination)")
-	dispatchers := fs.String("dispatchers", "5", "dispatchers k, "+modelRangeHelp.dispatchers+" (list)")
-	load := fs.String("load", "0.9", "load λ per server, "+modelRangeHelp.load+" (list)")
-	refresh := fs.String("refresh", "", "board refresh period T in mean service times, "+modelRangeHelp.refresh+" (list; required)")
+	dispatchers := dispatchersList(fs, "5", modelRangeHelp.dispatchers)
+	load := loadList(fs, "0.9", modelRangeHelp.load)
+	refresh := refreshList(fs, "", modelRangeHelp.refresh+"; required")
 	start := fs.String("start", "empty", "start board: empty, balanced:Q, half:B (B may be a multiple of T: half:0.1T), geometric; "+modelRangeHelp.start+" (list)")
 	maxIter := fs.Int("max-iter", 5000, "most refresh-map applications before giving up")
 	tol := fs.Float64("tol", 1e-10, "convergence: L1 distance between a board and the one a period earlier")

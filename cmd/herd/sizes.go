@@ -17,7 +17,7 @@ const sizesValues = "exp, h2:C (hyperexponential, balanced means, squared CV C â
 // addSizesFlag adds --sizes (default exp) for a command whose model is
 // the refresh map (phase-type sizes only).
 func addSizesFlag(fs *pflag.FlagSet, what string) *string {
-	return fs.String("sizes", "exp", what+", mean 1: "+sizesValues)
+	return sizesFlag(fs, what, sizesValues)
 }
 
 // modelSizes parses --sizes for the refresh map: the simulator's sizes and

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"runtime"
+	"strconv"
+
+	"github.com/spf13/pflag"
+)
+
+// This file defines the flags that several commands share, each with one
+// help text: a command passes what differs (its default, its allowed
+// range, what a list means to it) and the words around it are the same
+// everywhere. A help ending in "(list)" takes a comma list (see isList).
+
+// plotFiles is the tail of every --plot help: the formats plotting writes.
+const plotFiles = "into FILE.png, .svg, .pdf or .eps"
+
+// dispatchersFlag defines --dispatchers as one integer; rng is its range.
+func dispatchersFlag(fs *pflag.FlagSet, def int, rng string) *int {
+	return fs.Int("dispatchers", def, "dispatchers k, "+rng)
+}
+
+// dispatchersList defines --dispatchers as a comma list.
+func dispatchersList(fs *pflag.FlagSet, def, rng string) *string {
+	return fs.String("dispatchers", def, "dispatchers k, "+rng+" (list)")
+}
+
+// loadText is --load's help: what λ is, then its range.
+func loadText(rng string) string {
+	return "load λ (arrivals per server per mean service time), " + rng
+}
+
+// loadFlag defines --load as one number; rng is its range.
+func loadFlag(fs *pflag.FlagSet, def float64, rng string) *float64 {
+	return fs.Float64("load", def, loadText(rng))
+}
+
+// loadList defines --load as a comma list.
+func loadList(fs *pflag.FlagSet, def, rng string) *string {
+	return fs.String("load", def, loadText(rng)+" (list)")
+}
+
+// serversFlag defines --servers as one integer; rng is its range.
+func serversFlag(fs *pflag.FlagSet, def int, rng string) *int {
+	return fs.Int("servers", def, "servers N, "+rng)
+}
+
+// serversList defines --servers as a comma list.
+func serversList(fs *pflag.FlagSet, def, rng string) *string {
+	return fs.String("servers", def, "servers N, "+rng+" (list)")
+}
+
+// refreshList defines --refresh, the board's refresh periods.
+func refreshList(fs *pflag.FlagSet, def, rng string) *string {
+	return fs.String("refresh", def, "board refresh period T in mean service times, "+rng+" (list)")
+}
+
+// refreshesFlag defines --refreshes, a run's length in refresh periods;
+// note says what else the command does with it.
+func refreshesFlag(fs *pflag.FlagSet, def int, note string) *int {
+	return fs.Int("refreshes", def, "refresh periods per run"+note)
+}
+
+// runsFlag defines --runs: independent runs per unit ("row", "point"), at
+// least least; capped adds the bound on the runs of one command.
+func runsFlag(fs *pflag.FlagSet, def int, per string, least int, capped bool) *int {
+	help := "independent runs per " + per + ", integer ≥ " + strconv.Itoa(least)
+	if least < 2 {
+		help += " (standard errors need ≥ 2)"
+	}
+	if capped {
+		help += "; at most " + strconv.Itoa(maxSweepRuns) + " runs in all"
+	}
+	return fs.Int("runs", def, help)
+}
+
+// seedFlag defines --seed.
+func seedFlag(fs *pflag.FlagSet) *uint64 {
+	return fs.Uint64("seed", 1, "master seed; each run's seed is derived from it and the run's parameters")
+}
+
+// partitionedFlag defines --partitioned; note adds what it means to the
+// command's model.
+func partitionedFlag(fs *pflag.FlagSet, note string) *bool {
+	return fs.Bool("partitioned", false, "each dispatcher owns a contiguous block of N/k servers"+note)
+}
+
+// toleranceFlag defines --tolerance of the edge searches.
+func toleranceFlag(fs *pflag.FlagSet) *float64 {
+	return fs.Float64("tolerance", 1e-4, "relative precision of each edge in T")
+}
+
+// sizesFlag defines --sizes: what the sizes are of, then the values
+// allowed.
+func sizesFlag(fs *pflag.FlagSet, what, values string) *string {
+	return fs.String("sizes", "exp", what+", mean 1: "+values)
+}
+
+// plotFlag defines --plot; what says what is drawn.
+func plotFlag(fs *pflag.FlagSet, what string) *string {
+	return fs.String("plot", "", "also draw "+what+" "+plotFiles)
+}
+
+// workersFlag defines --workers; what says what is computed in parallel.
+func workersFlag(fs *pflag.FlagSet, def int, what string) *int {
+	return fs.Int("workers", def, what+" in parallel (the output does not depend on it)")
+}
+
+// outputFlags are the flags every table-writing command shares.
+type outputFlags struct {
+	format  *string
+	workers *int
+}
+
+// addOutputFlags adds --workers (what is computed in parallel) and --format.
+func addOutputFlags(fs *pflag.FlagSet, what string) *outputFlags {
+	return &outputFlags{
+		workers: workersFlag(fs, runtime.NumCPU(), what),
+		format:  fs.String("format", "text", "output format: text, csv or json"),
+	}
+}
