@@ -27,7 +27,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	k := dispatchersFlag(fs, 5, modelRangeHelp.dispatchers+" for the model")
 	load := loadFlag(fs, 0.9, modelRangeHelp.load)
 	refresh := refreshList(fs, "300,500,1100,2000,3000", modelRangeHelp.refresh)
-	starts := fs.String("starts", "balanced,half:0.1T", "start states: balanced (an empty board), half:B, spread:M (B, M may be multiples of T); "+modelRangeHelp.start+" (list)")
+	starts := startFlag(fs, "starts", "balanced,half:0.1T", simStarts, modelRangeHelp.start)
 	servers := serversFlag(fs, 0, "0 (model only) or "+simRangeHelp.servers+" to simulate too")
 	tally := fs.String("tally", "own", "the fix to try: own (no fix), shared or scaled; the model covers own and shared (which is the k = 1 map as N → ∞)")
 	partitioned := partitionedFlag(fs, " (the model: the k = 1 map as N → ∞)")
@@ -70,7 +70,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sts, err := parsedList("starts", *starts, sim.ParseStart)
+	sts, err := parsedList("starts", *starts, simStart("starts"))
 	if err != nil {
 		return err
 	}
@@ -225,24 +225,6 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 		}
 		return plotHysteresis(*plotFile, pts, band, hasModel, *servers)
 	})
-}
-
-// modelBoard is the refresh map's start board for a simulator start state.
-func modelBoard(st sim.Start, T float64) []float64 {
-	v := st.Value
-	if st.PerRefresh {
-		v *= T
-	}
-	q := int(math.Round(v))
-	switch st.Kind {
-	case sim.StartBalanced:
-		return meanfield.BoardBalanced(q)
-	case sim.StartHalf:
-		return meanfield.BoardHalf(q)
-	case sim.StartSpread:
-		return meanfield.BoardSpread(q)
-	}
-	return meanfield.BoardEmpty() // empty; single: one server is nothing as N → ∞
 }
 
 func herdKind(a meanfield.HerdAttractor) string {

@@ -6,70 +6,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"herd/cmd/internal/table"
 	"herd/meanfield"
 )
-
-// boardStart is a start board of herd point: empty, balanced:Q, half:B (B
-// may be a multiple of T) or geometric (the M/M/1 law at the load).
-type boardStart struct {
-	name  string
-	kind  string
-	value float64
-	perT  bool
-}
-
-func parseBoardStart(s string) (boardStart, error) {
-	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
-	st := boardStart{name: strings.TrimSpace(s), kind: name}
-	switch name {
-	case "empty", "geometric":
-		if hasArg {
-			return st, fmt.Errorf("start %q takes no parameter", s)
-		}
-		return st, nil
-	case "balanced", "half":
-		if !hasArg {
-			return st, fmt.Errorf("start %q needs a number, e.g. %s:3 or %s:0.1T", s, name, name)
-		}
-		if strings.HasSuffix(arg, "T") {
-			st.perT = true
-			arg = strings.TrimSuffix(arg, "T")
-		}
-		v, err := strconv.ParseFloat(arg, 64)
-		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-			return st, fmt.Errorf("start %q: the number must be ≥ 0", s)
-		}
-		st.value = v
-		return st, nil
-	}
-	return st, fmt.Errorf("unknown start %q: want empty, balanced:Q, half:B or geometric", s)
-}
-
-// rows returns the start board's queue length at period T, or a usage
-// error when it is beyond the limit (see modelStartRows).
-func (b boardStart) rows(refresh float64) (int, error) {
-	if b.kind != "balanced" && b.kind != "half" {
-		return 0, nil
-	}
-	return modelStartRows("start", b.name, b.value, b.perT, refresh)
-}
-
-// board builds the start distribution for load λ with queue length q
-// (from rows).
-func (b boardStart) board(load float64, q int) []float64 {
-	switch b.kind {
-	case "balanced":
-		return meanfield.BoardBalanced(q)
-	case "half":
-		return meanfield.BoardHalf(q)
-	case "geometric":
-		return meanfield.BoardGeometric(load, 1e-15)
-	}
-	return meanfield.BoardEmpty()
-}
 
 func runPoint(ctx context.Context, e *env, args []string) error {
 	return runPointSweep(ctx, e, args, nil)
@@ -151,7 +91,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	dispatchers := dispatchersList(fs, "5", modelRangeHelp.dispatchers)
 	load := loadList(fs, "0.9", modelRangeHelp.load)
 	refresh := refreshList(fs, "", modelRangeHelp.refresh+"; required")
-	start := fs.String("start", "empty", "start board: empty, balanced:Q, half:B (B may be a multiple of T: half:0.1T), geometric; "+modelRangeHelp.start+" (list)")
+	start := startFlag(fs, "start", "empty", pointStarts, modelRangeHelp.start)
 	maxIter := fs.Int("max-iter", 5000, "most refresh-map applications before giving up")
 	tol := fs.Float64("tol", 1e-10, "convergence: L1 distance between a board and the one a period earlier")
 	sizes := addSizesFlag(fs, "job sizes of the model")
@@ -182,7 +122,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	if err != nil {
 		return err
 	}
-	starts, err := parsedList("start", *start, parseBoardStart)
+	starts, err := parsedList("start", *start, pointStarts.parser("start"))
 	if err != nil {
 		return err
 	}
@@ -199,7 +139,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 
 	type job struct {
 		r     meanfield.Refresh
-		start boardStart
+		start startState
 		rows  int
 	}
 	var jobs []job

@@ -89,7 +89,7 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 	withRepl := fs.Bool("with-replacement", false, "sqd:D samples its D probes with replacement (as the mean-field literature does)")
 	fdCap := fs.Int("firstdiff-cap", 0, "most probes one firstdiff job may make (0: the servers it may probe)")
 	sizes := sizesFlag(fs, "job sizes", "exp, det, h2:C (squared CV C ≥ 1), pareto:A (shape A > 1) (list)")
-	start := fs.String("start", "empty", "start state: empty, balanced:Q, half:B, spread:M, single:B; numbers may be multiples of T, e.g. half:0.1T; "+simRangeHelp.start+" (list)")
+	start := startFlag(fs, "start", "empty", simStarts, simRangeHelp.start)
 	horizon := fs.Float64("horizon", 20000, fmt.Sprintf("simulated time per run, in mean service times; at most %.0e arrivals (load × servers × horizon) and %.0e board refreshes (horizon / refresh) per run", sim.MaxRunJobs, sim.MaxRecords))
 	refreshes := refreshesFlag(fs, 0, ": horizon = refreshes × T (overrides --horizon; needs --refresh > 0)")
 	warmup := fs.String("warmup", "auto", "time discarded before measuring, in mean service times (auto: a quarter of the horizon)")
@@ -137,7 +137,7 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 	if err != nil {
 		return err
 	}
-	starts, err := parsedList("start", *start, sim.ParseStart)
+	starts, err := parsedList("start", *start, simStart("start"))
 	if err != nil {
 		return err
 	}
