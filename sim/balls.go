@@ -500,7 +500,7 @@ func RunBallsAll(ctx context.Context, tasks []BallsTask, workers int, progress f
 	if progress != nil {
 		fin = func(_ int, _ BallsResult, d int) { progress(d, len(tasks)) }
 	}
-	results, done = runPool(ctx, len(tasks), workers, func(i int) (BallsResult, bool) {
+	results, done = Parallel(ctx, len(tasks), workers, func(i int) (BallsResult, bool) {
 		return runBalls(ctx, tasks[i].Config.withDefaults(), tasks[i].Seed)
 	}, fin)
 	return results, done, ctx.Err()

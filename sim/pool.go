@@ -5,13 +5,19 @@ import (
 	"sync"
 )
 
-// runPool runs work(i) for i in [0, n) on at most workers goroutines (a
+// Parallel runs work(i) for i in [0, n) on at most workers goroutines (a
 // bounded pool; STYLE.md) and stores each result by index, so the results
 // never depend on the number of workers. work reports false when it was
-// cancelled midway; its result is then dropped. When ctx is cancelled no
-// new task starts. finished, if set, is called serially after each task
-// that completed, with the count done so far.
-func runPool[R any](ctx context.Context, n, workers int, work func(i int) (R, bool), finished func(i int, r R, done int)) (results []R, done []bool) {
+// cancelled midway; its result is then dropped and its goroutine takes no
+// more work. When ctx is cancelled no new call starts, and Parallel
+// returns only once every call in flight has returned: a caller may read
+// what finished (done[i]) without racing work that still runs. finished,
+// if set, is called serially after each call that completed, with the
+// count done so far.
+//
+// It is the one worker pool of herd: the simulator's replications
+// (RunAll, RunBallsAll) and the command line's model points use it.
+func Parallel[R any](ctx context.Context, n, workers int, work func(i int) (R, bool), finished func(i int, r R, done int)) (results []R, done []bool) {
 	results = make([]R, n)
 	done = make([]bool, n)
 	var mu sync.Mutex

@@ -98,7 +98,7 @@ func RunAllNotify(ctx context.Context, tasks []Task, workers int, notify func(i 
 	if notify != nil {
 		fin = func(i int, r Result, d int) { notify(i, r, d, len(tasks)) }
 	}
-	results, done = runPool(ctx, len(tasks), workers, func(i int) (Result, bool) {
+	results, done = Parallel(ctx, len(tasks), workers, func(i int) (Result, bool) {
 		r := newRunner(tasks[i].Config.withDefaults(), tasks[i].Seed)
 		r.ctx = ctx
 		res := r.run()

@@ -2,55 +2,26 @@ package main
 
 import (
 	"context"
-	"sync"
+
+	"herd/sim"
 )
 
-// parallel calls work(i) for i in [0, n) on at most workers goroutines
-// (a bounded pool) and reports which calls finished. Work writes its result
-// by index, so the output never depends on the number of workers. When ctx
-// is cancelled no new call starts and parallel returns at once, without
-// waiting for calls in flight (they cannot be interrupted; their results
-// are dropped). progress, if set, is called serially after each call.
+// parallel calls work(i) for i in [0, n) on sim.Parallel, the one worker
+// pool, and reports which calls finished. Work writes its result by index,
+// so the output never depends on the number of workers. When ctx is
+// cancelled no new call starts and parallel returns once the calls in
+// flight have returned (they cannot be interrupted; a call that returns
+// after the cancellation counts as not finished), so the caller reads
+// results no worker still writes. progress, if set, is called serially
+// after each finished call.
 func parallel(ctx context.Context, n, workers int, work func(i int), progress func(done, total int)) []bool {
-	done := make([]bool, n)
-	if workers < 1 {
-		workers = 1
+	var fin func(int, struct{}, int)
+	if progress != nil {
+		fin = func(_ int, _ struct{}, d int) { progress(d, n) }
 	}
-	var mu sync.Mutex
-	next, finished := 0, 0
-	all := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := 0; w < min(workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				work(i)
-				mu.Lock()
-				if ctx.Err() == nil {
-					done[i] = true
-					finished++
-					if progress != nil {
-						progress(finished, n)
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(all) }()
-	select {
-	case <-all:
-	case <-ctx.Done():
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	return append([]bool(nil), done...)
+	_, done := sim.Parallel(ctx, n, workers, func(i int) (struct{}, bool) {
+		work(i)
+		return struct{}{}, ctx.Err() == nil
+	}, fin)
+	return done
 }
