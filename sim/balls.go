@@ -479,41 +479,15 @@ func SummarizeBalls(c BallsConfig, results []BallsResult) BallsSummary {
 	return s
 }
 
-// BallsTask is one run to do: a configuration and its seed.
-type BallsTask struct {
-	Config BallsConfig
-	Seed   uint64
-}
-
-// RunBallsAll runs tasks on at most workers goroutines and returns results
-// by task index, so the output never depends on the number of workers.
-// When ctx is cancelled no new task starts and running ones stop within
-// 2^20 balls; done[i] reports which tasks finished. progress, if set, is
-// called (serially) after each finished task.
+// RunBallsAll is RunAll for balls into bins: runs stop within 2^22 balls
+// plus probes of a cancellation.
 func RunBallsAll(ctx context.Context, tasks []BallsTask, workers int, progress func(done, total int)) (results []BallsResult, done []bool, err error) {
-	for _, t := range tasks {
-		if err := t.Config.Validate(); err != nil {
-			return nil, nil, err
-		}
-	}
-	var fin func(int, BallsResult, int)
-	if progress != nil {
-		fin = func(_ int, _ BallsResult, d int) { progress(d, len(tasks)) }
-	}
-	results, done = Parallel(ctx, len(tasks), workers, func(i int) (BallsResult, bool) {
-		return runBalls(ctx, tasks[i].Config.withDefaults(), tasks[i].Seed)
-	}, fin)
-	return results, done, ctx.Err()
+	return runJobs(ctx, tasks, workers, progressNotify[BallsResult](progress))
 }
 
-// ReplicateBalls runs c runs times with seeds derived from master and c.Key().
+// ReplicateBalls is Replicate for balls into bins.
 func ReplicateBalls(ctx context.Context, c BallsConfig, runs int, master uint64, workers int) (BallsSummary, error) {
-	tasks := make([]BallsTask, runs)
-	key := c.Key()
-	for i := range tasks {
-		tasks[i] = BallsTask{Config: c, Seed: Seed(master, key, i)}
-	}
-	res, _, err := RunBallsAll(ctx, tasks, workers, nil)
+	res, err := replicas[BallsConfig, BallsResult](ctx, c, runs, master, workers)
 	if err != nil {
 		return BallsSummary{}, err
 	}

@@ -66,10 +66,77 @@ func Summarize(c Config, results []Result) Summary {
 	return s
 }
 
-// Task is one run to do: a configuration and its seed.
-type Task struct {
-	Config Config
+// experiment is a kind of run the replication machinery drives: the
+// queueing simulator's Config (results Result) and balls into bins'
+// BallsConfig (results BallsResult). Both go through one path: Job, runJobs
+// and replicas.
+type experiment[R any] interface {
+	Validate() error
+	Key() string
+	// runSeed is one run with its defaults filled in; false: cancelled.
+	runSeed(ctx context.Context, seed uint64) (R, bool)
+}
+
+// Job is one run to do: a configuration and its seed.
+type Job[C any] struct {
+	Config C
 	Seed   uint64
+}
+
+// Task is one queueing run to do.
+type Task = Job[Config]
+
+// BallsTask is one balls-into-bins run to do.
+type BallsTask = Job[BallsConfig]
+
+func (c Config) runSeed(ctx context.Context, seed uint64) (Result, bool) {
+	r := newRunner(c.withDefaults(), seed)
+	r.ctx = ctx
+	res := r.run()
+	return res, !r.cancelled
+}
+
+func (c BallsConfig) runSeed(ctx context.Context, seed uint64) (BallsResult, bool) {
+	return runBalls(ctx, c.withDefaults(), seed)
+}
+
+// runJobs validates every job, then runs them on Parallel: results by job
+// index, done[i] for the jobs that finished, and ctx's error. notify, if
+// set, is called serially as each job finishes.
+func runJobs[C experiment[R], R any](ctx context.Context, jobs []Job[C], workers int, notify func(i int, r R, done, total int)) (results []R, done []bool, err error) {
+	for _, j := range jobs {
+		if err := j.Config.Validate(); err != nil {
+			return nil, nil, err
+		}
+	}
+	var fin func(int, R, int)
+	if notify != nil {
+		fin = func(i int, r R, d int) { notify(i, r, d, len(jobs)) }
+	}
+	results, done = Parallel(ctx, len(jobs), workers, func(i int) (R, bool) {
+		return jobs[i].Config.runSeed(ctx, jobs[i].Seed)
+	}, fin)
+	return results, done, ctx.Err()
+}
+
+// progressNotify adapts a progress callback (done, total) to runJobs'.
+func progressNotify[R any](progress func(done, total int)) func(int, R, int, int) {
+	if progress == nil {
+		return nil
+	}
+	return func(_ int, _ R, d, total int) { progress(d, total) }
+}
+
+// replicas runs c runs times with seeds derived from master and c.Key(),
+// every run required.
+func replicas[C experiment[R], R any](ctx context.Context, c C, runs int, master uint64, workers int) ([]R, error) {
+	jobs := make([]Job[C], runs)
+	key := c.Key()
+	for i := range jobs {
+		jobs[i] = Job[C]{Config: c, Seed: Seed(master, key, i)}
+	}
+	res, _, err := runJobs[C, R](ctx, jobs, workers, nil)
+	return res, err
 }
 
 // RunAll runs tasks on at most workers goroutines (a bounded pool) and
@@ -78,43 +145,19 @@ type Task struct {
 // ones stop at their next check; done[i] reports which tasks finished.
 // progress, if set, is called (serially) after each finished task.
 func RunAll(ctx context.Context, tasks []Task, workers int, progress func(done, total int)) (results []Result, done []bool, err error) {
-	var notify func(int, Result, int, int)
-	if progress != nil {
-		notify = func(_ int, _ Result, d, total int) { progress(d, total) }
-	}
-	return RunAllNotify(ctx, tasks, workers, notify)
+	return runJobs(ctx, tasks, workers, progressNotify[Result](progress))
 }
 
 // RunAllNotify is RunAll with a callback that also receives each finished
 // task's index and result, serially, as it finishes: a caller can record
 // finished runs before the whole batch is done.
 func RunAllNotify(ctx context.Context, tasks []Task, workers int, notify func(i int, r Result, done, total int)) (results []Result, done []bool, err error) {
-	for _, t := range tasks {
-		if err := t.Config.Validate(); err != nil {
-			return nil, nil, err
-		}
-	}
-	var fin func(int, Result, int)
-	if notify != nil {
-		fin = func(i int, r Result, d int) { notify(i, r, d, len(tasks)) }
-	}
-	results, done = Parallel(ctx, len(tasks), workers, func(i int) (Result, bool) {
-		r := newRunner(tasks[i].Config.withDefaults(), tasks[i].Seed)
-		r.ctx = ctx
-		res := r.run()
-		return res, !r.cancelled
-	}, fin)
-	return results, done, ctx.Err()
+	return runJobs(ctx, tasks, workers, notify)
 }
 
 // Replicate runs c runs times with seeds derived from master and c.Key().
 func Replicate(ctx context.Context, c Config, runs int, master uint64, workers int) (Summary, error) {
-	tasks := make([]Task, runs)
-	key := c.Key()
-	for i := range tasks {
-		tasks[i] = Task{Config: c, Seed: Seed(master, key, i)}
-	}
-	res, _, err := RunAll(ctx, tasks, workers, nil)
+	res, err := replicas[Config, Result](ctx, c, runs, master, workers)
 	if err != nil {
 		return Summary{}, err
 	}
