@@ -7,96 +7,111 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
+	"herd/compare"
 	"herd/sim"
 )
 
-// runBalls is herd balls: balls into bins under uniform, Greedy[d],
-// Left[d] and FirstDiff[d] (under its allowance or a per-ball cap), with
-// m = n or heavily loaded (m = c·n), and loads that may be B balls stale.
-func runBalls(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "balls", "balls [flags]   (--bins, --balls, --policy, --firstdiff-rule and --batch take comma lists: one row per combination)")
-	bins := fs.String("bins", "1024", "number of bins n, "+ballsRangeHelp.bins+" (list)")
-	balls := fs.String("balls", "n", "number of balls m: an integer ≥ 1, n for m = n, or cn (e.g. 16n) for m = c·n, the heavily loaded setting (list; m ≤ 2147483647)")
-	policy := fs.String("policy", "uniform,greedy:2,left:2,firstdiff:2", "rule: uniform, greedy:D (D probes with replacement), left:D (Vöcking), firstdiff:D; D ≤ "+strconv.Itoa(sim.MaxProbes)+" (list)")
-	fdRule := fs.String("firstdiff-rule", "allowance", "how firstdiff:D limits its probes: allowance (D probes per ball earned, mean ≤ D exactly) or cap:C (each ball up to C probes; C a whole number or in terms of d and n: d, 2d, d^2, 4d^2, n) (list; firstdiff rows only)")
-	batch := fs.String("batch", "1", "probes see the loads as of the last multiple of B balls; 1 is exact (list)")
-	fdCap := fs.Int("firstdiff-cap", 0, "under the allowance, most probes one firstdiff ball may make (0: the number of bins); the mean is at most D in any case")
-	runs := runsFlag(fs, 32, "row", 1, false)
-	seed := seedFlag(fs)
-	out := addOutputFlags(fs, "runs simulated")
-	plotFile := plotFlag(fs, "max_load_mean with its 95% interval (t, runs − 1 d.f.) against n (log axis), one series per policy (needs a --bins list),")
-	if err := parse(fs, args); err != nil {
-		return err
+// ballsOpts are herd balls' flags.
+type ballsOpts struct {
+	bins, balls, policy, fdRule, batch, plot *string
+	fdCap, runs                              *int
+	seed                                     *uint64
+	out                                      *outputFlags
+}
+
+func addBallsFlags(fs *pflag.FlagSet) *ballsOpts {
+	o := &ballsOpts{}
+	o.bins = fs.String("bins", "1024", "number of bins n, "+ballsRangeHelp.bins+" (list)")
+	o.balls = fs.String("balls", "n", "number of balls m: an integer ≥ 1, n for m = n, or cn (e.g. 16n) for m = c·n, the heavily loaded setting (list; m ≤ 2147483647)")
+	o.policy = fs.String("policy", "uniform,greedy:2,left:2,firstdiff:2", "rule: uniform, greedy:D (D probes with replacement), left:D (Vöcking), firstdiff:D; D ≤ "+strconv.Itoa(sim.MaxProbes)+" (list)")
+	o.fdRule = fs.String("firstdiff-rule", "allowance", "how firstdiff:D limits its probes: allowance (D probes per ball earned, mean ≤ D exactly) or cap:C (each ball up to C probes; C a whole number or in terms of d and n: d, 2d, d^2, 4d^2, n) (list; firstdiff rows only)")
+	o.batch = fs.String("batch", "1", "probes see the loads as of the last multiple of B balls; 1 is exact (list)")
+	o.fdCap = fs.Int("firstdiff-cap", 0, "under the allowance, most probes one firstdiff ball may make (0: the number of bins); the mean is at most D in any case")
+	o.runs = runsFlag(fs, 32, "row", 1, false)
+	o.seed = seedFlag(fs)
+	o.out = addOutputFlags(fs, "runs simulated")
+	o.plot = plotFlag(fs, "max_load_mean with its 95% interval (t, runs − 1 d.f.) against n (log axis), one series per policy (needs a --bins list),")
+	return o
+}
+
+// ballsLists are herd balls' lists, parsed.
+type ballsLists struct {
+	ns, bs []int
+	ms     []ballCount
+	pols   []sim.Policy
+	rules  []sim.FirstDiffRule
+}
+
+// lists parses and checks the flags, in the order herd balls has always
+// checked them.
+func (o *ballsOpts) lists() (*ballsLists, error) {
+	l := &ballsLists{}
+	var err error
+	if l.ns, err = intList("bins", *o.bins, 1); err != nil {
+		return nil, err
 	}
-	fmtName, err := out.check()
-	if err != nil {
-		return err
-	}
-	ns, err := intList("bins", *bins, 1)
-	if err != nil {
-		return err
-	}
-	for _, n := range ns {
+	for _, n := range l.ns {
 		if err := checkBalls(n, 0); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	ms, err := parsedList("balls", *balls, parseBallCount)
-	if err != nil {
-		return err
+	if l.ms, err = parsedList("balls", *o.balls, parseBallCount); err != nil {
+		return nil, err
 	}
-	pols, err := parsedList("policy", *policy, sim.ParseBallsPolicy)
-	if err != nil {
-		return err
+	if l.pols, err = parsedList("policy", *o.policy, sim.ParseBallsPolicy); err != nil {
+		return nil, err
 	}
-	for _, p := range pols {
+	for _, p := range l.pols {
 		if p.D > sim.MaxProbes {
-			return usagef("--policy %s: want D ≤ %d (a ball costs D probes)", sim.BallsPolicyName(p), sim.MaxProbes)
+			return nil, usagef("--policy %s: want D ≤ %d (a ball costs D probes)", sim.BallsPolicyName(p), sim.MaxProbes)
 		}
 	}
-	rules, err := parsedList("firstdiff-rule", *fdRule, sim.ParseFirstDiffRule)
-	if err != nil {
-		return err
+	if l.rules, err = parsedList("firstdiff-rule", *o.fdRule, sim.ParseFirstDiffRule); err != nil {
+		return nil, err
 	}
-	bs, err := intList("batch", *batch, 1)
-	if err != nil {
-		return err
+	if l.bs, err = intList("batch", *o.batch, 1); err != nil {
+		return nil, err
 	}
 	switch {
-	case *runs < 1 || *runs > maxSweepRuns:
-		return usagef("--runs %d: want an integer in [1, %d]", *runs, maxSweepRuns)
-	case *fdCap < 0:
-		return usagef("--firstdiff-cap %d: want an integer ≥ 0 (0: the number of bins)", *fdCap)
+	case *o.runs < 1 || *o.runs > maxSweepRuns:
+		return nil, usagef("--runs %d: want an integer in [1, %d]", *o.runs, maxSweepRuns)
+	case *o.fdCap < 0:
+		return nil, usagef("--firstdiff-cap %d: want an integer ≥ 0 (0: the number of bins)", *o.fdCap)
 	}
-	if err := checkPlotPath(*plotFile); err != nil {
-		return err
+	if err := checkPlotPath(*o.plot); err != nil {
+		return nil, err
 	}
-	if *plotFile != "" && len(ns) < 2 {
-		return usagef("--plot needs a --bins list (max load is drawn against n)")
+	if *o.plot != "" && len(l.ns) < 2 {
+		return nil, usagef("--plot needs a --bins list (max load is drawn against n)")
 	}
+	return l, nil
+}
 
+// expand gives one configuration per combination of the lists (one rule
+// only for a policy other than FirstDiff: the rule is moot), each checked
+// and normalized.
+func (o *ballsOpts) expand(l *ballsLists) ([]sim.BallsConfig, error) {
 	var rows []sim.BallsConfig
-	for _, n := range ns {
-		for _, bc := range ms {
+	for _, n := range l.ns {
+		for _, bc := range l.ms {
 			m, err := bc.count(n)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			for _, p := range pols {
-				pRules := rules
+			for _, p := range l.pols {
+				pRules := l.rules
 				if p.Kind != sim.FirstDiff {
-					pRules = rules[:1] // moot: one row
+					pRules = l.rules[:1] // moot: one row
 				}
 				for _, r := range pRules {
-					for _, b := range bs {
-						c := sim.BallsConfig{Bins: n, Balls: m, Policy: p, Batch: b, FirstDiffCap: *fdCap, FirstDiffRule: r}
-						if err := c.Validate(); err != nil {
-							if p.Kind == sim.FirstDiff && r.PerBall {
-								return usagef("--firstdiff-rule %s with --policy %s and --bins %d: %s", r, sim.BallsPolicyName(p), n, flagOf(err))
-							}
-							return usagef("--policy: %s", flagOf(err))
+					for _, b := range l.bs {
+						c := sim.BallsConfig{Bins: n, Balls: m, Policy: p, Batch: b, FirstDiffCap: *o.fdCap, FirstDiffRule: r}
+						if err := ballsUsage(c); err != nil {
+							return nil, err
 						}
 						rows = append(rows, c.Normalized())
 					}
@@ -104,27 +119,70 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	var tasks []sim.BallsTask
-	for _, c := range rows {
-		key := c.Key()
-		for i := 0; i < *runs; i++ {
-			tasks = append(tasks, sim.BallsTask{Config: c, Seed: sim.Seed(*seed, key, i)})
-		}
+	return rows, nil
+}
+
+// ballsUsage is c's validation error as a usage error naming the flag.
+func ballsUsage(c sim.BallsConfig) error {
+	err := c.Validate()
+	switch {
+	case err == nil:
+		return nil
+	case c.Policy.Kind == sim.FirstDiff && c.FirstDiffRule.PerBall:
+		return usagef("--firstdiff-rule %s with --policy %s and --bins %d: %s", c.FirstDiffRule, sim.BallsPolicyName(c.Policy), c.Bins, flagOf(err))
+	}
+	return usagef("--policy: %s", flagOf(err))
+}
+
+// runBalls is herd balls: balls into bins under uniform, Greedy[d],
+// Left[d] and FirstDiff[d] (under its allowance or a per-ball cap), with
+// m = n or heavily loaded (m = c·n), and loads that may be B balls stale.
+func runBalls(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "balls", "balls [flags]   (--bins, --balls, --policy, --firstdiff-rule and --batch take comma lists: one row per combination)")
+	o := addBallsFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmtName, err := o.out.check()
+	if err != nil {
+		return err
+	}
+	l, err := o.lists()
+	if err != nil {
+		return err
+	}
+	cfgs, err := o.expand(l)
+	if err != nil {
+		return err
 	}
 	prog := newProgress(e.stderr, "balls", "runs")
-	results, done, runErr := sim.RunBallsAll(ctx, tasks, *out.workers, prog.update)
+	sums, _, runErr := compare.BallsRows(ctx, cfgs, *o.runs, *o.seed, *o.out.workers, prog.update)
 	prog.finish()
+	t := o.table(l, sums)
+	err = writeTable(ctx, e, t, fmtName, func() error {
+		if *o.plot == "" || len(sums) == 0 {
+			return nil
+		}
+		return plotBalls(*o.plot, sums, len(l.ms) > 1 || l.ms[0] != (ballCount{perBin: 1}), len(l.bs) > 1, len(l.rules) > 1)
+	})
+	if err != nil {
+		return err
+	}
+	return runErr
+}
 
+// table renders the finished rows.
+func (o *ballsOpts) table(l *ballsLists, sums []sim.BallsSummary) *table.Table {
 	capMeta := "bins"
-	if *fdCap > 0 {
-		capMeta = strconv.Itoa(*fdCap)
+	if *o.fdCap > 0 {
+		capMeta = strconv.Itoa(*o.fdCap)
 	}
 	t := &table.Table{
 		Title: "herd balls: maximum load of m balls in n bins",
 		Meta: []table.Field{
 			{Key: "version", Value: version},
-			{Key: "seed", Value: strconv.FormatUint(*seed, 10)},
-			{Key: "runs", Value: strconv.Itoa(*runs)},
+			{Key: "seed", Value: strconv.FormatUint(*o.seed, 10)},
+			{Key: "runs", Value: strconv.Itoa(*o.runs)},
 			{Key: "greedy", Value: "D independent uniform probes (with replacement), least loaded, ties uniformly at random"},
 			{Key: "left", Value: "D contiguous groups, one uniform probe each, ties to the leftmost group"},
 			{Key: "firstdiff", Value: "independent uniform probes (with replacement) until a load differs from the first probe's; the smaller of those two, else the first probe"},
@@ -137,38 +195,19 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 			{Name: "probes_mean", Digits: 4}, {Name: "probes_se", Digits: 2}, {Name: "probes_max"}, {Name: "max_load_dist"},
 		},
 	}
-	var sums []sim.BallsSummary
-	for i, c := range rows {
-		lo, hi := i**runs, (i+1)**runs
-		complete := true
-		for _, d := range done[lo:hi] {
-			complete = complete && d
-		}
-		if !complete {
-			continue
-		}
-		s := sim.SummarizeBalls(c, results[lo:hi])
-		sums = append(sums, s)
+	for _, s := range sums {
+		c := s.Config
 		rule, probeCap := ruleCells(c)
 		t.AddRow(c.Bins, c.Balls, sim.BallsPolicyName(c.Policy), rule, probeCap, c.Batch, s.Runs,
 			s.MaxLoad.Mean, s.MaxLoad.SE, s.Gap.Mean, s.Gap.SE, s.Probes.Mean, s.Probes.SE, s.ProbesMax, distString(s.Dist))
 	}
-	if *runs < 2 {
+	if *o.runs < 2 {
 		t.Warnings = append(t.Warnings, "one run per row: no standard error (use --runs ≥ 2)")
 	}
-	if *fdCap > 0 && !slices.ContainsFunc(rules, func(r sim.FirstDiffRule) bool { return !r.PerBall }) {
+	if *o.fdCap > 0 && !slices.ContainsFunc(l.rules, func(r sim.FirstDiffRule) bool { return !r.PerBall }) {
 		t.Warnings = append(t.Warnings, "--firstdiff-cap applies to the allowance rule only: the cap:C rows ignore it")
 	}
-	err = writeTable(ctx, e, t, fmtName, func() error {
-		if *plotFile == "" || len(sums) == 0 {
-			return nil
-		}
-		return plotBalls(*plotFile, sums, len(ms) > 1 || ms[0] != (ballCount{perBin: 1}), len(bs) > 1, len(rules) > 1)
-	})
-	if err != nil {
-		return err
-	}
-	return runErr
+	return t
 }
 
 // ballCount is one --balls item: m itself, or m = perBin·n.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"herd/cmd/internal/plotting"
+	"herd/compare"
 	"herd/sim"
 )
 
@@ -100,7 +101,7 @@ func simTitle(xname string, c sim.Config, ns, ks []int, loads, ts []float64) str
 
 // seriesName names a series by its policy and the other list-valued flags.
 func seriesName(c sim.Config, xname string, ns, ks []int, loads, ts []float64) string {
-	parts := []string{policyName(c.Policy)}
+	parts := []string{compare.PolicyName(c.Policy)}
 	if c.Tally != sim.TallyNone {
 		parts = append(parts, "tally "+c.Tally.String())
 	}

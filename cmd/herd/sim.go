@@ -4,22 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
-	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/spf13/pflag"
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/meanfield"
 	"herd/sim"
 )
-
-// simRow is one flag combination.
-type simRow struct {
-	cfg  sim.Config
-	runs int
-}
 
 func runSim(ctx context.Context, e *env, args []string) error {
 	return runSimSweep(ctx, e, args, nil)
@@ -42,206 +35,224 @@ type simRun struct {
 	TipTime jfloat `json:"tip_time"`
 }
 
-func toSimRun(r sim.Result, w *tipWatch) simRun {
+func toSimRun(r sim.Result, w *compare.TipWatch) simRun {
 	return simRun{ResponseMean: jfloat(r.ResponseMean), Jobs: r.Jobs, Arrivals: r.Arrivals,
 		BoardMean: jfloat(r.BoardMean), Records: r.Records, ProbesMean: jfloat(r.ProbesMean),
-		End: jfloat(r.End), Stopped: r.Stopped, Tipped: w.tipped, TipTime: jfloat(w.at)}
+		End: jfloat(r.End), Stopped: r.Stopped, Tipped: w.Tipped, TipTime: jfloat(w.At)}
 }
 
-// tipWatch runs compare's tipping detector (model.md §4: the board mean
-// above max(3/(1−λ), 0.1·T) for 5 records in a row) over one run, without
-// stopping it, and keeps the time at which it tipped.
-type tipWatch struct {
-	d      *compare.Detector
-	tipped bool
-	at     float64
-}
-
-func newTipWatch(c sim.Config) *tipWatch {
-	return &tipWatch{d: compare.NewDetector(c.Load, c.Refresh, false), at: math.NaN()}
-}
-
-func (w *tipWatch) observe(b sim.BoardStat) bool {
-	w.d.Observe(b)
-	if tipped, _ := w.d.Tipped(); tipped && !w.tipped {
-		w.tipped, w.at = true, b.Time
-	}
-	return true
-}
-
-func (r simRun) result() sim.Result {
-	return sim.Result{ResponseMean: float64(r.ResponseMean), Jobs: r.Jobs, Arrivals: r.Arrivals,
+func (r simRun) run() compare.SimRun {
+	return compare.SimRun{Result: sim.Result{ResponseMean: float64(r.ResponseMean), Jobs: r.Jobs, Arrivals: r.Arrivals,
 		BoardMean: float64(r.BoardMean), Records: r.Records, ProbesMean: float64(r.ProbesMean),
-		End: float64(r.End), Stopped: r.Stopped}
+		End: float64(r.End), Stopped: r.Stopped}, Tipped: r.Tipped, TipTime: float64(r.TipTime)}
 }
 
-// runSimSweep is herd sim; with merged set (herd merge) its runs are
-// taken from a sharded sweep's parts instead of simulated.
-func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
-	fs := newFlags(e, "sim", "sim [flags]   (numeric flags, --policy, --tally, --sizes and --start take comma lists: one row per combination)")
-	servers := serversList(fs, "100", simRangeHelp.servers)
-	dispatchers := dispatchersList(fs, "1", simRangeHelp.dispatchers)
-	load := loadList(fs, "0.9", "in (0, 1)")
-	refresh := refreshList(fs, "0", "≥ 0; 0 is a live board")
-	policy := fs.String("policy", "random", "dispatch rule: random, rr, ll, sqd:D, sq2, left:D, firstdiff:D, oracle; "+simRangeHelp.probes+" (list)")
-	tally := fs.String("tally", "none", "board correction between refreshes: none, own, shared, scaled (own sends counted k times) (list; moot for random, rr, oracle and a live board)")
-	partitioned := partitionedFlag(fs, "")
-	withRepl := fs.Bool("with-replacement", false, "sqd:D samples its D probes with replacement (as the mean-field literature does)")
-	fdCap := fs.Int("firstdiff-cap", 0, "most probes one firstdiff job may make (0: the servers it may probe)")
-	sizes := sizesFlag(fs, "job sizes", "exp, det, h2:C (squared CV C ≥ 1), pareto:A (shape A > 1) (list)")
-	start := startFlag(fs, "start", "empty", simStarts, simRangeHelp.start)
-	horizon := fs.Float64("horizon", 20000, fmt.Sprintf("simulated time per run, in mean service times; at most %.0e arrivals (load × servers × horizon) and %.0e board refreshes (horizon / refresh) per run", sim.MaxRunJobs, sim.MaxRecords))
-	refreshes := refreshesFlag(fs, 0, ": horizon = refreshes × T (overrides --horizon; needs --refresh > 0)")
-	warmup := fs.String("warmup", "auto", "time discarded before measuring, in mean service times (auto: a quarter of the horizon)")
-	runs := runsFlag(fs, 8, "row", 1, true)
-	seed := seedFlag(fs)
-	out := addOutputFlags(fs, "runs simulated")
-	plotFile := plotFlag(fs, "response_mean with its 95% interval (t, runs − 1 d.f.) against the list-valued flag")
-	shard := addShardFlags(fs, nil)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := shard.check(fs); err != nil {
-		return err
-	}
+// simOpts are herd sim's flags.
+type simOpts struct {
+	servers, dispatchers, load, refresh, policy, tally, sizes, start, warmup, plot *string
+	partitioned, withRepl                                                          *bool
+	fdCap, refreshes, runs                                                         *int
+	horizon                                                                        *float64
+	seed                                                                           *uint64
+	out                                                                            *outputFlags
+	shard                                                                          *shardFlags
+}
 
-	fmtName, err := out.check()
-	if err != nil {
-		return err
+func addSimFlags(fs *pflag.FlagSet) *simOpts {
+	o := &simOpts{}
+	o.servers = serversList(fs, "100", simRangeHelp.servers)
+	o.dispatchers = dispatchersList(fs, "1", simRangeHelp.dispatchers)
+	o.load = loadList(fs, "0.9", "in (0, 1)")
+	o.refresh = refreshList(fs, "0", "≥ 0; 0 is a live board")
+	o.policy = fs.String("policy", "random", "dispatch rule: random, rr, ll, sqd:D, sq2, left:D, firstdiff:D, oracle; "+simRangeHelp.probes+" (list)")
+	o.tally = fs.String("tally", "none", "board correction between refreshes: none, own, shared, scaled (own sends counted k times) (list; moot for random, rr, oracle and a live board)")
+	o.partitioned = partitionedFlag(fs, "")
+	o.withRepl = fs.Bool("with-replacement", false, "sqd:D samples its D probes with replacement (as the mean-field literature does)")
+	o.fdCap = fs.Int("firstdiff-cap", 0, "most probes one firstdiff job may make (0: the servers it may probe)")
+	o.sizes = sizesFlag(fs, "job sizes", "exp, det, h2:C (squared CV C ≥ 1), pareto:A (shape A > 1) (list)")
+	o.start = startFlag(fs, "start", "empty", simStarts, simRangeHelp.start)
+	o.horizon = fs.Float64("horizon", 20000, fmt.Sprintf("simulated time per run, in mean service times; at most %.0e arrivals (load × servers × horizon) and %.0e board refreshes (horizon / refresh) per run", sim.MaxRunJobs, sim.MaxRecords))
+	o.refreshes = refreshesFlag(fs, 0, ": horizon = refreshes × T (overrides --horizon; needs --refresh > 0)")
+	o.warmup = fs.String("warmup", "auto", "time discarded before measuring, in mean service times (auto: a quarter of the horizon)")
+	o.runs = runsFlag(fs, 8, "row", 1, true)
+	o.seed = seedFlag(fs)
+	o.out = addOutputFlags(fs, "runs simulated")
+	o.plot = plotFlag(fs, "response_mean with its 95% interval (t, runs − 1 d.f.) against the list-valued flag")
+	o.shard = addShardFlags(fs, nil)
+	return o
+}
+
+// simLists are herd sim's lists, parsed, and its warm-up.
+type simLists struct {
+	ns, ks    []int
+	loads, ts []float64
+	pols      []sim.Policy
+	tallies   []sim.Tally
+	sizes     []sim.Sizes
+	starts    []sim.Start
+	autoWarm  bool
+	warm      float64
+}
+
+// lists parses the list flags, in the order herd sim has always checked
+// them.
+func (o *simOpts) lists() (*simLists, error) {
+	l := &simLists{}
+	var err error
+	if l.ns, err = intList("servers", *o.servers, 1); err != nil {
+		return nil, err
 	}
-	ns, err := intList("servers", *servers, 1)
-	if err != nil {
-		return err
+	if l.ks, err = intList("dispatchers", *o.dispatchers, 1); err != nil {
+		return nil, err
 	}
-	ks, err := intList("dispatchers", *dispatchers, 1)
-	if err != nil {
-		return err
+	if l.loads, err = floatList("load", *o.load, inOpenUnit, "a number in (0, 1)"); err != nil {
+		return nil, err
 	}
-	loads, err := floatList("load", *load, inOpenUnit, "a number in (0, 1)")
-	if err != nil {
-		return err
+	if l.ts, err = floatList("refresh", *o.refresh, nonNegative, "a number ≥ 0 (0 is a live board)"); err != nil {
+		return nil, err
 	}
-	ts, err := floatList("refresh", *refresh, nonNegative, "a number ≥ 0 (0 is a live board)")
-	if err != nil {
-		return err
+	if l.pols, err = parsedList("policy", *o.policy, sim.ParsePolicy); err != nil {
+		return nil, err
 	}
-	pols, err := parsedList("policy", *policy, sim.ParsePolicy)
-	if err != nil {
-		return err
+	if l.tallies, err = parsedList("tally", *o.tally, sim.ParseTally); err != nil {
+		return nil, err
 	}
-	tallies, err := parsedList("tally", *tally, sim.ParseTally)
-	if err != nil {
-		return err
+	if l.sizes, err = parsedList("sizes", *o.sizes, sim.ParseSizes); err != nil {
+		return nil, err
 	}
-	szs, err := parsedList("sizes", *sizes, sim.ParseSizes)
-	if err != nil {
-		return err
+	if l.starts, err = parsedList("start", *o.start, simStart("start")); err != nil {
+		return nil, err
 	}
-	starts, err := parsedList("start", *start, simStart("start"))
-	if err != nil {
-		return err
-	}
+	return l, o.scalars(l)
+}
+
+// scalars checks the single-valued flags and reads --warmup.
+func (o *simOpts) scalars(l *simLists) error {
 	switch {
-	case *runs < 1 || *runs > maxSweepRuns:
-		return usagef("--runs %d: want an integer in [1, %d]", *runs, maxSweepRuns)
-	case !(*horizon > 0) || math.IsInf(*horizon, 0):
-		return usagef("--horizon %v: want a number > 0 (service times)", *horizon)
-	case *refreshes < 0:
-		return usagef("--refreshes %d: want an integer ≥ 0", *refreshes)
-	case *fdCap < 0:
-		return usagef("--firstdiff-cap %d: want an integer ≥ 0", *fdCap)
+	case *o.runs < 1 || *o.runs > maxSweepRuns:
+		return usagef("--runs %d: want an integer in [1, %d]", *o.runs, maxSweepRuns)
+	case !(*o.horizon > 0) || math.IsInf(*o.horizon, 0):
+		return usagef("--horizon %v: want a number > 0 (service times)", *o.horizon)
+	case *o.refreshes < 0:
+		return usagef("--refreshes %d: want an integer ≥ 0", *o.refreshes)
+	case *o.fdCap < 0:
+		return usagef("--firstdiff-cap %d: want an integer ≥ 0", *o.fdCap)
 	}
-	if err := checkPlotPath(*plotFile); err != nil {
+	if err := checkPlotPath(*o.plot); err != nil {
 		return err
 	}
-	if *plotFile != "" && len(ns) < 2 && len(ks) < 2 && len(loads) < 2 && len(ts) < 2 {
+	if *o.plot != "" && len(l.ns) < 2 && len(l.ks) < 2 && len(l.loads) < 2 && len(l.ts) < 2 {
 		return usagef("--plot needs a list-valued numeric flag (--refresh, --load, --servers or --dispatchers)")
 	}
-	autoWarm := *warmup == "auto"
-	var warm float64
-	if !autoWarm {
-		warm, err = strconv.ParseFloat(*warmup, 64)
-		if err != nil || !(warm >= 0) || math.IsInf(warm, 0) {
-			return usagef("--warmup %s: want auto or a number ≥ 0 (service times)", *warmup)
+	l.autoWarm = *o.warmup == "auto"
+	if !l.autoWarm {
+		w, err := strconv.ParseFloat(*o.warmup, 64)
+		if err != nil || !(w >= 0) || math.IsInf(w, 0) {
+			return usagef("--warmup %s: want auto or a number ≥ 0 (service times)", *o.warmup)
+		}
+		l.warm = w
+	}
+	return nil
+}
+
+// cross extends every configuration of cs (outer) by every value of vs
+// (inner): nested loops over the lists, flattened, in the same order.
+func cross[T any](cs []sim.Config, vs []T, set func(c *sim.Config, v T)) []sim.Config {
+	out := make([]sim.Config, 0, len(cs)*len(vs))
+	for _, c := range cs {
+		for _, v := range vs {
+			set(&c, v)
+			out = append(out, c)
 		}
 	}
+	return out
+}
 
+// expand gives one configuration per combination of the lists, each
+// checked and normalized.
+func (o *simOpts) expand(l *simLists) ([]sim.Config, error) {
+	cs := []sim.Config{{Partitioned: *o.partitioned, Horizon: *o.horizon, FirstDiffCap: *o.fdCap}}
+	cs = cross(cs, l.ns, func(c *sim.Config, n int) { c.Servers = n })
+	cs = cross(cs, l.ks, func(c *sim.Config, k int) { c.Dispatchers = k })
+	cs = cross(cs, l.loads, func(c *sim.Config, x float64) { c.Load = x })
+	cs = cross(cs, l.ts, func(c *sim.Config, T float64) { c.Refresh = T })
+	cs = cross(cs, l.pols, func(c *sim.Config, p sim.Policy) {
+		p.WithReplacement = *o.withRepl && p.Kind == sim.BestOfD
+		c.Policy = p
+	})
+	cs = cross(cs, l.tallies, func(c *sim.Config, t sim.Tally) { c.Tally = t })
+	cs = cross(cs, l.sizes, func(c *sim.Config, z sim.Sizes) { c.Sizes = z })
+	cs = cross(cs, l.starts, func(c *sim.Config, s sim.Start) { c.Start = s })
 	var horizonFlag map[string]string // the flag behind Config.Horizon
-	if *refreshes > 0 {
+	if *o.refreshes > 0 {
 		horizonFlag = map[string]string{"Horizon": "refreshes"}
 	}
-	var rows []simRow
-	for _, n := range ns {
-		for _, k := range ks {
-			if *partitioned && n < k {
-				return usagef("--partitioned needs --servers ≥ --dispatchers, have %d < %d", n, k)
-			}
-			for _, lam := range loads {
-				for _, T := range ts {
-					for _, pol := range pols {
-						pol.WithReplacement = *withRepl && pol.Kind == sim.BestOfD
-						for _, ta := range tallies {
-							for _, sz := range szs {
-								for _, st := range starts {
-									c := sim.Config{
-										Servers: n, Dispatchers: k, Load: lam, Refresh: T,
-										Policy: pol, Tally: ta, Partitioned: *partitioned,
-										Sizes: sz, Start: st, Horizon: *horizon,
-										FirstDiffCap: *fdCap,
-									}
-									if *refreshes > 0 {
-										if T == 0 {
-											return usagef("--refreshes needs --refresh > 0 (a live board has no periods)")
-										}
-										c.Horizon = float64(*refreshes) * T
-										if math.IsInf(c.Horizon, 0) {
-											return usagef("--refreshes %d with --refresh %v: horizon = refreshes × T overflows", *refreshes, T)
-										}
-									}
-									if !autoWarm {
-										if warm >= c.Horizon {
-											return usagef("--warmup %v: want less than the horizon (%v service times)", warm, c.Horizon)
-										}
-										c.Warmup, c.NoWarmup = warm, warm == 0
-									}
-									if st.PerRefresh && T == 0 {
-										return usagef("--start %s is a multiple of T but --refresh is 0 (a live board)", st)
-									}
-									if err := c.Validate(); err != nil {
-										return simUsage(err, horizonFlag)
-									}
-									if len(rows)*(*runs) >= maxSweepRuns {
-										return usagef("--runs %d with %d or more rows: want at most %d runs in all (shorten the lists)", *runs, len(rows)+1, maxSweepRuns)
-									}
-									rows = append(rows, simRow{cfg: c.Normalized(), runs: *runs})
-								}
-							}
-						}
-					}
-				}
-			}
+	rows := make([]sim.Config, 0, len(cs))
+	for _, c := range cs {
+		c, err := o.complete(c, l)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Validate(); err != nil {
+			return nil, simUsage(err, horizonFlag)
+		}
+		if len(rows)*(*o.runs) >= maxSweepRuns {
+			return nil, usagef("--runs %d with %d or more rows: want at most %d runs in all (shorten the lists)", *o.runs, len(rows)+1, maxSweepRuns)
+		}
+		rows = append(rows, c.Normalized())
+	}
+	return rows, nil
+}
+
+// complete checks one combination and sets its horizon and warm-up.
+func (o *simOpts) complete(c sim.Config, l *simLists) (sim.Config, error) {
+	T := c.Refresh
+	if c.Partitioned && c.Servers < c.Dispatchers {
+		return c, usagef("--partitioned needs --servers ≥ --dispatchers, have %d < %d", c.Servers, c.Dispatchers)
+	}
+	if *o.refreshes > 0 {
+		if T == 0 {
+			return c, usagef("--refreshes needs --refresh > 0 (a live board has no periods)")
+		}
+		c.Horizon = float64(*o.refreshes) * T
+		if math.IsInf(c.Horizon, 0) {
+			return c, usagef("--refreshes %d with --refresh %v: horizon = refreshes × T overflows", *o.refreshes, T)
 		}
 	}
+	if !l.autoWarm {
+		if l.warm >= c.Horizon {
+			return c, usagef("--warmup %v: want less than the horizon (%v service times)", l.warm, c.Horizon)
+		}
+		c.Warmup, c.NoWarmup = l.warm, l.warm == 0
+	}
+	if c.Start.PerRefresh && T == 0 {
+		return c, usagef("--start %s is a multiple of T but --refresh is 0 (a live board)", c.Start)
+	}
+	return c, nil
+}
 
+// simulate does the sweep's runs (--runs per configuration, in order), or
+// reads them from a sharded sweep's parts; handled: the command is done.
+func (o *simOpts) simulate(ctx context.Context, e *env, fs *pflag.FlagSet, merged *mergedRuns, cfgs []sim.Config) ([]compare.SimRun, []bool, bool, error) {
 	var tasks []sim.Task
-	sw := &sweep{e: e, command: "sim", fs: fs, flags: shard, merged: merged}
-	for _, r := range rows {
-		key := r.cfg.Key()
-		for i := 0; i < r.runs; i++ {
-			tasks = append(tasks, sim.Task{Config: r.cfg, Seed: sim.Seed(*seed, key, i)})
+	sw := &sweep{e: e, command: "sim", fs: fs, flags: o.shard, merged: merged}
+	for _, c := range cfgs {
+		key := c.Key()
+		for i := 0; i < *o.runs; i++ {
+			tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(*o.seed, key, i)})
 			sw.ids = append(sw.ids, key+" rep="+strconv.Itoa(i))
 		}
 	}
-	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, simRun)) error {
+	got, done, handled, err := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, simRun)) error {
 		sub := make([]sim.Task, len(idx))
-		watch := make([]*tipWatch, len(idx))
+		watch := make([]*compare.TipWatch, len(idx))
 		for j, i := range idx {
 			sub[j] = tasks[i]
-			watch[j] = newTipWatch(sub[j].Config)
-			sub[j].Config.Observe = watch[j].observe
+			watch[j] = compare.NewTipWatch(sub[j].Config)
+			sub[j].Config.Observe = watch[j].Observe
 		}
 		prog := newProgress(e.stderr, "sim", "runs")
-		res, ok, err := sim.RunAll(ctx, sub, *out.workers, prog.update)
+		res, ok, err := sim.RunAll(ctx, sub, *o.out.workers, prog.update)
 		prog.finish()
 		for j, i := range idx {
 			if ok != nil && ok[j] {
@@ -251,23 +262,68 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 		return err
 	})
 	if handled {
+		return nil, nil, true, err
+	}
+	runs := make([]compare.SimRun, len(got))
+	for i, r := range got {
+		runs[i] = r.run()
+	}
+	return runs, done, false, err
+}
+
+// runSimSweep is herd sim; with merged set (herd merge) its runs are
+// taken from a sharded sweep's parts instead of simulated.
+func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
+	fs := newFlags(e, "sim", "sim [flags]   (numeric flags, --policy, --tally, --sizes and --start take comma lists: one row per combination)")
+	o := addSimFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := o.shard.check(fs); err != nil {
+		return err
+	}
+	fmtName, err := o.out.check()
+	if err != nil {
+		return err
+	}
+	l, err := o.lists()
+	if err != nil {
+		return err
+	}
+	cfgs, err := o.expand(l)
+	if err != nil {
+		return err
+	}
+	runs, done, handled, runErr := o.simulate(ctx, e, fs, merged, cfgs)
+	if handled {
 		return runErr
 	}
-	results := make([]sim.Result, len(got))
-	for i, r := range got {
-		results[i] = r.result()
+	t, sums := o.table(cfgs, runs, done)
+	err = writeTable(ctx, e, t, fmtName, func() error {
+		if *o.plot == "" || len(sums) == 0 {
+			return nil
+		}
+		return plotSim(*o.plot, sums, l.ns, l.ks, l.loads, l.ts)
+	})
+	if err != nil {
+		return err
 	}
+	return runErr
+}
 
+// table renders the rows whose runs all finished, and returns the
+// summaries with a mean time (for the plot).
+func (o *simOpts) table(cfgs []sim.Config, runs []compare.SimRun, done []bool) (*table.Table, []sim.Summary) {
 	t := &table.Table{
 		Title: "herd sim: mean time in system (service times) on a stale board",
 		Meta: []table.Field{
 			{Key: "version", Value: version},
-			{Key: "seed", Value: strconv.FormatUint(*seed, 10)},
-			{Key: "runs", Value: strconv.Itoa(*runs)},
-			{Key: "horizon", Value: horizonMeta(*horizon, *refreshes)},
-			{Key: "warmup", Value: *warmup},
-			{Key: "with_replacement", Value: strconv.FormatBool(*withRepl)},
-			{Key: "firstdiff_cap", Value: strconv.Itoa(*fdCap)},
+			{Key: "seed", Value: strconv.FormatUint(*o.seed, 10)},
+			{Key: "runs", Value: strconv.Itoa(*o.runs)},
+			{Key: "horizon", Value: horizonMeta(*o.horizon, *o.refreshes)},
+			{Key: "warmup", Value: *o.warmup},
+			{Key: "with_replacement", Value: strconv.FormatBool(*o.withRepl)},
+			{Key: "firstdiff_cap", Value: strconv.Itoa(*o.fdCap)},
 		},
 		Columns: []table.Column{
 			{Name: "servers"}, {Name: "dispatchers"}, {Name: "load"}, {Name: "refresh"},
@@ -280,74 +336,41 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 	}
 	var sums []sim.Summary
 	var runWarn []string
-	ti := 0
-	for _, r := range rows {
-		res := results[ti : ti+r.runs]
-		complete := true
-		for _, d := range done[ti : ti+r.runs] {
-			complete = complete && d
-		}
-		runsOf := got[ti : ti+r.runs]
-		ti += r.runs
-		if !complete {
+	n := *o.runs
+	for i, c := range cfgs {
+		if slices.Contains(done[i*n:(i+1)*n], false) {
 			continue
 		}
-		s := sim.Summarize(r.cfg, res)
-		tipped := 0
-		for _, g := range runsOf {
-			if g.Tipped {
-				tipped++
-			}
+		row := compare.SummarizeSimRow(c, runs[i*n:(i+1)*n])
+		runWarn = append(runWarn, row.Warnings...)
+		if !row.NoJobs {
+			sums = append(sums, row.Summary)
 		}
-		runWarn = append(runWarn, tipWarnings(s.Config, runsOf)...)
-		runWarn = append(runWarn, spreadWarning(s.Config, res)...)
-		c := s.Config
-		// A run that measured no job (or took no board record) has no mean:
-		// its cells are empty, never 0 ± 0.
-		var resp, respSE, board, boardSE any = s.Response.Mean, s.Response.SE, s.Board.Mean, s.Board.SE
-		noJobs, noRecords := false, false
-		for _, x := range res {
-			noJobs = noJobs || x.Jobs == 0
-			noRecords = noRecords || x.Records == 0
-		}
-		if noJobs {
-			resp, respSE = nil, nil
-			runWarn = append(runWarn, fmt.Sprintf("%s: a run measured no job (expected λ·N·(horizon − warmup) = %.3g): no mean time; lengthen --horizon",
-				c.Key(), c.Load*float64(c.Servers)*(c.Horizon-c.Warmup)))
-		} else {
-			sums = append(sums, s)
-		}
-		if noRecords {
-			board, boardSE = nil, nil
-		}
-		var probes any = s.Probes.Mean
-		if s.Arrivals == 0 {
-			probes = nil
-		}
-		t.AddRow(c.Servers, c.Dispatchers, c.Load, c.Refresh, policyName(c.Policy), c.Tally.String(),
-			c.Partitioned, c.Sizes.String(), c.Start.String(), s.Runs,
-			resp, respSE, board, s.Jobs,
-			boardSE, probes, c.Horizon, c.Warmup, tipped)
+		t.AddRow(simCells(row)...)
 	}
-	t.Warnings = append(simWarnings(rows, *runs), runWarn...)
+	t.Warnings = append(compare.SimSweepWarnings(cfgs, *o.runs), runWarn...)
 	t.Notes = append(t.Notes, "tipped: runs that compare's tipping detector calls tipped (board mean above max(3/(1−λ), 0.1·T) for 5 board records in a row), at any time")
-	err = writeTable(ctx, e, t, fmtName, func() error {
-		if *plotFile == "" || len(sums) == 0 {
-			return nil
-		}
-		return plotSim(*plotFile, sums, ns, ks, loads, ts)
-	})
-	if err != nil {
-		return err
-	}
-	return runErr
+	return t, sums
 }
 
-func policyName(p sim.Policy) string {
-	if p.WithReplacement {
-		return p.String() + "+repl"
+// simCells is one row of herd sim's table. A run that measured no job (or
+// took no board record) has no mean: its cells are empty, never 0 ± 0.
+func simCells(r compare.SimRow) []any {
+	c := r.Config
+	var resp, respSE, board, boardSE, probes any = r.Response.Mean, r.Response.SE, r.Board.Mean, r.Board.SE, r.Probes.Mean
+	if r.NoJobs {
+		resp, respSE = nil, nil
 	}
-	return p.String()
+	if r.NoRecords {
+		board, boardSE = nil, nil
+	}
+	if r.Arrivals == 0 {
+		probes = nil
+	}
+	return []any{c.Servers, c.Dispatchers, c.Load, c.Refresh, compare.PolicyName(c.Policy), c.Tally.String(),
+		c.Partitioned, c.Sizes.String(), c.Start.String(), r.Runs,
+		resp, respSE, board, r.Jobs,
+		boardSE, probes, c.Horizon, c.Warmup, r.Tipped}
 }
 
 func horizonMeta(h float64, refreshes int) string {
@@ -365,107 +388,4 @@ func flagOf(err error) string {
 		msg = msg[len(prefix):]
 	}
 	return msg
-}
-
-// simWarnings notes what a reader of the table must know.
-func simWarnings(rows []simRow, runs int) []string {
-	var w []string
-	if runs < 2 {
-		w = append(w, "one run per row: no standard error (use --runs ≥ 2)")
-	}
-	seen := map[string]bool{}
-	for _, r := range rows {
-		c := r.cfg
-		if c.Sizes.Kind != sim.Pareto {
-			continue
-		}
-		key := c.Sizes.String() + "@" + strconv.FormatFloat(c.Load, 'g', -1, 64)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		m2, err := meanfield.SecondMomentPareto(c.Sizes.Param)
-		pk := math.Inf(1)
-		if err == nil && !math.IsInf(m2, 0) {
-			pk, _ = meanfield.PKResponse(c.Load, m2)
-		}
-		if math.IsInf(pk, 0) {
-			w = append(w, fmt.Sprintf("sizes %s: E[S²] is infinite (A ≤ 2), so the Pollaczek–Khinchine mean time for random dispatching at load %g is infinite; finite runs report far less and do not converge", c.Sizes, c.Load))
-		} else {
-			w = append(w, fmt.Sprintf("sizes %s: heavy tail; finite runs are biased low (rare giants are under-sampled); the Pollaczek–Khinchine mean time for random dispatching at load %g is %.4g", c.Sizes, c.Load, pk))
-		}
-		if c.Sizes.Param <= 3 {
-			// The M/G/1 waiting time has a finite variance only when
-			// E[S³] is finite (Takács), i.e. A > 3 for Pareto sizes.
-			w = append(w, fmt.Sprintf("sizes %s: E[S³] is infinite (A ≤ 3), so the time in system has infinite variance: run means converge more slowly than 1/√horizon and response_se understates the spread between seeds", c.Sizes))
-		}
-	}
-	return w
-}
-
-// rowName names a row in a warning.
-func rowName(c sim.Config) string {
-	return fmt.Sprintf("N=%d k=%d λ=%g T=%g %s tally %s sizes %s start %s", c.Servers, c.Dispatchers, c.Load, c.Refresh,
-		policyName(c.Policy), c.Tally, c.Sizes, c.Start)
-}
-
-// tipWarnings warns when runs of a row tipped during measurement (the
-// mean then mixes balanced and herded time and depends on the run
-// length), or when some runs tipped and others did not.
-func tipWarnings(c sim.Config, runs []simRun) []string {
-	var during []string
-	tipped := 0
-	for _, r := range runs {
-		if !r.Tipped {
-			continue
-		}
-		tipped++
-		if float64(r.TipTime) >= c.Warmup {
-			during = append(during, strconv.FormatFloat(float64(r.TipTime), 'g', 4, 64))
-		}
-	}
-	switch {
-	case len(during) > 0:
-		return []string{fmt.Sprintf("%s: %d of %d runs tipped during measurement (at t = %s; measured from %g to %g): response_mean mixes balanced and herded time and grows with the run length; run longer (--refreshes) or see herd bracket",
-			rowName(c), len(during), len(runs), strings.Join(during, ", "), c.Warmup, c.Horizon)}
-	case tipped > 0 && tipped < len(runs):
-		return []string{fmt.Sprintf("%s: %d of %d runs tipped before measurement, the others did not: the row averages two states", rowName(c), tipped, len(runs))}
-	}
-	return nil
-}
-
-// spreadWarning applies Grubbs' test (two-sided, 1%) to the run means: a
-// run mean further from the others than a normal spread allows means that
-// the standard error, computed as if the run means were normal, understates
-// the uncertainty (a heavy tail, or a run in another state). Grubbs, F. E.,
-// "Procedures for detecting outlying observations in samples",
-// Technometrics 11(1), 1969.
-func spreadWarning(c sim.Config, res []sim.Result) []string {
-	n := len(res)
-	if n < 3 {
-		return nil
-	}
-	xs := make([]float64, n)
-	for i, r := range res {
-		xs[i] = r.ResponseMean
-	}
-	st := sim.NewStat(xs)
-	sd := st.SE * math.Sqrt(float64(n))
-	if !(sd > 0) {
-		return nil
-	}
-	g, worst := 0.0, 0
-	for i, x := range xs {
-		if d := math.Abs(x-st.Mean) / sd; d > g {
-			g, worst = d, i
-		}
-	}
-	const alpha = 0.01
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(1 - alpha/(2*float64(n)))
-	crit := float64(n-1) / math.Sqrt(float64(n)) * math.Sqrt(t*t/(float64(n-2)+t*t))
-	if g <= crit {
-		return nil
-	}
-	return []string{fmt.Sprintf("%s: run %d's mean %.4g lies %.2f standard deviations from the mean of the runs, more than a normal spread allows (Grubbs' test at 1%%: %.2f): the spread of run means is not that the s.e. %.2g assumes, and it understates the uncertainty",
-		rowName(c), worst, xs[worst], g, crit, st.SE)}
 }

@@ -1,0 +1,203 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"herd/meanfield"
+	"herd/sim"
+)
+
+// This file is the computing half of herd sim: the tipping watch kept over
+// each run of a sweep, and each row's summary with the warnings a reader
+// of the table must know. cmd/herd expands the flags into configurations,
+// runs (or reads from shards) the runs and renders the rows.
+
+// TipWatch runs the tipping detector (model.md §4: the board mean above
+// max(3/(1−λ), 0.1·T) for 5 records in a row) over one run, without
+// stopping it, and keeps the time at which it tipped. Observe is the
+// run's sim.Config.Observe.
+type TipWatch struct {
+	d      *Detector
+	Tipped bool
+	At     float64 // the board record's time (service times); NaN if not tipped
+}
+
+// NewTipWatch returns a watch for a run of c.
+func NewTipWatch(c sim.Config) *TipWatch {
+	return &TipWatch{d: NewDetector(c.Load, c.Refresh, false), At: math.NaN()}
+}
+
+// Observe feeds one board record to the detector; it never stops the run.
+func (w *TipWatch) Observe(b sim.BoardStat) bool {
+	w.d.Observe(b)
+	if tipped, _ := w.d.Tipped(); tipped && !w.Tipped {
+		w.Tipped, w.At = true, b.Time
+	}
+	return true
+}
+
+// SimRun is one run of a sweep row: its result and its tipping watch's
+// verdict.
+type SimRun struct {
+	sim.Result
+	Tipped  bool
+	TipTime float64
+}
+
+// SimRow is one row of a simulator sweep: the summary of its runs, how
+// many tipped, whether a run measured no job (no mean time) or took no
+// board record (no board mean), and the row's warnings.
+type SimRow struct {
+	sim.Summary
+	Tipped            int
+	NoJobs, NoRecords bool
+	Warnings          []string
+}
+
+// SummarizeSimRow combines the runs of one row of c.
+func SummarizeSimRow(c sim.Config, runs []SimRun) SimRow {
+	res := make([]sim.Result, len(runs))
+	for i, r := range runs {
+		res[i] = r.Result
+	}
+	row := SimRow{Summary: sim.Summarize(c, res)}
+	for _, r := range runs {
+		if r.Tipped {
+			row.Tipped++
+		}
+		row.NoJobs = row.NoJobs || r.Jobs == 0
+		row.NoRecords = row.NoRecords || r.Records == 0
+	}
+	sc := row.Config
+	row.Warnings = append(tipWarnings(sc, runs), SpreadWarning(sc, res)...)
+	if row.NoJobs {
+		row.Warnings = append(row.Warnings, fmt.Sprintf("%s: a run measured no job (expected λ·N·(horizon − warmup) = %.3g): no mean time; lengthen --horizon",
+			sc.Key(), sc.Load*float64(sc.Servers)*(sc.Horizon-sc.Warmup)))
+	}
+	return row
+}
+
+// PolicyName is a policy as herd's tables write it: sqd:D sampled with
+// replacement is "sqd:D+repl".
+func PolicyName(p sim.Policy) string {
+	if p.WithReplacement {
+		return p.String() + "+repl"
+	}
+	return p.String()
+}
+
+// SimSweepWarnings notes what a reader of a sweep's table must know
+// before its rows: one run per row, and heavy-tailed sizes (once per size
+// and load).
+func SimSweepWarnings(cfgs []sim.Config, runs int) []string {
+	var w []string
+	if runs < 2 {
+		w = append(w, "one run per row: no standard error (use --runs ≥ 2)")
+	}
+	seen := map[string]bool{}
+	for _, c := range cfgs {
+		if c.Sizes.Kind != sim.Pareto {
+			continue
+		}
+		key := c.Sizes.String() + "@" + strconv.FormatFloat(c.Load, 'g', -1, 64)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		w = append(w, paretoWarnings(c)...)
+	}
+	return w
+}
+
+// paretoWarnings are the warnings of Pareto sizes at c's load.
+func paretoWarnings(c sim.Config) []string {
+	var w []string
+	m2, err := meanfield.SecondMomentPareto(c.Sizes.Param)
+	pk := math.Inf(1)
+	if err == nil && !math.IsInf(m2, 0) {
+		pk, _ = meanfield.PKResponse(c.Load, m2)
+	}
+	if math.IsInf(pk, 0) {
+		w = append(w, fmt.Sprintf("sizes %s: E[S²] is infinite (A ≤ 2), so the Pollaczek–Khinchine mean time for random dispatching at load %g is infinite; finite runs report far less and do not converge", c.Sizes, c.Load))
+	} else {
+		w = append(w, fmt.Sprintf("sizes %s: heavy tail; finite runs are biased low (rare giants are under-sampled); the Pollaczek–Khinchine mean time for random dispatching at load %g is %.4g", c.Sizes, c.Load, pk))
+	}
+	if c.Sizes.Param <= 3 {
+		// The M/G/1 waiting time has a finite variance only when
+		// E[S³] is finite (Takács), i.e. A > 3 for Pareto sizes.
+		w = append(w, fmt.Sprintf("sizes %s: E[S³] is infinite (A ≤ 3), so the time in system has infinite variance: run means converge more slowly than 1/√horizon and response_se understates the spread between seeds", c.Sizes))
+	}
+	return w
+}
+
+// rowName names a row in a warning.
+func rowName(c sim.Config) string {
+	return fmt.Sprintf("N=%d k=%d λ=%g T=%g %s tally %s sizes %s start %s", c.Servers, c.Dispatchers, c.Load, c.Refresh,
+		PolicyName(c.Policy), c.Tally, c.Sizes, c.Start)
+}
+
+// tipWarnings warns when runs of a row tipped during measurement (the
+// mean then mixes balanced and herded time and depends on the run
+// length), or when some runs tipped and others did not.
+func tipWarnings(c sim.Config, runs []SimRun) []string {
+	var during []string
+	tipped := 0
+	for _, r := range runs {
+		if !r.Tipped {
+			continue
+		}
+		tipped++
+		if r.TipTime >= c.Warmup {
+			during = append(during, strconv.FormatFloat(r.TipTime, 'g', 4, 64))
+		}
+	}
+	switch {
+	case len(during) > 0:
+		return []string{fmt.Sprintf("%s: %d of %d runs tipped during measurement (at t = %s; measured from %g to %g): response_mean mixes balanced and herded time and grows with the run length; run longer (--refreshes) or see herd bracket",
+			rowName(c), len(during), len(runs), strings.Join(during, ", "), c.Warmup, c.Horizon)}
+	case tipped > 0 && tipped < len(runs):
+		return []string{fmt.Sprintf("%s: %d of %d runs tipped before measurement, the others did not: the row averages two states", rowName(c), tipped, len(runs))}
+	}
+	return nil
+}
+
+// SpreadWarning applies Grubbs' test (two-sided, 1%) to the run means: a
+// run mean further from the others than a normal spread allows means that
+// the standard error, computed as if the run means were normal, understates
+// the uncertainty (a heavy tail, or a run in another state). Grubbs, F. E.,
+// "Procedures for detecting outlying observations in samples",
+// Technometrics 11(1), 1969.
+func SpreadWarning(c sim.Config, res []sim.Result) []string {
+	n := len(res)
+	if n < 3 {
+		return nil
+	}
+	xs := make([]float64, n)
+	for i, r := range res {
+		xs[i] = r.ResponseMean
+	}
+	st := sim.NewStat(xs)
+	sd := st.SE * math.Sqrt(float64(n))
+	if !(sd > 0) {
+		return nil
+	}
+	g, worst := 0.0, 0
+	for i, x := range xs {
+		if d := math.Abs(x-st.Mean) / sd; d > g {
+			g, worst = d, i
+		}
+	}
+	const alpha = 0.01
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(1 - alpha/(2*float64(n)))
+	crit := float64(n-1) / math.Sqrt(float64(n)) * math.Sqrt(t*t/(float64(n-2)+t*t))
+	if g <= crit {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: run %d's mean %.4g lies %.2f standard deviations from the mean of the runs, more than a normal spread allows (Grubbs' test at 1%%: %.2f): the spread of run means is not that the s.e. %.2g assumes, and it understates the uncertainty",
+		rowName(c), worst, xs[worst], g, crit, st.SE)}
+}
