@@ -62,32 +62,8 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !f.fs.Changed("cut") && *f.cut > *f.refreshes {
-		*f.cut = *f.refreshes // the default cut, 300, cannot exceed the runs
-	}
-	switch {
-	case *f.dispatchers < 1:
-		return nil, usagef("--dispatchers %d: want an integer ≥ 1", *f.dispatchers)
-	case !inOpenUnit(*f.load):
-		return nil, usagef("--load %v: want a number in (0, 1)", *f.load)
-	case *f.runs < 2:
-		return nil, usagef("--runs %d: want an integer ≥ 2", *f.runs)
-	case *f.refreshes < 10:
-		return nil, usagef("--refreshes %d: want an integer ≥ 10", *f.refreshes)
-	case *f.cut < 1 || *f.cut > *f.refreshes:
-		return nil, usagef("--cut %d: want an integer in [1, --refreshes = %d]", *f.cut, *f.refreshes)
-	case *f.runs > maxSweepRuns:
-		return nil, usagef("--runs %d: want an integer in [2, %d]", *f.runs, maxSweepRuns)
-	case !(*f.resolution > 0) || math.IsInf(*f.resolution, 0):
-		return nil, usagef("--resolution %v: want a number > 0 (in T(1−λ)²)", *f.resolution)
-	}
-	if err := checkPlotPath(*f.plot); err != nil {
+	if err := f.check(); err != nil {
 		return nil, err
-	}
-	if *f.points != "" {
-		if err := checkOutputDir("points", *f.points); err != nil {
-			return nil, err
-		}
 	}
 	var grid []float64
 	if *f.grid != "" {
@@ -116,6 +92,37 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 		})
 	}
 	return out, nil
+}
+
+// check checks the single-valued flags and the output files' directories;
+// the default --cut shrinks to a shorter --refreshes.
+func (f *bracketFlags) check() error {
+	if !f.fs.Changed("cut") && *f.cut > *f.refreshes {
+		*f.cut = *f.refreshes // the default cut, 300, cannot exceed the runs
+	}
+	switch {
+	case *f.dispatchers < 1:
+		return usagef("--dispatchers %d: want an integer ≥ 1", *f.dispatchers)
+	case !inOpenUnit(*f.load):
+		return usagef("--load %v: want a number in (0, 1)", *f.load)
+	case *f.runs < 2:
+		return usagef("--runs %d: want an integer ≥ 2", *f.runs)
+	case *f.refreshes < 10:
+		return usagef("--refreshes %d: want an integer ≥ 10", *f.refreshes)
+	case *f.cut < 1 || *f.cut > *f.refreshes:
+		return usagef("--cut %d: want an integer in [1, --refreshes = %d]", *f.cut, *f.refreshes)
+	case *f.runs > maxSweepRuns:
+		return usagef("--runs %d: want an integer in [2, %d]", *f.runs, maxSweepRuns)
+	case !(*f.resolution > 0) || math.IsInf(*f.resolution, 0):
+		return usagef("--resolution %v: want a number > 0 (in T(1−λ)²)", *f.resolution)
+	}
+	if err := checkPlotPath(*f.plot); err != nil {
+		return err
+	}
+	if *f.points != "" {
+		return checkOutputDir("points", *f.points)
+	}
+	return nil
 }
 
 func runBracket(ctx context.Context, e *env, args []string) error {
@@ -501,45 +508,8 @@ func openFileStore(path string) (*fileStore, error) {
 	if complete > 0 && data[complete-1] != '\n' {
 		complete = bytes.LastIndexByte(data, '\n') + 1 // drop a torn last line
 	}
-	r := csv.NewReader(bytes.NewReader(data[:complete]))
-	r.FieldsPerRecord = -1
-	r.Comment = '#'
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: a corrupt run log: %w", path, err)
-		}
-		if len(rec) == 8 && rec[0] == "servers" {
-			continue
-		}
-		if len(rec) != 8 && len(rec) != 9 {
-			line, _ := r.FieldPos(0)
-			return nil, fmt.Errorf("%s:%d: a corrupt run log: %d fields, want 8 (9 with sizes other than exp)", path, line, len(rec))
-		}
-		var x compare.RunRecord
-		var e [8]error
-		x.Servers, e[0] = strconv.Atoi(rec[0])
-		x.Dispatchers, e[1] = strconv.Atoi(rec[1])
-		x.Load, e[2] = strconv.ParseFloat(rec[2], 64)
-		x.Scaled, e[3] = strconv.ParseFloat(rec[3], 64)
-		x.Refreshes, e[4] = strconv.Atoi(rec[4])
-		x.Rep, e[5] = strconv.Atoi(rec[5])
-		x.Seed, e[6] = strconv.ParseUint(rec[6], 10, 64)
-		x.TippedAt, e[7] = strconv.Atoi(rec[7])
-		if len(rec) == 9 {
-			x.Sizes = rec[8] // a ninth field: sizes other than exp
-			if z, err := sim.ParseSizes(x.Sizes); err != nil || z.Kind == sim.Exp {
-				e[0] = errors.Join(e[0], fmt.Errorf("sizes %q", x.Sizes))
-			}
-		}
-		if err := errors.Join(e[:]...); err != nil || !plausibleRun(x) {
-			line, _ := r.FieldPos(0)
-			return nil, fmt.Errorf("%s:%d: a corrupt run log: %q", path, line, strings.Join(rec, ","))
-		}
-		s.runs[x.Key()] = x
+	if s.runs, err = readStoreRuns(path, data[:complete]); err != nil {
+		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -559,6 +529,57 @@ func openFileStore(path string) (*fileStore, error) {
 		fmt.Fprintln(s.w, storeHeader)
 	}
 	return s, s.w.Flush()
+}
+
+// readStoreRuns reads a run log's complete lines.
+func readStoreRuns(path string, data []byte) (map[string]compare.RunRecord, error) {
+	runs := map[string]compare.RunRecord{}
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = -1
+	r.Comment = '#'
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return runs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: a corrupt run log: %w", path, err)
+		}
+		if len(rec) == 8 && rec[0] == "servers" {
+			continue
+		}
+		if len(rec) != 8 && len(rec) != 9 {
+			line, _ := r.FieldPos(0)
+			return nil, fmt.Errorf("%s:%d: a corrupt run log: %d fields, want 8 (9 with sizes other than exp)", path, line, len(rec))
+		}
+		x, ok := parseRunRecord(rec)
+		if !ok {
+			line, _ := r.FieldPos(0)
+			return nil, fmt.Errorf("%s:%d: a corrupt run log: %q", path, line, strings.Join(rec, ","))
+		}
+		runs[x.Key()] = x
+	}
+}
+
+// parseRunRecord reads one run log line of 8 or 9 fields; false: corrupt.
+func parseRunRecord(rec []string) (compare.RunRecord, bool) {
+	var x compare.RunRecord
+	var e [8]error
+	x.Servers, e[0] = strconv.Atoi(rec[0])
+	x.Dispatchers, e[1] = strconv.Atoi(rec[1])
+	x.Load, e[2] = strconv.ParseFloat(rec[2], 64)
+	x.Scaled, e[3] = strconv.ParseFloat(rec[3], 64)
+	x.Refreshes, e[4] = strconv.Atoi(rec[4])
+	x.Rep, e[5] = strconv.Atoi(rec[5])
+	x.Seed, e[6] = strconv.ParseUint(rec[6], 10, 64)
+	x.TippedAt, e[7] = strconv.Atoi(rec[7])
+	if len(rec) == 9 {
+		x.Sizes = rec[8] // a ninth field: sizes other than exp
+		if z, err := sim.ParseSizes(x.Sizes); err != nil || z.Kind == sim.Exp {
+			e[0] = errors.Join(e[0], fmt.Errorf("sizes %q", x.Sizes))
+		}
+	}
+	return x, errors.Join(e[:]...) == nil && plausibleRun(x)
 }
 
 func (s *fileStore) Get(key string) (compare.RunRecord, bool) {

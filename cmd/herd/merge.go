@@ -35,34 +35,12 @@ var mergeCommands = map[string]func(ctx context.Context, e *env, args []string, 
 // sbatch --array takes; a corrupt part file is an error, never skipped.
 func runMerge(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "merge", "merge DIR [--format F] [--plot FILE] [--points FILE]   (DIR: the --out of a sweep run with --shards)")
-	format := fs.String("format", "", "output format, text, csv or json (default: the sweep's own --format)")
-	plot := fs.String("plot", "", "draw the sweep's plot "+plotFiles+" (default: the sweep's own --plot)")
-	points := fs.String("points", "", "herd bracket: write the per-T tipping table to FILE (default: the sweep's own --points)")
-	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
-	if errors.Is(err, pflag.ErrHelp) {
+	o := &mergeOpts{fs: fs}
+	o.format = fs.String("format", "", "output format, text, csv or json (default: the sweep's own --format)")
+	o.plot = fs.String("plot", "", "draw the sweep's plot "+plotFiles+" (default: the sweep's own --plot)")
+	o.points = fs.String("points", "", "herd bracket: write the per-T tipping table to FILE (default: the sweep's own --points)")
+	if err := o.parse(args); err != nil {
 		return err
-	}
-	if err != nil {
-		return usagef("%v", err)
-	}
-	if fs.NArg() != 1 {
-		return usagef("want one directory, the --out of the sharded sweep (have %d arguments)", fs.NArg())
-	}
-	if fs.Changed("format") {
-		if _, err := table.ParseFormat(*format); err != nil {
-			return usagef("--format: %v", err)
-		}
-	}
-	if fs.Changed("plot") {
-		if err := checkPlotPath(*plot); err != nil {
-			return err
-		}
-	}
-	if fs.Changed("points") {
-		if err := checkOutputDir("points", *points); err != nil {
-			return err
-		}
 	}
 	dir := fs.Arg(0)
 	parts, err := readParts(dir)
@@ -70,21 +48,9 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	first := parts[0]
-	// The overrides each command takes.
-	takes := map[string]map[string]bool{"plot": {"sim": true, "bracket": true}, "points": {"bracket": true}}
-	for _, o := range []string{"plot", "points"} {
-		if fs.Changed(o) && !takes[o][first.Command] {
-			return usagef("--%s: %s holds a herd %s sweep, which has no --%s", o, dir, first.Command, o)
-		}
-	}
-	cmdArgs := append([]string(nil), first.Args...)
-	for _, o := range []struct {
-		name string
-		v    *string
-	}{{"format", format}, {"plot", plot}, {"points", points}} {
-		if fs.Changed(o.name) {
-			cmdArgs = append(cmdArgs, "--"+o.name+"="+*o.v)
-		}
+	cmdArgs, err := o.sweepArgs(dir, first)
+	if err != nil {
+		return err
 	}
 	m := &mergedRuns{total: first.Total, ids: make([]string, first.Total), raw: make([]json.RawMessage, first.Total)}
 	for _, p := range parts {
@@ -97,12 +63,75 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	me.command = first.Command
 	if err := runCmd(ctx, &me, cmdArgs, m); err != nil {
 		var ue *usageError
-		if errors.As(err, &ue) && !fs.Changed("format") && !fs.Changed("plot") && !fs.Changed("points") {
+		if errors.As(err, &ue) && !o.overrides() {
 			return fmt.Errorf("%s: the parts' arguments %q: %w", dir, first.Args, err)
 		}
 		return err
 	}
 	return nil
+}
+
+// mergeOpts are herd merge's flags: overrides of the sweep's own.
+type mergeOpts struct {
+	fs                   *pflag.FlagSet
+	format, plot, points *string
+}
+
+// parse parses herd merge's arguments and checks the overrides given.
+func (o *mergeOpts) parse(args []string) error {
+	fs := o.fs
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) {
+		return err
+	}
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if fs.NArg() != 1 {
+		return usagef("want one directory, the --out of the sharded sweep (have %d arguments)", fs.NArg())
+	}
+	if fs.Changed("format") {
+		if _, err := table.ParseFormat(*o.format); err != nil {
+			return usagef("--format: %v", err)
+		}
+	}
+	if fs.Changed("plot") {
+		if err := checkPlotPath(*o.plot); err != nil {
+			return err
+		}
+	}
+	if fs.Changed("points") {
+		return checkOutputDir("points", *o.points)
+	}
+	return nil
+}
+
+// overrides reports whether any override was given.
+func (o *mergeOpts) overrides() bool {
+	return o.fs.Changed("format") || o.fs.Changed("plot") || o.fs.Changed("points")
+}
+
+// sweepArgs is the argument list the parts record, with the overrides
+// given appended; an override the sweep's command lacks is an error.
+func (o *mergeOpts) sweepArgs(dir string, first *partFile) ([]string, error) {
+	// The overrides each command takes.
+	takes := map[string]map[string]bool{"plot": {"sim": true, "bracket": true}, "points": {"bracket": true}}
+	for _, name := range []string{"plot", "points"} {
+		if o.fs.Changed(name) && !takes[name][first.Command] {
+			return nil, usagef("--%s: %s holds a herd %s sweep, which has no --%s", name, dir, first.Command, name)
+		}
+	}
+	cmdArgs := append([]string(nil), first.Args...)
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"format", o.format}, {"plot", o.plot}, {"points", o.points}} {
+		if o.fs.Changed(f.name) {
+			cmdArgs = append(cmdArgs, "--"+f.name+"="+*f.v)
+		}
+	}
+	return cmdArgs, nil
 }
 
 // readParts reads every part file in dir (part-I-of-N.json) and checks

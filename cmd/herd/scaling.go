@@ -22,34 +22,9 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var results []compare.BracketResult
-	var runErr error
-	if *from != "" {
-		if err := checkPlotPath(*f.plot); err != nil {
-			return err
-		}
-		results, err = readBrackets(e.stdin, *from)
-		if err != nil {
-			return fmt.Errorf("--from: %w", err)
-		}
-		if n := distinctServers(results, true); n < compare.MinScalingBrackets {
-			return usagef("--from %s: %d complete brackets at distinct N; a fit of edge(∞), a and β needs at least %d (one degree of freedom to test the law)",
-				*from, n, compare.MinScalingBrackets)
-		}
-	} else {
-		set, err := f.settings()
-		if err != nil {
-			return err
-		}
-		ns := make([]compare.BracketResult, len(set))
-		for i, s := range set {
-			ns[i].Settings = s
-		}
-		if n := distinctServers(ns, false); n < compare.MinScalingBrackets {
-			return usagef("--servers %s: %d distinct values; a fit of edge(∞), a and β needs at least %d brackets (one degree of freedom to test the law)",
-				*f.servers, n, compare.MinScalingBrackets)
-		}
-		results, runErr = brackets(ctx, e, f, set)
+	results, runErr, err := scalingBrackets(ctx, e, f, *from)
+	if err != nil {
+		return err
 	}
 	var ns []int
 	var lo, hi []float64
@@ -62,51 +37,7 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 	if fitErr != nil && *from != "" {
 		return usagef("--from %s: %d bracket(s): %v", *from, len(results), fitErr)
 	}
-	t := bracketTable(results)
-	t.Title = "herd scaling: edge(N) = edge(∞) + a·N^(−β) fitted to the brackets, as T(1−λ)²"
-	model := math.NaN()
-	if len(results) > 0 {
-		model = results[0].ModelScaled
-	}
-	// The fit goes in every format: the meta of text and JSON, and
-	// columns of the CSV (the fitted curve at each N, and the fit's
-	// parameters repeated on every row).
-	t.Columns = append(t.Columns, table.Column{Name: "fit_scaled", Digits: 4}, table.Column{Name: "fit_edge_inf", Digits: 4},
-		table.Column{Name: "fit_edge_inf_low", Digits: 4}, table.Column{Name: "fit_edge_inf_high", Digits: 4},
-		table.Column{Name: "fit_a", Digits: 4}, table.Column{Name: "fit_beta", Digits: 3},
-		table.Column{Name: "fit_chi2", Digits: 3}, table.Column{Name: "fit_df"}, table.Column{Name: "fit_p"})
-	for i := range t.Rows {
-		if fitErr != nil {
-			t.Rows[i] = append(t.Rows[i], nil, nil, nil, nil, nil, nil, nil, nil, nil)
-			continue
-		}
-		n := float64(results[i].Settings.Servers)
-		t.Rows[i] = append(t.Rows[i], fit.EdgeInf+fit.A*math.Pow(n, -fit.Beta), fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh,
-			fit.A, fit.Beta, fit.Chi2, fit.DF, fit.PValue)
-	}
-	if fitErr == nil {
-		t.Notes = append(t.Notes,
-			fmt.Sprintf("fit: edge(∞) = %.4g (range %.4g to %.4g), a = %.4g, β = %.2f; χ² = %.3g with %d degree(s) of freedom (P(χ² ≥ that) = %.3g) over %d brackets",
-				fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh, fit.A, fit.Beta, fit.Chi2, fit.DF, fit.PValue, fit.Points),
-			fmt.Sprintf("model (refresh map, N → ∞): %.5g", model))
-		g := func(x float64, d int) string { return strconv.FormatFloat(x, 'g', d, 64) }
-		t.Meta = append(t.Meta,
-			table.Field{Key: "edge_inf", Value: g(fit.EdgeInf, 6)},
-			table.Field{Key: "edge_inf_low", Value: g(fit.EdgeInfLow, 6)},
-			table.Field{Key: "edge_inf_high", Value: g(fit.EdgeInfHigh, 6)},
-			table.Field{Key: "a", Value: g(fit.A, 6)},
-			table.Field{Key: "beta", Value: g(fit.Beta, 3)},
-			table.Field{Key: "chi2", Value: g(fit.Chi2, 6)},
-			table.Field{Key: "df", Value: strconv.Itoa(fit.DF)},
-			table.Field{Key: "p_value", Value: g(fit.PValue, 4)},
-			table.Field{Key: "model_scaled", Value: g(model, 6)})
-		if fit.BetaOnBound {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("β = %.2f sits on its search bound [%g, %g]: the best fit lies outside it, so edge(∞) and its range are not to be trusted",
-				fit.Beta, compare.BetaMin, compare.BetaMax))
-		}
-	} else {
-		t.Warnings = append(t.Warnings, fitErr.Error())
-	}
+	t := scalingTable(results, fit, fitErr)
 	err = writeTable(ctx, e, t, fmtName, func() error {
 		if *f.plot == "" {
 			return nil
@@ -127,6 +58,89 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 		return usagef("herd scaling: %d complete brackets at distinct N; %v", distinctServers(results, true), fitErr)
 	}
 	return nil
+}
+
+// scalingBrackets reads the brackets of --from, or runs them; runErr is
+// the runs' error (an interruption keeps the finished brackets), err a
+// usage or input error.
+func scalingBrackets(ctx context.Context, e *env, f *bracketFlags, from string) (results []compare.BracketResult, runErr, err error) {
+	if from != "" {
+		if err := checkPlotPath(*f.plot); err != nil {
+			return nil, nil, err
+		}
+		results, err = readBrackets(e.stdin, from)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--from: %w", err)
+		}
+		if n := distinctServers(results, true); n < compare.MinScalingBrackets {
+			return nil, nil, usagef("--from %s: %d complete brackets at distinct N; a fit of edge(∞), a and β needs at least %d (one degree of freedom to test the law)",
+				from, n, compare.MinScalingBrackets)
+		}
+		return results, nil, nil
+	}
+	set, err := f.settings()
+	if err != nil {
+		return nil, nil, err
+	}
+	ns := make([]compare.BracketResult, len(set))
+	for i, s := range set {
+		ns[i].Settings = s
+	}
+	if n := distinctServers(ns, false); n < compare.MinScalingBrackets {
+		return nil, nil, usagef("--servers %s: %d distinct values; a fit of edge(∞), a and β needs at least %d brackets (one degree of freedom to test the law)",
+			*f.servers, n, compare.MinScalingBrackets)
+	}
+	results, runErr = brackets(ctx, e, f, set)
+	return results, runErr, nil
+}
+
+// scalingTable is the brackets' table with the fit: the meta of text and
+// JSON, and columns of the CSV (the fitted curve at each N, and the fit's
+// parameters repeated on every row).
+func scalingTable(results []compare.BracketResult, fit compare.ScalingFit, fitErr error) *table.Table {
+	t := bracketTable(results)
+	t.Title = "herd scaling: edge(N) = edge(∞) + a·N^(−β) fitted to the brackets, as T(1−λ)²"
+	model := math.NaN()
+	if len(results) > 0 {
+		model = results[0].ModelScaled
+	}
+	t.Columns = append(t.Columns, table.Column{Name: "fit_scaled", Digits: 4}, table.Column{Name: "fit_edge_inf", Digits: 4},
+		table.Column{Name: "fit_edge_inf_low", Digits: 4}, table.Column{Name: "fit_edge_inf_high", Digits: 4},
+		table.Column{Name: "fit_a", Digits: 4}, table.Column{Name: "fit_beta", Digits: 3},
+		table.Column{Name: "fit_chi2", Digits: 3}, table.Column{Name: "fit_df"}, table.Column{Name: "fit_p"})
+	for i := range t.Rows {
+		if fitErr != nil {
+			t.Rows[i] = append(t.Rows[i], nil, nil, nil, nil, nil, nil, nil, nil, nil)
+			continue
+		}
+		n := float64(results[i].Settings.Servers)
+		t.Rows[i] = append(t.Rows[i], fit.EdgeInf+fit.A*math.Pow(n, -fit.Beta), fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh,
+			fit.A, fit.Beta, fit.Chi2, fit.DF, fit.PValue)
+	}
+	if fitErr != nil {
+		t.Warnings = append(t.Warnings, fitErr.Error())
+		return t
+	}
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("fit: edge(∞) = %.4g (range %.4g to %.4g), a = %.4g, β = %.2f; χ² = %.3g with %d degree(s) of freedom (P(χ² ≥ that) = %.3g) over %d brackets",
+			fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh, fit.A, fit.Beta, fit.Chi2, fit.DF, fit.PValue, fit.Points),
+		fmt.Sprintf("model (refresh map, N → ∞): %.5g", model))
+	g := func(x float64, d int) string { return strconv.FormatFloat(x, 'g', d, 64) }
+	t.Meta = append(t.Meta,
+		table.Field{Key: "edge_inf", Value: g(fit.EdgeInf, 6)},
+		table.Field{Key: "edge_inf_low", Value: g(fit.EdgeInfLow, 6)},
+		table.Field{Key: "edge_inf_high", Value: g(fit.EdgeInfHigh, 6)},
+		table.Field{Key: "a", Value: g(fit.A, 6)},
+		table.Field{Key: "beta", Value: g(fit.Beta, 3)},
+		table.Field{Key: "chi2", Value: g(fit.Chi2, 6)},
+		table.Field{Key: "df", Value: strconv.Itoa(fit.DF)},
+		table.Field{Key: "p_value", Value: g(fit.PValue, 4)},
+		table.Field{Key: "model_scaled", Value: g(model, 6)})
+	if fit.BetaOnBound {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("β = %.2f sits on its search bound [%g, %g]: the best fit lies outside it, so edge(∞) and its range are not to be trusted",
+			fit.Beta, compare.BetaMin, compare.BetaMax))
+	}
+	return t
 }
 
 // distinctServers counts the distinct N among results, only those with a

@@ -228,34 +228,43 @@ func readPart(path string) (*partFile, error) {
 	if dec.More() {
 		return nil, errors.New("corrupt part file: data after the JSON document")
 	}
+	if err := p.check(filepath.Base(path)); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// check checks a part file's header against itself and its file name,
+// and its results against the runs it owns.
+func (p *partFile) check(name string) error {
 	switch {
 	case p.Format != partFormat:
-		return nil, fmt.Errorf("corrupt part file: format %q, want %q", p.Format, partFormat)
+		return fmt.Errorf("corrupt part file: format %q, want %q", p.Format, partFormat)
 	case p.Shards < 1 || p.Shards > maxSweepRuns || p.Shard < 0 || p.Shard >= p.Shards || p.Total < 0 || p.Total > maxSweepRuns:
-		return nil, fmt.Errorf("corrupt part file: shard %d of %d, %d runs", p.Shard, p.Shards, p.Total)
-	case filepath.Base(path) != partName(p.Shards, p.Shard):
-		return nil, fmt.Errorf("corrupt part file: it holds shard %d of %d, which belongs in %s", p.Shard, p.Shards, partName(p.Shards, p.Shard))
+		return fmt.Errorf("corrupt part file: shard %d of %d, %d runs", p.Shard, p.Shards, p.Total)
+	case name != partName(p.Shards, p.Shard):
+		return fmt.Errorf("corrupt part file: it holds shard %d of %d, which belongs in %s", p.Shard, p.Shards, partName(p.Shards, p.Shard))
 	}
 	want := owned(p.Total, p.Shards, p.Shard)
 	if len(p.Owned) != len(want) {
-		return nil, fmt.Errorf("corrupt part file: owns %d runs, want %d", len(p.Owned), len(want))
+		return fmt.Errorf("corrupt part file: owns %d runs, want %d", len(p.Owned), len(want))
 	}
 	for k := range want {
 		if p.Owned[k] != want[k] {
-			return nil, fmt.Errorf("corrupt part file: owns run %d, want %d", p.Owned[k], want[k])
+			return fmt.Errorf("corrupt part file: owns run %d, want %d", p.Owned[k], want[k])
 		}
 	}
 	seen := map[int]bool{}
 	for _, r := range p.Results {
 		if r.Index < 0 || r.Index >= p.Total || r.Index%p.Shards != p.Shard || seen[r.Index] || len(r.Result) == 0 {
-			return nil, fmt.Errorf("corrupt part file: result for run %d (duplicate, missing or not this shard's)", r.Index)
+			return fmt.Errorf("corrupt part file: result for run %d (duplicate, missing or not this shard's)", r.Index)
 		}
 		seen[r.Index] = true
 	}
 	if p.Complete && len(p.Results) != len(want) {
-		return nil, fmt.Errorf("corrupt part file: marked complete with %d of %d runs", len(p.Results), len(want))
+		return fmt.Errorf("corrupt part file: marked complete with %d of %d runs", len(p.Results), len(want))
 	}
-	return &p, nil
+	return nil
 }
 
 // sweep is what the contract needs of a command's plan.
@@ -348,16 +357,7 @@ func runShard[R any](ctx context.Context, sw *sweep, plan *shardPlan, exec func(
 		return usagef("--out %s: %v", plan.dir, err) // before any run
 	}
 	path := filepath.Join(plan.dir, partName(plan.n, plan.i))
-	have := map[int]json.RawMessage{}
-	if old, err := readPart(path); err == nil && old.sameSweep(p) && old.Version == version {
-		for _, r := range old.Results {
-			if r.ID == sw.ids[r.Index] {
-				have[r.Index] = r.Result
-			}
-		}
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintf(sw.e.stderr, "herd %s: %s: %v; running the shard afresh\n", sw.command, path, err)
-	}
+	have := earlierRuns(sw, p, path)
 	var todo []int
 	for _, i := range p.Owned {
 		if _, ok := have[i]; !ok {
@@ -389,15 +389,8 @@ func runShard[R any](ctx context.Context, sw *sweep, plan *shardPlan, exec func(
 		}
 	}
 	p.Complete = len(p.Results) == len(p.Owned)
-	if p.Results == nil {
-		p.Results = []partRun{}
-	}
-	data, err := json.MarshalIndent(p, "", " ")
-	if err != nil {
+	if err := p.write(path); err != nil {
 		return err
-	}
-	if err := writeAtomic(path, append(data, '\n')); err != nil {
-		return fmt.Errorf("--out: %w", err)
 	}
 	state := "complete"
 	if !p.Complete {
@@ -407,6 +400,37 @@ func runShard[R any](ctx context.Context, sw *sweep, plan *shardPlan, exec func(
 		sw.command, plan.i, plan.n, len(p.Results), len(p.Owned), len(have), state, path)
 	if !p.Complete {
 		return errInterrupted
+	}
+	return nil
+}
+
+// earlierRuns are the runs of p that an earlier try of the same sweep
+// left in the part file at path, by index.
+func earlierRuns(sw *sweep, p *partFile, path string) map[int]json.RawMessage {
+	have := map[int]json.RawMessage{}
+	if old, err := readPart(path); err == nil && old.sameSweep(p) && old.Version == version {
+		for _, r := range old.Results {
+			if r.ID == sw.ids[r.Index] {
+				have[r.Index] = r.Result
+			}
+		}
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(sw.e.stderr, "herd %s: %s: %v; running the shard afresh\n", sw.command, path, err)
+	}
+	return have
+}
+
+// write writes the part file atomically.
+func (p *partFile) write(path string) error {
+	if p.Results == nil {
+		p.Results = []partRun{}
+	}
+	data, err := json.MarshalIndent(p, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(path, append(data, '\n')); err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
 	return nil
 }
