@@ -574,6 +574,32 @@ func (c Config) limits() error {
 // Validate reports the first invalid field, naming its allowed range.
 func (c Config) Validate() error {
 	c = c.withDefaults()
+	if err := c.validateNumbers(); err != nil {
+		return err
+	}
+	if err := c.Sizes.validate(); err != nil {
+		return fmt.Errorf("%w (%w)", err, ErrConfig)
+	}
+	if c.Start.PerRefresh && c.Refresh == 0 {
+		return fieldErr("Start", c.Start, "a multiple of T, but the board is live (Refresh = 0)")
+	}
+	if err := c.validatePolicy(); err != nil {
+		return err
+	}
+	if c.Tally < TallyNone || c.Tally > TallyScaled {
+		return cfgErr("unknown tally %d", int(c.Tally))
+	}
+	if c.Start.Kind < StartEmpty || c.Start.Kind > StartSingle {
+		return cfgErr("unknown start kind %d", int(c.Start.Kind))
+	}
+	if !(c.Start.Value >= 0) || math.IsInf(c.Start.Value, 0) {
+		return fieldErr("Start", c.Start, "the number must be finite and ≥ 0")
+	}
+	return c.limits()
+}
+
+// validateNumbers checks the numeric fields' ranges (defaults filled in).
+func (c Config) validateNumbers() error {
 	switch {
 	case c.Servers < 1:
 		return fieldErr("Servers", c.Servers, "want an integer ≥ 1")
@@ -594,12 +620,12 @@ func (c Config) Validate() error {
 	case c.FirstDiffCap < 0:
 		return fieldErr("FirstDiffCap", c.FirstDiffCap, "want an integer ≥ 0 (0 is the default)")
 	}
-	if err := c.Sizes.validate(); err != nil {
-		return fmt.Errorf("%w (%w)", err, ErrConfig)
-	}
-	if c.Start.PerRefresh && c.Refresh == 0 {
-		return fieldErr("Start", c.Start, "a multiple of T, but the board is live (Refresh = 0)")
-	}
+	return nil
+}
+
+// validatePolicy checks the policy's kind and D against the servers one
+// dispatcher reaches.
+func (c Config) validatePolicy() error {
 	block := c.Servers
 	if c.Partitioned {
 		block = c.Servers / c.Dispatchers
@@ -624,16 +650,7 @@ func (c Config) Validate() error {
 	default:
 		return cfgErr("unknown policy kind %d", int(c.Policy.Kind))
 	}
-	if c.Tally < TallyNone || c.Tally > TallyScaled {
-		return cfgErr("unknown tally %d", int(c.Tally))
-	}
-	if c.Start.Kind < StartEmpty || c.Start.Kind > StartSingle {
-		return cfgErr("unknown start kind %d", int(c.Start.Kind))
-	}
-	if !(c.Start.Value >= 0) || math.IsInf(c.Start.Value, 0) {
-		return fieldErr("Start", c.Start, "the number must be finite and ≥ 0")
-	}
-	return c.limits()
+	return nil
 }
 
 // Key is a canonical description of the configuration: the identity from

@@ -114,35 +114,13 @@ func newRunner(c Config, seed uint64) *runner {
 		live:  c.Refresh == 0,
 		sizes: c.Sizes,
 	}
-	switch c.Sizes.Kind {
-	case H2:
-		cv := c.Sizes.Param
-		r.h2p = (1 + math.Sqrt((cv-1)/(cv+1))) / 2
-		r.h2m1 = 1 / (2 * r.h2p)
-		r.h2m2 = 1 / (2 * (1 - r.h2p))
-	case Pareto:
-		r.parXm = (c.Sizes.Param - 1) / c.Sizes.Param
-		r.parInv = -1 / c.Sizes.Param
-	}
-
+	r.setupSizes()
 	// Domains: one for all, or one block per dispatcher (sizes differ by at most one).
 	ndom := 1
 	if c.Partitioned {
 		ndom = k
 	}
-	r.doms = make([]domain, ndom)
-	for i := range r.doms {
-		r.doms[i].lo = int32(i * n / ndom)
-		r.doms[i].hi = int32((i + 1) * n / ndom)
-	}
-	r.domOf = make([]int, k)
-	for d := range r.domOf {
-		if c.Partitioned {
-			r.domOf[d] = d
-		}
-	}
-
-	liveLL := r.live && c.Policy.Kind == LeastLoaded
+	r.setupDomains(ndom)
 	if r.live && (c.Policy.Kind == BestOfD || c.Policy.Kind == Left || c.Policy.Kind == FirstDiff) {
 		r.rings = make([]ring, n)
 	}
@@ -153,77 +131,13 @@ func newRunner(c Config, seed uint64) *runner {
 			r.rr[d] = int32(r.rng.IntN(r.doms[r.domOf[d]].size()))
 		}
 	case LeastLoaded:
-		if liveLL {
-			r.q = make([]int32, n)
-			r.pos = make([]int32, n)
-			r.lists = make([][][]int32, ndom)
-			r.minQ = make([]int32, ndom)
-			for i := range r.doms {
-				dom := &r.doms[i]
-				l0 := make([]int32, 0, dom.size())
-				for s := dom.lo; s < dom.hi; s++ {
-					r.pos[s] = int32(len(l0))
-					l0 = append(l0, s)
-				}
-				r.lists[i] = [][]int32{l0}
-			}
-			break
-		}
-		// One water group per tally group: own → per dispatcher; shared or
-		// none → per domain.
-		r.waterOf = make([]int, k)
-		if c.Tally == TallyOwn || c.Tally == TallyScaled {
-			r.waters = make([]water, k)
-			for d := range r.waters {
-				r.waters[d] = water{raise: true, dom: &r.doms[r.domOf[d]]}
-				if c.Tally == TallyScaled && k > 1 {
-					r.waters[d].step = int32(k)
-					r.waters[d].up = make([][]int32, k)
-				}
-				r.waterOf[d] = d
-			}
+		if r.live {
+			r.setupLiveLeastLoaded(ndom)
 		} else {
-			r.waters = make([]water, ndom)
-			for i := range r.waters {
-				r.waters[i] = water{raise: c.Tally == TallyShared, dom: &r.doms[i]}
-			}
-			for d := range r.waterOf {
-				r.waterOf[d] = r.domOf[d]
-			}
+			r.setupWaters(ndom)
 		}
 	case BestOfD, Left, FirstDiff:
-		r.tallyOf = make([]int, k)
-		switch {
-		case r.live || c.Tally == TallyNone:
-			for d := range r.tallyOf {
-				r.tallyOf[d] = -1
-			}
-		case c.Tally == TallyOwn || c.Tally == TallyScaled:
-			r.tallyInc = 1
-			if c.Tally == TallyScaled {
-				r.tallyInc = int32(k)
-			}
-			r.tallies = make([][]int32, k)
-			for d := range r.tallyOf {
-				r.tallyOf[d] = d
-			}
-		default: // shared: one tally per domain
-			r.tallyInc = 1
-			r.tallies = make([][]int32, ndom)
-			for d := range r.tallyOf {
-				r.tallyOf[d] = r.domOf[d]
-			}
-		}
-		for i := range r.tallies {
-			r.tallies[i] = make([]int32, n)
-		}
-		if c.Policy.Kind == FirstDiff {
-			r.credit = make([]int, k)
-			r.fdCap = c.FirstDiffCap
-			if r.fdCap == 0 {
-				r.fdCap = r.doms[0].size()
-			}
-		}
+		r.setupTallies(ndom)
 	case Oracle:
 		r.idle = make([][]int32, ndom)
 		r.busy = make([]eventHeap, ndom)
@@ -235,6 +149,121 @@ func newRunner(c Config, seed uint64) *runner {
 		}
 	}
 	return r
+}
+
+// setupSizes sets the size law's constants: H2's phase probability and
+// means, Pareto's scale and exponent.
+func (r *runner) setupSizes() {
+	switch r.c.Sizes.Kind {
+	case H2:
+		cv := r.c.Sizes.Param
+		r.h2p = (1 + math.Sqrt((cv-1)/(cv+1))) / 2
+		r.h2m1 = 1 / (2 * r.h2p)
+		r.h2m2 = 1 / (2 * (1 - r.h2p))
+	case Pareto:
+		r.parXm = (r.c.Sizes.Param - 1) / r.c.Sizes.Param
+		r.parInv = -1 / r.c.Sizes.Param
+	}
+}
+
+// setupDomains splits the servers into ndom blocks and gives each
+// dispatcher its own (partitioned) or the one.
+func (r *runner) setupDomains(ndom int) {
+	n := r.n
+	r.doms = make([]domain, ndom)
+	for i := range r.doms {
+		r.doms[i].lo = int32(i * n / ndom)
+		r.doms[i].hi = int32((i + 1) * n / ndom)
+	}
+	r.domOf = make([]int, r.k)
+	for d := range r.domOf {
+		if r.c.Partitioned {
+			r.domOf[d] = d
+		}
+	}
+}
+
+// setupLiveLeastLoaded sets up live least loaded: exact queue lengths and
+// per-domain lists of servers by queue length, all empty.
+func (r *runner) setupLiveLeastLoaded(ndom int) {
+	r.q = make([]int32, r.n)
+	r.pos = make([]int32, r.n)
+	r.lists = make([][][]int32, ndom)
+	r.minQ = make([]int32, ndom)
+	for i := range r.doms {
+		dom := &r.doms[i]
+		l0 := make([]int32, 0, dom.size())
+		for s := dom.lo; s < dom.hi; s++ {
+			r.pos[s] = int32(len(l0))
+			l0 = append(l0, s)
+		}
+		r.lists[i] = [][]int32{l0}
+	}
+}
+
+// setupWaters sets up stale least loaded: one water group per tally
+// group (own → per dispatcher; shared or none → per domain).
+func (r *runner) setupWaters(ndom int) {
+	c, k := r.c, r.k
+	r.waterOf = make([]int, k)
+	if c.Tally == TallyOwn || c.Tally == TallyScaled {
+		r.waters = make([]water, k)
+		for d := range r.waters {
+			r.waters[d] = water{raise: true, dom: &r.doms[r.domOf[d]]}
+			if c.Tally == TallyScaled && k > 1 {
+				r.waters[d].step = int32(k)
+				r.waters[d].up = make([][]int32, k)
+			}
+			r.waterOf[d] = d
+		}
+		return
+	}
+	r.waters = make([]water, ndom)
+	for i := range r.waters {
+		r.waters[i] = water{raise: c.Tally == TallyShared, dom: &r.doms[i]}
+	}
+	for d := range r.waterOf {
+		r.waterOf[d] = r.domOf[d]
+	}
+}
+
+// setupTallies sets up the probing rules' tallies (none on a live board
+// or without a tally; per dispatcher for own and scaled; per domain for
+// shared) and FirstDiff's allowance and cap.
+func (r *runner) setupTallies(ndom int) {
+	c, k := r.c, r.k
+	r.tallyOf = make([]int, k)
+	switch {
+	case r.live || c.Tally == TallyNone:
+		for d := range r.tallyOf {
+			r.tallyOf[d] = -1
+		}
+	case c.Tally == TallyOwn || c.Tally == TallyScaled:
+		r.tallyInc = 1
+		if c.Tally == TallyScaled {
+			r.tallyInc = int32(k)
+		}
+		r.tallies = make([][]int32, k)
+		for d := range r.tallyOf {
+			r.tallyOf[d] = d
+		}
+	default: // shared: one tally per domain
+		r.tallyInc = 1
+		r.tallies = make([][]int32, ndom)
+		for d := range r.tallyOf {
+			r.tallyOf[d] = r.domOf[d]
+		}
+	}
+	for i := range r.tallies {
+		r.tallies[i] = make([]int32, r.n)
+	}
+	if c.Policy.Kind == FirstDiff {
+		r.credit = make([]int, k)
+		r.fdCap = c.FirstDiffCap
+		if r.fdCap == 0 {
+			r.fdCap = r.doms[0].size()
+		}
+	}
 }
 
 // size draws one job size (mean 1).
