@@ -2,6 +2,7 @@ package plotting
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -124,6 +125,49 @@ func build(fig Figure) (*built, error) {
 	if err := fig.check(); err != nil {
 		return nil, err
 	}
+	p := newPlot(fig)
+	sb := &seriesBuilder{fig: fig, b: &built{p: p}, floor: fig.logFloor()}
+	colors := colorIndexes(fig.Series)
+	for k, s := range fig.Series {
+		col := palette[colors[k]%len(palette)]
+		runs := fig.pieces(s)
+		if len(runs) == 0 {
+			continue
+		}
+		var err error
+		if s.Line {
+			err = sb.addLine(s, runs, col)
+		} else {
+			err = sb.addPoints(s, runs, col)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if sb.npoints == 0 {
+		if fig.LogX || fig.LogY {
+			return nil, fmt.Errorf("%w: no finite point (values that are not positive are dropped on a log axis)", ErrEmpty)
+		}
+		return nil, fmt.Errorf("%w: no finite point", ErrEmpty)
+	}
+	sb.addBands() // underneath the series: added first
+	p.Add(sb.plotters...)
+	for _, e := range sb.legend {
+		if e.name != "" {
+			p.Legend.Add(e.name, e.thumb)
+			sb.b.legend = true
+		}
+	}
+	widenLog(&p.X, fig.LogX)
+	widenLog(&p.Y, fig.LogY)
+	pad(&p.X, fig.LogX)
+	pad(&p.Y, fig.LogY)
+	return sb.b, nil
+}
+
+// newPlot is an empty plot with fig's title, labels, scales and the
+// house style's text (the script handler) and ticks.
+func newPlot(fig Figure) *plot.Plot {
 	p := plot.New()
 	h := newScriptText()
 	p.TextHandler = h
@@ -151,90 +195,97 @@ func build(fig Figure) (*built, error) {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}
 	}
+	return p
+}
 
-	b := &built{p: p}
-	colors := colorIndexes(fig.Series)
-	floor := fig.logFloor()
-	type entry struct {
-		name  string
-		thumb plot.Thumbnailer
-	}
-	var legend []entry
-	var plotters []plot.Plotter
-	npoints, glyph := 0, 0
-	for k, s := range fig.Series {
-		col := palette[colors[k]%len(palette)]
-		runs := fig.pieces(s)
-		if len(runs) == 0 {
-			continue
-		}
-		if s.Line {
-			var first *plotter.Line
-			for _, r := range runs {
-				npoints += len(r)
-				l, err := plotter.NewLine(r)
-				if err != nil {
-					return nil, fmt.Errorf("plotting: series %q: %w", s.Name, err)
-				}
-				l.Color = col
-				l.Width = lineWidth
-				plotters = append(plotters, l)
-				b.lines = append(b.lines, r)
-				if first == nil {
-					first = l
-				}
-				if len(r) == 1 {
-					// A value between two gaps draws no line: mark it with a
-					// dot as wide as the line, so that it is not lost.
-					dot, err := plotter.NewScatter(r)
-					if err != nil {
-						return nil, fmt.Errorf("plotting: series %q: %w", s.Name, err)
-					}
-					dot.GlyphStyle = draw.GlyphStyle{Color: col, Radius: lineWidth, Shape: draw.CircleGlyph{}}
-					plotters = append(plotters, dot)
-					b.points = append(b.points, r...)
-				}
-			}
-			legend = append(legend, entry{s.Name, first})
-			continue
-		}
-		var pts plotter.XYs
-		for _, r := range runs {
-			pts = append(pts, r...)
-		}
-		npoints += len(pts)
-		b.points = append(b.points, pts...)
-		sc, err := plotter.NewScatter(pts)
+// legendEntry is one legend line: a name and its thumbnail.
+type legendEntry struct {
+	name  string
+	thumb plot.Thumbnailer
+}
+
+// seriesBuilder gathers the plotters and legend entries of a figure's
+// series and bands, in order.
+type seriesBuilder struct {
+	fig      Figure
+	b        *built
+	floor    float64 // where a log Y axis cuts error bars (logFloor)
+	legend   []legendEntry
+	plotters []plot.Plotter
+	npoints  int
+	glyph    int // the next point series' glyph
+}
+
+// addLine adds a line series: one polyline per run of drawable points, a
+// dot for a run of one.
+func (sb *seriesBuilder) addLine(s Series, runs []plotter.XYs, col color.Color) error {
+	var first *plotter.Line
+	for _, r := range runs {
+		sb.npoints += len(r)
+		l, err := plotter.NewLine(r)
 		if err != nil {
-			return nil, fmt.Errorf("plotting: series %q: %w", s.Name, err)
+			return fmt.Errorf("plotting: series %q: %w", s.Name, err)
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: glyphRadius, Shape: glyphs[glyph%len(glyphs)]}
-		glyph++
-		if bars := fig.errorBars(s, floor); len(bars) > 0 {
-			eb, err := plotter.NewYErrorBars(bars)
+		l.Color = col
+		l.Width = lineWidth
+		sb.plotters = append(sb.plotters, l)
+		sb.b.lines = append(sb.b.lines, r)
+		if first == nil {
+			first = l
+		}
+		if len(r) == 1 {
+			// A value between two gaps draws no line: mark it with a
+			// dot as wide as the line, so that it is not lost.
+			dot, err := plotter.NewScatter(r)
 			if err != nil {
-				return nil, fmt.Errorf("plotting: series %q: %w", s.Name, err)
+				return fmt.Errorf("plotting: series %q: %w", s.Name, err)
 			}
-			eb.Color = col
-			eb.Width = errBarWidth
-			plotters = append(plotters, eb)
-			for _, e := range bars {
-				lo, hi := plotter.XY{X: e.X, Y: e.Y - e.Low}, plotter.XY{X: e.X, Y: e.Y + e.High}
-				b.points = append(b.points, lo, hi)
-				b.lines = append(b.lines, []plotter.XY{lo, hi})
-			}
+			dot.GlyphStyle = draw.GlyphStyle{Color: col, Radius: lineWidth, Shape: draw.CircleGlyph{}}
+			sb.plotters = append(sb.plotters, dot)
+			sb.b.points = append(sb.b.points, r...)
 		}
-		plotters = append(plotters, sc)
-		legend = append(legend, entry{s.Name, sc})
 	}
-	if npoints == 0 {
-		if fig.LogX || fig.LogY {
-			return nil, fmt.Errorf("%w: no finite point (values that are not positive are dropped on a log axis)", ErrEmpty)
-		}
-		return nil, fmt.Errorf("%w: no finite point", ErrEmpty)
-	}
+	sb.legend = append(sb.legend, legendEntry{s.Name, first})
+	return nil
+}
 
-	// Bands go underneath the series: add them first.
+// addPoints adds a point series: markers, under them its error bars.
+func (sb *seriesBuilder) addPoints(s Series, runs []plotter.XYs, col color.Color) error {
+	var pts plotter.XYs
+	for _, r := range runs {
+		pts = append(pts, r...)
+	}
+	sb.npoints += len(pts)
+	sb.b.points = append(sb.b.points, pts...)
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return fmt.Errorf("plotting: series %q: %w", s.Name, err)
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: glyphRadius, Shape: glyphs[sb.glyph%len(glyphs)]}
+	sb.glyph++
+	if bars := sb.fig.errorBars(s, sb.floor); len(bars) > 0 {
+		eb, err := plotter.NewYErrorBars(bars)
+		if err != nil {
+			return fmt.Errorf("plotting: series %q: %w", s.Name, err)
+		}
+		eb.Color = col
+		eb.Width = errBarWidth
+		sb.plotters = append(sb.plotters, eb)
+		for _, e := range bars {
+			lo, hi := plotter.XY{X: e.X, Y: e.Y - e.Low}, plotter.XY{X: e.X, Y: e.Y + e.High}
+			sb.b.points = append(sb.b.points, lo, hi)
+			sb.b.lines = append(sb.b.lines, []plotter.XY{lo, hi})
+		}
+	}
+	sb.plotters = append(sb.plotters, sc)
+	sb.legend = append(sb.legend, legendEntry{s.Name, sc})
+	return nil
+}
+
+// addBands adds the shaded x ranges to the plot itself (so that they lie
+// under the series, added after) and their labels to the legend.
+func (sb *seriesBuilder) addBands() {
+	fig := sb.fig
 	for _, bd := range fig.Bands {
 		lo, hi := min(bd.XMin, bd.XMax), max(bd.XMin, bd.XMax)
 		if !finite(lo) || !finite(hi) || (fig.LogX && hi <= 0) {
@@ -246,23 +297,11 @@ func build(fig Figure) (*built, error) {
 			lo = min(hi, minX(fig))
 		}
 		bp := &bandPlotter{xmin: lo, xmax: hi, color: bandColor}
-		p.Add(bp)
+		sb.b.p.Add(bp)
 		if bd.Label != "" {
-			legend = append(legend, entry{bd.Label, bp})
+			sb.legend = append(sb.legend, legendEntry{bd.Label, bp})
 		}
 	}
-	p.Add(plotters...)
-	for _, e := range legend {
-		if e.name != "" {
-			p.Legend.Add(e.name, e.thumb)
-			b.legend = true
-		}
-	}
-	widenLog(&p.X, fig.LogX)
-	widenLog(&p.Y, fig.LogY)
-	pad(&p.X, fig.LogX)
-	pad(&p.Y, fig.LogY)
-	return b, nil
 }
 
 // pad widens an axis by padFraction of its range on each side (of the

@@ -50,61 +50,74 @@ type segment struct {
 func segments(line string) []segment {
 	var out []segment
 	var cur strings.Builder
-	flush := func(level int) {
-		if cur.Len() > 0 {
-			out = append(out, segment{cur.String(), level})
-			cur.Reset()
-		}
-	}
 	r := []rune(line)
 	for i := 0; i < len(r); i++ {
-		c := r[i]
-		if (c == '_' || c == '^') && i > 0 && i+1 < len(r) {
-			level := -1
-			if c == '^' {
-				level = 1
+		if level, from, to, next, ok := scriptAt(r, i); ok {
+			if cur.Len() > 0 {
+				out = append(out, segment{cur.String(), 0})
+				cur.Reset()
 			}
-			// Explicit braces.
-			if r[i+1] == '{' {
-				if j := indexRune(r[i+2:], '}'); j >= 0 {
-					flush(0)
-					out = append(out, segment{string(r[i+2 : i+2+j]), level})
-					i += 2 + j
-					continue
-				}
-			}
-			// Implicit: X_abc after a one-letter word; X^digits.
-			j := i + 1
-			if c == '_' && unicode.IsLetter(r[i-1]) && (i < 2 || !isWordRune(r[i-2])) {
-				for j < len(r) && isWordRune(r[j]) {
-					j++
-				}
-			}
-			if c == '^' {
-				if j < len(r) && (r[j] == '-' || r[j] == '−') {
-					j++
-				}
-				k := j
-				for k < len(r) && unicode.IsDigit(r[k]) {
-					k++
-				}
-				if k == j {
-					j = i + 1
-				} else {
-					j = k
-				}
-			}
-			if j > i+1 {
-				flush(0)
-				out = append(out, segment{string(r[i+1 : j]), level})
-				i = j - 1
-				continue
-			}
+			out = append(out, segment{string(r[from:to]), level})
+			i = next - 1
+			continue
 		}
-		cur.WriteRune(c)
+		cur.WriteRune(r[i])
 	}
-	flush(0)
+	if cur.Len() > 0 {
+		out = append(out, segment{cur.String(), 0})
+	}
 	return out
+}
+
+// scriptAt reads a subscript or superscript whose mark (_ or ^) is r[i]:
+// its level (−1 or 1), its text r[from:to], and the index after it; ok is
+// false when r[i] starts none.
+func scriptAt(r []rune, i int) (level, from, to, next int, ok bool) {
+	c := r[i]
+	if (c != '_' && c != '^') || i == 0 || i+1 >= len(r) {
+		return 0, 0, 0, 0, false
+	}
+	level = -1
+	if c == '^' {
+		level = 1
+	}
+	// Explicit braces.
+	if r[i+1] == '{' {
+		if j := indexRune(r[i+2:], '}'); j >= 0 {
+			return level, i + 2, i + 2 + j, i + 3 + j, true
+		}
+	}
+	// Implicit: X_abc after a one-letter word; X^digits.
+	j := i + 1
+	if c == '_' && unicode.IsLetter(r[i-1]) && (i < 2 || !isWordRune(r[i-2])) {
+		for j < len(r) && isWordRune(r[j]) {
+			j++
+		}
+	}
+	if c == '^' {
+		j = superscriptEnd(r, i+1)
+	}
+	if j > i+1 {
+		return level, i + 1, j, j, true
+	}
+	return 0, 0, 0, 0, false
+}
+
+// superscriptEnd is the end of an implicit superscript starting at j: an
+// optional minus sign and at least one digit, else j itself (none).
+func superscriptEnd(r []rune, j int) int {
+	start := j
+	if j < len(r) && (r[j] == '-' || r[j] == '−') {
+		j++
+	}
+	k := j
+	for k < len(r) && unicode.IsDigit(r[k]) {
+		k++
+	}
+	if k == j {
+		return start
+	}
+	return k
 }
 
 func isWordRune(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }
