@@ -1,18 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -20,7 +15,6 @@ import (
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/sim"
 )
 
 // bracketFlags are the flags herd bracket and herd scaling share.
@@ -325,7 +319,7 @@ func (s *partsStore) Put(r compare.RunRecord) error {
 // brackets runs the brackets one N after another (each spreads its runs
 // over the workers), recording runs in --out as they finish.
 func brackets(ctx context.Context, e *env, f *bracketFlags, set []compare.BracketSettings) ([]compare.BracketResult, error) {
-	var store *fileStore
+	var store *compare.RunLog
 	if *f.out != "" {
 		var err error
 		store, err = openFileStore(*f.out)
@@ -479,150 +473,13 @@ func plotBrackets(path string, results []compare.BracketResult, fit *compare.Sca
 	return nil
 }
 
-// fileStore is the --out run log: one CSV line per finished run, appended
-// and flushed as each run finishes, so an interrupted bracket loses at
-// most the runs in flight. A torn last line is ignored on reading.
-type fileStore struct {
-	mu   sync.Mutex
-	f    *os.File
-	w    *bufio.Writer
-	runs map[string]compare.RunRecord
-}
-
-// storeMagic is the first line of a run log: --out refuses any other file.
-// Logs written before it begin with storeHeader, which is accepted too.
-const storeMagic = "# herd bracket run log 1"
-
-var storeHeader = "servers,dispatchers,load,scaled,refreshes,rep,seed,tipped_at"
-
-func openFileStore(path string) (*fileStore, error) {
-	s := &fileStore{runs: map[string]compare.RunRecord{}}
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+// openFileStore opens the --out run log (compare.RunLog); a file that is
+// not a run log is a usage error.
+func openFileStore(path string) (*compare.RunLog, error) {
+	s, err := compare.OpenRunLog(path)
+	var nl *compare.NotRunLogError
+	if errors.As(err, &nl) {
+		return nil, usagef("%v", err)
 	}
-	if err := checkStoreHead(data); err != nil {
-		return nil, err
-	}
-	complete := len(data)
-	if complete > 0 && data[complete-1] != '\n' {
-		complete = bytes.LastIndexByte(data, '\n') + 1 // drop a torn last line
-	}
-	if s.runs, err = readStoreRuns(path, data[:complete]); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.Truncate(int64(complete)); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if _, err := f.Seek(int64(complete), io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
-	s.f, s.w = f, bufio.NewWriter(f)
-	if complete == 0 {
-		fmt.Fprintln(s.w, storeMagic)
-		fmt.Fprintln(s.w, storeHeader)
-	}
-	return s, s.w.Flush()
-}
-
-// readStoreRuns reads a run log's complete lines.
-func readStoreRuns(path string, data []byte) (map[string]compare.RunRecord, error) {
-	runs := map[string]compare.RunRecord{}
-	r := csv.NewReader(bytes.NewReader(data))
-	r.FieldsPerRecord = -1
-	r.Comment = '#'
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return runs, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: a corrupt run log: %w", path, err)
-		}
-		if len(rec) == 8 && rec[0] == "servers" {
-			continue
-		}
-		if len(rec) != 8 && len(rec) != 9 {
-			line, _ := r.FieldPos(0)
-			return nil, fmt.Errorf("%s:%d: a corrupt run log: %d fields, want 8 (9 with sizes other than exp)", path, line, len(rec))
-		}
-		x, ok := parseRunRecord(rec)
-		if !ok {
-			line, _ := r.FieldPos(0)
-			return nil, fmt.Errorf("%s:%d: a corrupt run log: %q", path, line, strings.Join(rec, ","))
-		}
-		runs[x.Key()] = x
-	}
-}
-
-// parseRunRecord reads one run log line of 8 or 9 fields; false: corrupt.
-func parseRunRecord(rec []string) (compare.RunRecord, bool) {
-	var x compare.RunRecord
-	var e [8]error
-	x.Servers, e[0] = strconv.Atoi(rec[0])
-	x.Dispatchers, e[1] = strconv.Atoi(rec[1])
-	x.Load, e[2] = strconv.ParseFloat(rec[2], 64)
-	x.Scaled, e[3] = strconv.ParseFloat(rec[3], 64)
-	x.Refreshes, e[4] = strconv.Atoi(rec[4])
-	x.Rep, e[5] = strconv.Atoi(rec[5])
-	x.Seed, e[6] = strconv.ParseUint(rec[6], 10, 64)
-	x.TippedAt, e[7] = strconv.Atoi(rec[7])
-	if len(rec) == 9 {
-		x.Sizes = rec[8] // a ninth field: sizes other than exp
-		if z, err := sim.ParseSizes(x.Sizes); err != nil || z.Kind == sim.Exp {
-			e[0] = errors.Join(e[0], fmt.Errorf("sizes %q", x.Sizes))
-		}
-	}
-	return x, errors.Join(e[:]...) == nil && plausibleRun(x)
-}
-
-func (s *fileStore) Get(key string) (compare.RunRecord, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, ok := s.runs[key]
-	return r, ok
-}
-
-func (s *fileStore) Put(r compare.RunRecord) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.runs[r.Key()] = r
-	fmt.Fprintf(s.w, "%d,%d,%s,%s,%d,%d,%d,%d", r.Servers, r.Dispatchers,
-		strconv.FormatFloat(r.Load, 'g', -1, 64), strconv.FormatFloat(r.Scaled, 'g', -1, 64),
-		r.Refreshes, r.Rep, r.Seed, r.TippedAt)
-	if r.Sizes != "" {
-		fmt.Fprintf(s.w, ",%s", r.Sizes) // exp lines keep their eight fields
-	}
-	fmt.Fprintln(s.w)
-	return s.w.Flush()
-}
-
-func (s *fileStore) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	err := s.w.Flush()
-	return errors.Join(err, s.f.Close())
-}
-
-// checkStoreHead refuses a non-empty --out file that is not a herd run
-// log: its first line must be storeMagic (or, in logs written before
-// storeMagic, storeHeader).
-func checkStoreHead(data []byte) error {
-	if len(data) == 0 {
-		return nil
-	}
-	first, _, _ := bytes.Cut(data, []byte("\n"))
-	if string(first) == storeMagic || string(first) == storeHeader {
-		return nil
-	}
-	if len(first) > 60 {
-		first = append(first[:60:60], "…"...)
-	}
-	return usagef("the file is not a herd bracket run log (its first line is %q, want %q): give a new file name", first, storeMagic)
+	return s, err
 }

@@ -204,8 +204,8 @@ func FuzzScalingFrom(f *testing.F) {
 // refuses what is not a run log or holds a value out of range.
 func FuzzRunLog(f *testing.F) {
 	f.Add("hello\n")
-	f.Add(storeMagic + "\n" + storeHeader + "\n25,5,0.9,2,10,0,1,-1\n25,5,0.9,2,10,1,1,3\n25,5,0.9,2,10,2,1")
-	f.Add(storeHeader + "\n25,5,0.9,1,10,0,1,-5\n")
+	f.Add(compare.RunLogMagic + "\n" + compare.RunLogHeader + "\n25,5,0.9,2,10,0,1,-1\n25,5,0.9,2,10,1,1,3\n25,5,0.9,2,10,2,1")
+	f.Add(compare.RunLogHeader + "\n25,5,0.9,1,10,0,1,-5\n")
 	f.Fuzz(func(t *testing.T, data string) {
 		path := filepath.Join(t.TempDir(), "runs.csv")
 		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
@@ -216,11 +216,11 @@ func FuzzRunLog(f *testing.F) {
 			return
 		}
 		defer s.Close()
-		if !strings.HasPrefix(data, storeMagic) && !strings.HasPrefix(data, storeHeader) && data != "" {
+		if !strings.HasPrefix(data, compare.RunLogMagic) && !strings.HasPrefix(data, compare.RunLogHeader) && data != "" {
 			t.Fatalf("accepted a log that starts %.40q", data)
 		}
-		for k, r := range s.runs {
-			if !plausibleRun(r) {
+		for k, r := range s.Records() {
+			if !r.Plausible() {
 				t.Fatalf("accepted run %s out of range: %+v", k, r)
 			}
 		}

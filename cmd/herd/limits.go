@@ -13,7 +13,6 @@ import (
 	"math"
 	"strconv"
 
-	"herd/compare"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -199,14 +198,6 @@ func checkBracket(ns []int, k int, load float64, runs, refreshes int, grid []flo
 		}
 	}
 	return nil
-}
-
-// plausibleRun reports whether a bracket run read back from a run log is
-// within range.
-func plausibleRun(r compare.RunRecord) bool {
-	return r.Servers >= 1 && r.Dispatchers >= 1 && r.Load > 0 && r.Load < 1 &&
-		r.Scaled > 0 && !math.IsInf(r.Scaled, 0) && r.Refreshes >= 1 && r.Rep >= 0 &&
-		r.TippedAt >= -1 && r.TippedAt <= r.Refreshes
 }
 
 // Range checks of the results herd merge reads back from part files: a
