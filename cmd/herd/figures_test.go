@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"herd/cmd/internal/plotting"
+	"herd/compare"
 )
 
 // figureFiles are the files herd figures writes, with the PNG size in
@@ -104,14 +105,14 @@ func TestFiguresQuick(t *testing.T) {
 			if got := strings.Join(recs[0][5:], ","); got != "se,runs,note" {
 				t.Errorf("%s.csv header ends %q, want %q", f.stem, got, "se,runs,note")
 			}
-			// The CSV holds every computed point, drawn or not (figPlot.write),
+			// The CSV holds every computed point, drawn or not (figureTable),
 			// so this checks the data before it is drawn; the only empty
 			// values allowed are model points that say why they have none.
 			for _, rec := range recs[1:] {
 				if rec[1] == "band" {
 					continue
 				}
-				if rec[3] == "" && strings.HasPrefix(rec[len(rec)-1], gapNote) {
+				if rec[3] == "" && strings.HasPrefix(rec[len(rec)-1], compare.GapNote) {
 					continue // a model point with no value, saying why
 				}
 				for _, cell := range rec[2:4] {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"herd/compare"
 )
 
 // progress prints "cmd: done/total unit" on stderr, only when stderr is a
@@ -226,5 +228,114 @@ func (p *itemProgress) close() {
 		close(p.stop)
 		p.wg.Wait()
 		p.stop = nil
+	}
+}
+
+// figureProgress shows herd figures' progress on a terminal: one line,
+// rewritten at most four times a second, with the figures done out of
+// those chosen, the time elapsed and, for each figure at work, what it is
+// doing, its share done weighted by cost (a simulator run weighs its
+// expected number of jobs, so a run 1,000 times longer counts 1,000 times
+// more) and an estimate of its time left; and a line per figure written,
+// saying "figure i of n" and its files. Safe for concurrent use.
+type figureProgress struct {
+	mu      sync.Mutex
+	w       io.Writer // nil: not a terminal, nothing shown
+	figs    []compare.Figure
+	start   time.Time
+	last    time.Time
+	shown   bool // a progress line is on the screen
+	done    int
+	stage   []compare.FigureProgress // latest report per figure
+	stageAt []time.Time              // when each figure's stage began
+	now     func() time.Time
+}
+
+func newFigureProgress(w io.Writer, figs []compare.Figure) *figureProgress {
+	p := &figureProgress{figs: figs, start: time.Now(), now: time.Now,
+		stage: make([]compare.FigureProgress, len(figs)), stageAt: make([]time.Time, len(figs))}
+	if isTerminal(w) {
+		p.w = w
+	}
+	return p
+}
+
+// update takes a report from compare.MakeFigures.
+func (p *figureProgress) update(r compare.FigureProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if p.stage[r.Figure].Stage != r.Stage {
+		p.stageAt[r.Figure] = now
+	}
+	p.stage[r.Figure] = r
+	if p.w == nil || now.Sub(p.last) < 250*time.Millisecond {
+		return
+	}
+	p.last = now
+	p.shown = true
+	fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(now))
+}
+
+// line is the progress line at now.
+func (p *figureProgress) line(now time.Time) string {
+	parts := []string{fmt.Sprintf("figures: %d of %d done, %s elapsed", p.done, len(p.figs), now.Sub(p.start).Round(time.Second))}
+	for i, r := range p.stage {
+		if r.Stage == "" || r.Finished {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("figure %s: %s", p.figs[i].ID, stageText(r, now.Sub(p.stageAt[i]))))
+	}
+	s := strings.Join(parts, "; ")
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:199]) + "…"
+	}
+	return s
+}
+
+// stageText describes a stage that has run for el: its share done by cost
+// and the time left, estimated as el·(total − done)/done; a stage whose
+// total grows (a bracket's search) gets no estimate, only its count.
+func stageText(r compare.FigureProgress, el time.Duration) string {
+	if !r.TotalKnown {
+		return fmt.Sprintf("%s, %d runs so far (the total grows as the search goes)", r.Stage, int(r.Done))
+	}
+	if r.Done <= 0 || r.Total <= 0 {
+		return r.Stage + " starting"
+	}
+	frac := r.Done / r.Total
+	if frac >= 1 {
+		return fmt.Sprintf("%s done", r.Stage)
+	}
+	left := time.Duration(float64(el) * (r.Total - r.Done) / r.Done)
+	return fmt.Sprintf("%s %.0f%% by cost, about %s left", r.Stage, 100*frac, left.Round(time.Second))
+}
+
+// written reports that figure i's files are written.
+func (p *figureProgress) written(i int, plots []*compare.FigurePlot) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	p.stage[i].Finished = true
+	if p.w == nil {
+		return
+	}
+	var stems []string
+	for _, pl := range plots {
+		stems = append(stems, pl.Stem)
+	}
+	now := p.now()
+	fmt.Fprintf(p.w, "\r\x1b[Kfigures: figure %s written (%s: .svg, .png, .csv); %d of %d figures done, %s elapsed\n",
+		p.figs[i].ID, strings.Join(stems, ", "), p.done, len(p.figs), now.Sub(p.start).Round(time.Second))
+	p.shown = false
+}
+
+// close ends the progress line.
+func (p *figureProgress) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w != nil && p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
 	}
 }

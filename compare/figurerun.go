@@ -1,0 +1,228 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"herd/meanfield"
+	"herd/sim"
+)
+
+// figurePool is the one pool every figure's simulator runs and model
+// points go through: a semaphore of Workers slots, and a memo so that work
+// two figures share (the same run with the same seed, the same model
+// edge) is done once. Results do not depend on the order work is done in.
+type figurePool struct {
+	slots chan struct{}
+	mu    sync.Mutex
+	memo  map[string]*memoEntry
+}
+
+type memoEntry struct {
+	ready chan struct{}
+	val   any
+	err   error
+}
+
+func newFigurePool(workers int) *figurePool {
+	return &figurePool{slots: make(chan struct{}, workers), memo: map[string]*memoEntry{}}
+}
+
+// do runs f in a slot of the pool once per key: a second caller with the
+// same key waits for the first's result. A call cancelled before its
+// result is known is forgotten, so a later caller runs f again.
+func (p *figurePool) do(ctx context.Context, key string, f func() (any, error)) (any, error) {
+	p.mu.Lock()
+	e, ok := p.memo[key]
+	if !ok {
+		e = &memoEntry{ready: make(chan struct{})}
+		p.memo[key] = e
+	}
+	p.mu.Unlock()
+	if ok {
+		select {
+		case <-e.ready:
+			return e.val, e.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	select {
+	case p.slots <- struct{}{}:
+		if ctx.Err() == nil {
+			e.val, e.err = f()
+		} else {
+			e.err = ctx.Err()
+		}
+		<-p.slots
+	case <-ctx.Done():
+		e.err = ctx.Err()
+	}
+	if ctx.Err() != nil && e.err != nil {
+		p.mu.Lock()
+		delete(p.memo, key)
+		p.mu.Unlock()
+	}
+	close(e.ready)
+	return e.val, e.err
+}
+
+// figureRun is what one figure's experiment computes with.
+type figureRun struct {
+	FigureSettings
+	index int
+	pool  *figurePool
+	mu    *sync.Mutex // serialises Progress across figures
+}
+
+// progress reports a stage's work done.
+func (r *figureRun) progress(stage string, done, total float64, known bool) {
+	if r.Progress == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Progress(FigureProgress{Figure: r.index, Stage: stage, Done: done, Total: total, TotalKnown: known})
+}
+
+// runCost is a run's cost in FigureProgress units: its expected number of
+// jobs.
+func runCost(c sim.Config) float64 {
+	n := c.Servers
+	if n == 0 {
+		n = 100
+	}
+	return float64(n) * c.Load * c.Horizon
+}
+
+// parallel calls work(i) for i in [0, n) in the pool's slots and waits for
+// every call it started, also when ctx is cancelled (then it returns
+// ctx's error). Each call reports its cost; stage names the work for
+// progress.
+func (r *figureRun) parallel(ctx context.Context, n int, stage string, cost func(i int) float64, work func(i int) error) error {
+	var total float64
+	for i := 0; i < n; i++ {
+		total += cost(i)
+	}
+	var mu sync.Mutex
+	var done float64
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = work(i)
+			if errs[i] != nil {
+				return
+			}
+			mu.Lock()
+			done += cost(i)
+			d := done
+			mu.Unlock()
+			r.progress(stage, d, total, true)
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return errors.Join(errs...)
+}
+
+// simulate runs every configuration runs times (seeds from the master
+// seed, the configuration and the replication) and returns one summary
+// each.
+func (r *figureRun) simulate(ctx context.Context, cfgs []sim.Config, runs int) ([]sim.Summary, error) {
+	var tasks []sim.Task
+	for _, c := range cfgs {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+		key := c.Key()
+		for rep := 0; rep < runs; rep++ {
+			tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(r.Seed, key, rep)})
+		}
+	}
+	res := make([]sim.Result, len(tasks))
+	err := r.parallel(ctx, len(tasks), "runs", func(i int) float64 { return runCost(tasks[i].Config) }, func(i int) error {
+		t := tasks[i]
+		v, err := r.pool.do(ctx, fmt.Sprintf("run %s seed=%d", t.Config.Key(), t.Seed), func() (any, error) {
+			out, _, err := sim.RunAll(ctx, []sim.Task{t}, 1, nil)
+			if err != nil {
+				return nil, err
+			}
+			return out[0], nil
+		})
+		if err == nil {
+			res[i] = v.(sim.Result)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sim.Summary, len(cfgs))
+	for i, c := range cfgs {
+		out[i] = sim.Summarize(c, res[i*runs:(i+1)*runs])
+	}
+	return out, nil
+}
+
+// models computes n model points in the pool.
+func (r *figureRun) models(ctx context.Context, n int, work func(i int)) error {
+	return r.parallel(ctx, n, "model points", func(int) float64 { return ModelPointCost }, func(i int) error {
+		_, err := r.pool.do(ctx, fmt.Sprintf("figure %d model point %d", r.index, i), func() (any, error) {
+			work(i)
+			return nil, nil
+		})
+		return err
+	})
+}
+
+// brackets computes the brackets concurrently (each spreads its runs over
+// Workers; they are independent, and each result depends only on its
+// settings).
+func (r *figureRun) brackets(ctx context.Context, set []BracketSettings) ([]BracketResult, error) {
+	out := make([]BracketResult, len(set))
+	errs := make([]error, len(set))
+	var wg sync.WaitGroup
+	for i, s := range set {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stage := fmt.Sprintf("bracket N=%d k=%d", s.Servers, s.Dispatchers)
+			out[i], errs[i] = Bracket(ctx, s, nil, func(done, total int) {
+				r.progress(stage, float64(done), float64(total), false)
+			})
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// edge is the refresh map's edge at k dispatchers and load, computed once
+// for every figure that asks.
+func (r *figureRun) edge(ctx context.Context, k int, load float64) (meanfield.EdgeResult, error) {
+	type edgeOut struct {
+		r   meanfield.EdgeResult
+		err error
+	}
+	v, err := r.pool.do(ctx, fmt.Sprintf("edge k=%d load=%g", k, load), func() (any, error) {
+		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: k, Load: load})
+		return edgeOut{e, err}, nil
+	})
+	if err != nil {
+		return meanfield.EdgeResult{}, err
+	}
+	o := v.(edgeOut)
+	return o.r, o.err
+}
