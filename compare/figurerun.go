@@ -87,14 +87,14 @@ func (r *figureRun) progress(stage string, done, total float64, known bool) {
 	r.Progress(FigureProgress{Figure: r.index, Stage: stage, Done: done, Total: total, TotalKnown: known})
 }
 
-// runCost is a run's cost in FigureProgress units: its expected number of
-// jobs.
-func runCost(c sim.Config) float64 {
-	n := c.Servers
-	if n == 0 {
-		n = 100
-	}
-	return float64(n) * c.Load * c.Horizon
+// RunCost is a simulator run's cost for progress estimates (the unit of
+// FigureProgress): its expected number of jobs, servers × load × horizon,
+// with sim's defaults for fields left zero. Runs' times are close to
+// proportional to it; counts of runs are not, as lengths differ a
+// thousandfold.
+func RunCost(c sim.Config) float64 {
+	n := c.Normalized()
+	return float64(n.Servers) * n.Load * n.Horizon
 }
 
 // parallel calls work(i) for i in [0, n) in the pool's slots and waits for
@@ -147,7 +147,7 @@ func (r *figureRun) simulate(ctx context.Context, cfgs []sim.Config, runs int) (
 		}
 	}
 	res := make([]sim.Result, len(tasks))
-	err := r.parallel(ctx, len(tasks), "runs", func(i int) float64 { return runCost(tasks[i].Config) }, func(i int) error {
+	err := r.parallel(ctx, len(tasks), "runs", func(i int) float64 { return RunCost(tasks[i].Config) }, func(i int) error {
 		t := tasks[i]
 		v, err := r.pool.do(ctx, fmt.Sprintf("run %s seed=%d", t.Config.Key(), t.Seed), func() (any, error) {
 			out, _, err := sim.RunAll(ctx, []sim.Task{t}, 1, nil)

@@ -155,7 +155,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	prog.finish()
 	if *servers > 0 && ctx.Err() == nil {
 		sp := newProgress(e.stderr, "hysteresis", "runs")
-		res, sdone, _ := sim.RunAll(ctx, tasks, *out.workers, sp.update)
+		res, sdone, _ := sim.RunAllNotify(ctx, tasks, *out.workers, sp.weigh(runCosts(tasks)).notify)
 		sp.finish()
 		for i, p := range pts {
 			ok := true

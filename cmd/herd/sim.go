@@ -241,7 +241,7 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 			sub[j].Config.Observe = watch[j].observe
 		}
 		prog := newProgress(e.stderr, "sim", "runs")
-		res, ok, err := sim.RunAll(ctx, sub, *out.workers, prog.update)
+		res, ok, err := sim.RunAllNotify(ctx, sub, *out.workers, prog.weigh(runCosts(sub)).notify)
 		prog.finish()
 		for j, i := range idx {
 			if ok != nil && ok[j] {
