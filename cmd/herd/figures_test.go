@@ -203,6 +203,36 @@ func figTol(path string) float64 {
 
 const regenerateFigures = "go run ./cmd/herd figures cmd/herd/figures --quick --only 1,5,7"
 
+// The files do not depend on the number of workers: figures 3 and 6
+// (simulator runs, closed forms, a model edge and brackets) made with one
+// worker match the goldens TestFiguresQuick checks with one per CPU.
+func TestFiguresWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("figures 3 and 6 --quick take several seconds")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	if _, errs, code := herd(t, "figures", dir, "--quick", "--only", "3,6", "--workers", "1"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, stem := range []string{"fig3-round-robin", "fig6-finite-size"} {
+		got, err := os.ReadFile(filepath.Join(dir, stem+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", "figures", stem+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameSVG(string(got), string(want), figTol(".csv")); err != nil {
+			t.Errorf("%s.csv with --workers 1 differs from testdata/figures/%s.csv: %v", stem, stem, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.md")); !os.IsNotExist(err) {
+		t.Errorf("index.md written with --only (stat: %v)", err)
+	}
+}
+
 // Bad input exits 2 with a message naming what is wrong.
 func TestFiguresBadInput(t *testing.T) {
 	t.Parallel()
