@@ -76,34 +76,40 @@ func figEdge(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 			eps = append(eps, &edgePoint{k: k, load: l})
 		}
 	}
+	// Each bracket starts as soon as its model edge at λ = 0.9 is known,
+	// while the other edges are computed.
+	var brs []BracketResult
+	var brErr error
+	bracketsDone := make(chan struct{})
+	go func() {
+		defer close(bracketsDone)
+		brs, brErr = r.brackets(ctx, len(bks), func(i int) (BracketSettings, error) {
+			e, err := r.edge(ctx, bks[i], figLoad)
+			if err != nil {
+				return BracketSettings{}, fmt.Errorf("edge k = %d, λ = %g: %w", bks[i], figLoad, err)
+			}
+			if !e.Found {
+				return BracketSettings{}, fmt.Errorf("no model edge at k = %d, λ = 0.9", bks[i])
+			}
+			return r.bracketSettings(100, bks[i], e.Scaled), nil
+		})
+	}()
 	err := r.parallel(ctx, len(eps), "model points", func(int) float64 { return ModelPointCost }, func(i int) error {
 		e := eps[i]
 		e.r, e.err = r.edge(ctx, e.k, e.load)
 		return ctx.Err()
 	})
+	<-bracketsDone
 	if err != nil {
 		return nil, err
 	}
-	edge09 := map[int]float64{}
 	for _, e := range eps {
 		if e.err != nil {
 			return nil, fmt.Errorf("edge k = %d, λ = %g: %w", e.k, e.load, e.err)
 		}
-		if e.load == 0.9 && e.r.Found {
-			edge09[e.k] = e.r.Scaled
-		}
 	}
-	var set []BracketSettings
-	for _, k := range bks {
-		m, ok := edge09[k]
-		if !ok {
-			return nil, fmt.Errorf("no model edge at k = %d, λ = 0.9", k)
-		}
-		set = append(set, r.bracketSettings(100, k, m))
-	}
-	brs, err := r.brackets(ctx, set)
-	if err != nil {
-		return nil, err
+	if brErr != nil {
+		return nil, brErr
 	}
 	p := edgePlot()
 	for _, l := range loads {
@@ -159,11 +165,9 @@ func figFiniteSize(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 	if !e.Found {
 		return nil, errors.New("no model edge at k = 5, λ = 0.9")
 	}
-	var set []BracketSettings
-	for _, n := range ns {
-		set = append(set, r.bracketSettings(n, 5, e.Scaled))
-	}
-	brs, err := r.brackets(ctx, set)
+	brs, err := r.brackets(ctx, len(ns), func(i int) (BracketSettings, error) {
+		return r.bracketSettings(ns[i], 5, e.Scaled), nil
+	})
 	if err != nil {
 		return nil, err
 	}

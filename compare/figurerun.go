@@ -34,6 +34,13 @@ func newFigurePool(workers int) *figurePool {
 // same key waits for the first's result. A call cancelled before its
 // result is known is forgotten, so a later caller runs f again.
 func (p *figurePool) do(ctx context.Context, key string, f func() (any, error)) (any, error) {
+	return p.once(ctx, key, true, f)
+}
+
+// once is do, in a slot of the pool if slot is set, else at once (work
+// that others wait for, such as a model edge brackets start from, need not
+// queue behind hundreds of runs).
+func (p *figurePool) once(ctx context.Context, key string, slot bool, f func() (any, error)) (any, error) {
 	p.mu.Lock()
 	e, ok := p.memo[key]
 	if !ok {
@@ -49,16 +56,23 @@ func (p *figurePool) do(ctx context.Context, key string, f func() (any, error)) 
 			return nil, ctx.Err()
 		}
 	}
-	select {
-	case p.slots <- struct{}{}:
-		if ctx.Err() == nil {
-			e.val, e.err = f()
-		} else {
+	switch {
+	case !slot && ctx.Err() == nil:
+		e.val, e.err = f()
+	case !slot:
+		e.err = ctx.Err()
+	default:
+		select {
+		case p.slots <- struct{}{}:
+			if ctx.Err() == nil {
+				e.val, e.err = f()
+			} else {
+				e.err = ctx.Err()
+			}
+			<-p.slots
+		case <-ctx.Done():
 			e.err = ctx.Err()
 		}
-		<-p.slots
-	case <-ctx.Done():
-		e.err = ctx.Err()
 	}
 	if ctx.Err() != nil && e.err != nil {
 		p.mu.Lock()
@@ -182,17 +196,25 @@ func (r *figureRun) models(ctx context.Context, n int, work func(i int)) error {
 	})
 }
 
-// brackets computes the brackets concurrently (each spreads its runs over
-// Workers; they are independent, and each result depends only on its
-// settings).
-func (r *figureRun) brackets(ctx context.Context, set []BracketSettings) ([]BracketResult, error) {
-	out := make([]BracketResult, len(set))
-	errs := make([]error, len(set))
+// brackets computes n brackets concurrently, the settings of bracket i
+// from settings(i), which may wait for a model edge. Each bracket spreads
+// its runs over Workers of its own, outside the pool: a bracket is a
+// chain of steps, each waiting for the last, so the longest of them
+// bounds the figures' wall time and they should not queue behind
+// independent runs. Each result depends only on its settings.
+func (r *figureRun) brackets(ctx context.Context, n int, settings func(i int) (BracketSettings, error)) ([]BracketResult, error) {
+	out := make([]BracketResult, n)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for i, s := range set {
+	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			s, err := settings(i)
+			if err != nil {
+				errs[i] = err
+				return
+			}
 			stage := fmt.Sprintf("bracket N=%d k=%d", s.Servers, s.Dispatchers)
 			out[i], errs[i] = Bracket(ctx, s, nil, func(done, total int) {
 				r.progress(stage, float64(done), float64(total), false)
@@ -210,13 +232,14 @@ func (r *figureRun) brackets(ctx context.Context, set []BracketSettings) ([]Brac
 }
 
 // edge is the refresh map's edge at k dispatchers and load, computed once
-// for every figure that asks.
+// for every figure that asks, at once rather than in a slot: brackets wait
+// for it.
 func (r *figureRun) edge(ctx context.Context, k int, load float64) (meanfield.EdgeResult, error) {
 	type edgeOut struct {
 		r   meanfield.EdgeResult
 		err error
 	}
-	v, err := r.pool.do(ctx, fmt.Sprintf("edge k=%d load=%g", k, load), func() (any, error) {
+	v, err := r.pool.once(ctx, fmt.Sprintf("edge k=%d load=%g", k, load), false, func() (any, error) {
 		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: k, Load: load})
 		return edgeOut{e, err}, nil
 	})
