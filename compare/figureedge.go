@@ -158,6 +158,7 @@ func figFiniteSize(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 	if r.Quick {
 		ns = []int{25, 50, 100}
 	}
+	r.progress("model edge", 0, 1, true)
 	e, err := r.edge(ctx, 5, figLoad)
 	if err != nil {
 		return nil, err

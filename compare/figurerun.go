@@ -205,6 +205,26 @@ func (r *figureRun) models(ctx context.Context, n int, work func(i int)) error {
 func (r *figureRun) brackets(ctx context.Context, n int, settings func(i int) (BracketSettings, error)) ([]BracketResult, error) {
 	out := make([]BracketResult, n)
 	errs := make([]error, n)
+	// Progress sums the runs of all n brackets; its stage says how many
+	// brackets are done.
+	var mu sync.Mutex
+	runs := make([]int, n)
+	finished := 0
+	report := func(i, done int, end bool) { // done < 0: unchanged
+		mu.Lock()
+		defer mu.Unlock()
+		if done >= 0 {
+			runs[i] = done
+		}
+		if end {
+			finished++
+		}
+		all := 0
+		for _, d := range runs {
+			all += d
+		}
+		r.progress(fmt.Sprintf("brackets (%d of %d done)", finished, n), float64(all), float64(all), false)
+	}
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -215,10 +235,8 @@ func (r *figureRun) brackets(ctx context.Context, n int, settings func(i int) (B
 				errs[i] = err
 				return
 			}
-			stage := fmt.Sprintf("bracket N=%d k=%d", s.Servers, s.Dispatchers)
-			out[i], errs[i] = Bracket(ctx, s, nil, func(done, total int) {
-				r.progress(stage, float64(done), float64(total), false)
-			})
+			out[i], errs[i] = Bracket(ctx, s, nil, func(done, _ int) { report(i, done, false) })
+			report(i, -1, true)
 		}()
 	}
 	wg.Wait()

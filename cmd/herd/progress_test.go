@@ -105,11 +105,11 @@ func TestFigureProgress(t *testing.T) {
 	p := newFigureProgress(&b, figs)
 	p.w, p.now, p.start = &b, clk.now, clk.t
 	p.update(compare.FigureProgress{Figure: 0, Stage: "runs", Total: 100, TotalKnown: true})
-	p.update(compare.FigureProgress{Figure: 4, Stage: "bracket N=100 k=3", Done: 4, Total: 6})
+	p.update(compare.FigureProgress{Figure: 4, Stage: "brackets (0 of 6 done)", Done: 4, Total: 4})
 	clk.t = clk.t.Add(30 * time.Second)
 	p.update(compare.FigureProgress{Figure: 0, Stage: "runs", Done: 25, Total: 100, TotalKnown: true})
 	line := p.line(clk.t)
-	for _, want := range []string{"figures: 0 of 7 done, 30s elapsed", "figure 1: runs 25% by cost, about 1m30s left", "figure 5: bracket N=100 k=3, 4 runs so far"} {
+	for _, want := range []string{"figures: 0 of 7 done, 30s elapsed", "figure 1: runs 25% by cost, about 1m30s left", "figure 5: brackets (0 of 6 done), 4 runs so far"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("line %q lacks %q", line, want)
 		}
