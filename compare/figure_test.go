@@ -23,7 +23,7 @@ func TestFigurePoolMemo(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if v, err := p.do(context.Background(), "k", f); err != nil || v.(int) != 42 {
+			if v, err := p.do(context.Background(), "k", 0, f); err != nil || v.(int) != 42 {
 				t.Errorf("do = %v, %v; want 42, nil", v, err)
 			}
 		}()
@@ -34,10 +34,10 @@ func TestFigurePoolMemo(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := p.do(ctx, "c", f); err == nil {
+	if _, err := p.do(ctx, "c", 0, f); err == nil {
 		t.Error("do with a cancelled context: no error")
 	}
-	if v, err := p.do(context.Background(), "c", f); err != nil || v.(int) != 42 || calls.Load() != 2 {
+	if v, err := p.do(context.Background(), "c", 0, f); err != nil || v.(int) != 42 || calls.Load() != 2 {
 		t.Errorf("after a cancelled call: do = %v, %v with %d calls; want 42, nil, 2", v, err, calls.Load())
 	}
 }
@@ -83,5 +83,67 @@ func TestFiguresListed(t *testing.T) {
 		if f.ID != string(rune('1'+i)) || f.Heading == "" || f.About == "" || f.make == nil {
 			t.Errorf("figure %d: %+v", i+1, f)
 		}
+	}
+}
+
+// Slots go to the earliest figure first, then first come, first served;
+// a waiter cancelled while queued leaves the queue.
+func TestFigurePoolOrder(t *testing.T) {
+	t.Parallel()
+	p := newFigurePool(1)
+	if err := p.acquire(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var order []int
+	var wg sync.WaitGroup
+	cctx, cancel := context.WithCancel(context.Background())
+	for i, prio := range []int{2, 1, 1, 0, 3} {
+		ctx := context.Background()
+		if prio == 3 {
+			ctx = cctx
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.acquire(ctx, prio); err != nil {
+				return
+			}
+			mu.Lock()
+			order = append(order, 10*prio+i)
+			mu.Unlock()
+			p.release()
+		}()
+		for { // wait until it is queued, so that arrival order is known
+			p.mu.Lock()
+			n := len(p.waiting)
+			p.mu.Unlock()
+			if n == i+1 {
+				break
+			}
+		}
+	}
+	cancel()
+	for { // the cancelled waiter leaves the queue
+		p.mu.Lock()
+		n := len(p.waiting)
+		p.mu.Unlock()
+		if n == 4 {
+			break
+		}
+	}
+	p.release()
+	wg.Wait()
+	want := []int{3, 11, 12, 20}
+	if len(order) != len(want) {
+		t.Fatalf("granted %v, want %v", order, want)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("granted %v, want %v", order, want)
+		}
+	}
+	if p.free != 1 {
+		t.Errorf("%d slots free at the end, want 1", p.free)
 	}
 }

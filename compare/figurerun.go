@@ -10,79 +10,6 @@ import (
 	"herd/sim"
 )
 
-// figurePool is the one pool every figure's simulator runs and model
-// points go through: a semaphore of Workers slots, and a memo so that work
-// two figures share (the same run with the same seed, the same model
-// edge) is done once. Results do not depend on the order work is done in.
-type figurePool struct {
-	slots chan struct{}
-	mu    sync.Mutex
-	memo  map[string]*memoEntry
-}
-
-type memoEntry struct {
-	ready chan struct{}
-	val   any
-	err   error
-}
-
-func newFigurePool(workers int) *figurePool {
-	return &figurePool{slots: make(chan struct{}, workers), memo: map[string]*memoEntry{}}
-}
-
-// do runs f in a slot of the pool once per key: a second caller with the
-// same key waits for the first's result. A call cancelled before its
-// result is known is forgotten, so a later caller runs f again.
-func (p *figurePool) do(ctx context.Context, key string, f func() (any, error)) (any, error) {
-	return p.once(ctx, key, true, f)
-}
-
-// once is do, in a slot of the pool if slot is set, else at once (work
-// that others wait for, such as a model edge brackets start from, need not
-// queue behind hundreds of runs).
-func (p *figurePool) once(ctx context.Context, key string, slot bool, f func() (any, error)) (any, error) {
-	p.mu.Lock()
-	e, ok := p.memo[key]
-	if !ok {
-		e = &memoEntry{ready: make(chan struct{})}
-		p.memo[key] = e
-	}
-	p.mu.Unlock()
-	if ok {
-		select {
-		case <-e.ready:
-			return e.val, e.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	switch {
-	case !slot && ctx.Err() == nil:
-		e.val, e.err = f()
-	case !slot:
-		e.err = ctx.Err()
-	default:
-		select {
-		case p.slots <- struct{}{}:
-			if ctx.Err() == nil {
-				e.val, e.err = f()
-			} else {
-				e.err = ctx.Err()
-			}
-			<-p.slots
-		case <-ctx.Done():
-			e.err = ctx.Err()
-		}
-	}
-	if ctx.Err() != nil && e.err != nil {
-		p.mu.Lock()
-		delete(p.memo, key)
-		p.mu.Unlock()
-	}
-	close(e.ready)
-	return e.val, e.err
-}
-
 // figureRun is what one figure's experiment computes with.
 type figureRun struct {
 	FigureSettings
@@ -163,7 +90,7 @@ func (r *figureRun) simulate(ctx context.Context, cfgs []sim.Config, runs int) (
 	res := make([]sim.Result, len(tasks))
 	err := r.parallel(ctx, len(tasks), "runs", func(i int) float64 { return RunCost(tasks[i].Config) }, func(i int) error {
 		t := tasks[i]
-		v, err := r.pool.do(ctx, fmt.Sprintf("run %s seed=%d", t.Config.Key(), t.Seed), func() (any, error) {
+		v, err := r.pool.do(ctx, fmt.Sprintf("run %s seed=%d", t.Config.Key(), t.Seed), r.index, func() (any, error) {
 			out, _, err := sim.RunAll(ctx, []sim.Task{t}, 1, nil)
 			if err != nil {
 				return nil, err
@@ -188,7 +115,7 @@ func (r *figureRun) simulate(ctx context.Context, cfgs []sim.Config, runs int) (
 // models computes n model points in the pool.
 func (r *figureRun) models(ctx context.Context, n int, work func(i int)) error {
 	return r.parallel(ctx, n, "model points", func(int) float64 { return ModelPointCost }, func(i int) error {
-		_, err := r.pool.do(ctx, fmt.Sprintf("figure %d model point %d", r.index, i), func() (any, error) {
+		_, err := r.pool.do(ctx, fmt.Sprintf("figure %d model point %d", r.index, i), r.index, func() (any, error) {
 			work(i)
 			return nil, nil
 		})
@@ -257,7 +184,7 @@ func (r *figureRun) edge(ctx context.Context, k int, load float64) (meanfield.Ed
 		r   meanfield.EdgeResult
 		err error
 	}
-	v, err := r.pool.once(ctx, fmt.Sprintf("edge k=%d load=%g", k, load), false, func() (any, error) {
+	v, err := r.pool.once(ctx, fmt.Sprintf("edge k=%d load=%g", k, load), r.index, false, func() (any, error) {
 		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: k, Load: load})
 		return edgeOut{e, err}, nil
 	})
