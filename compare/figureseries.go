@@ -119,9 +119,9 @@ func joinInts(xs []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// attractorNote names a refresh-map attractor: fixed, period-P,
-// aperiodic or unconverged.
-func attractorNote(a meanfield.HerdAttractor) string {
+// AttractorName names a refresh-map attractor as the figures' notes and
+// herd hysteresis give it: fixed, period-P, aperiodic or unconverged.
+func AttractorName(a meanfield.HerdAttractor) string {
 	switch a.Kind {
 	case meanfield.FixedPoint:
 		return "fixed"

@@ -193,7 +193,7 @@ func figDispatchers(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 				line.lineBreak() // the edge lies between: no line across it
 			}
 			prev = m
-			line.point(m.T, m.a.Response, 0, fmt.Sprintf("k = %d, %s", k, attractorNote(m.a)))
+			line.point(m.T, m.a.Response, 0, fmt.Sprintf("k = %d, %s", k, AttractorName(m.a)))
 		}
 		p.add(line)
 	}

@@ -107,7 +107,7 @@ func trapLine(st trapStart, i int, mps []*herdPoint) (FigureSeries, []string) {
 			line.lineBreak() // the edge lies between: no line across it
 		}
 		prev = m
-		line.point(m.T, m.a.Response, 0, attractorNote(m.a))
+		line.point(m.T, m.a.Response, 0, AttractorName(m.a))
 	}
 	return line, warn
 }

@@ -281,19 +281,3 @@ func sameSVG(got, want string, tol float64) error {
 	}
 	return nil
 }
-
-// t975 against standard t tables (two-sided 95%).
-func TestT975(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		runs int
-		want float64
-	}{{3, 4.303}, {4, 3.182}, {6, 2.571}, {8, 2.365}, {1001, 1.962}} {
-		if got := t975(c.runs); math.Abs(got-c.want) > 0.0005 {
-			t.Errorf("t975(%d) = %.4f, want %.3f", c.runs, got, c.want)
-		}
-	}
-	if !math.IsNaN(t975(1)) {
-		t.Errorf("t975(1) = %v, want NaN", t975(1))
-	}
-}

@@ -8,6 +8,7 @@ import (
 
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
+	"herd/compare"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -245,32 +246,9 @@ func modelBoard(st sim.Start, T float64) []float64 {
 	return meanfield.BoardEmpty() // empty; single: one server is nothing as N → ∞
 }
 
-func herdKind(a meanfield.HerdAttractor) string {
-	switch a.Kind {
-	case meanfield.FixedPoint:
-		return "fixed"
-	case meanfield.Periodic:
-		return "period-" + strconv.Itoa(a.Period)
-	case meanfield.Aperiodic:
-		return "aperiodic"
-	}
-	return "unconverged"
-}
+func herdKind(a meanfield.HerdAttractor) string { return compare.AttractorName(a) }
 
-func bistableNote(b meanfield.BistableResult) string {
-	if !b.EdgeFound {
-		return "model: no edge (the balanced state exists at every T scanned)"
-	}
-	high := strconv.FormatFloat(b.HerdHigh, 'f', 0, 64)
-	if b.HighOpen {
-		high = "≥ " + high
-	}
-	if !b.HerdFound || math.IsNaN(b.Low) {
-		return fmt.Sprintf("model: edge at T = %.5g (T(1−λ)² = %.4g); no herd coexists above it", b.EdgeRefresh, b.EdgeScaled)
-	}
-	return fmt.Sprintf("model: bistable for T in [%.5g, %s] (balanced above the edge T = %.5g, T(1−λ)² = %.4g; herd from T = %.4g)",
-		b.Low, high, b.EdgeRefresh, b.EdgeScaled, b.HerdLow)
-}
+func bistableNote(b meanfield.BistableResult) string { return compare.BistableNote(b) }
 
 func plotHysteresis(path string, pts []*hystPoint, band *plotting.Band, hasModel bool, servers int) error {
 	fig := plotting.Figure{
