@@ -22,6 +22,13 @@
 //     disputed where the table records an independent re-run and herd
 //     agrees with it; simulated means are judged in Student-t bands
 //     (Band, FalseAlarm).
+//   - Figures (figure*.go): the experiments behind each published figure,
+//     which runs and model points make each series (Figures, MakeFigures).
+//     They return series data (FigurePlot, FigureSeries); cmd/herd draws
+//     and writes them. The figures run at once through one pool of
+//     workers that makes a run or model edge two figures share only once;
+//     every seed is derived before work starts, so the numbers do not
+//     depend on the worker count or the order work finishes in.
 //
 // compare returns typed rows; cmd/herd prints them.
 package compare

@@ -1,20 +1,11 @@
 package main
 
-import (
-	"math"
-
-	"gonum.org/v1/gonum/stat/distuv"
-)
+import "herd/compare"
 
 // t975 returns t(0.975, runs − 1), the Student-t factor of a 95% interval
 // for a mean over runs independent runs (4.30 for 3 runs, 2.57 for 6);
-// NaN for fewer than 2 runs.
-func t975(runs int) float64 {
-	if runs < 2 {
-		return math.NaN()
-	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(runs - 1)}.Quantile(0.975)
-}
+// NaN for fewer than 2 runs (compare.T975).
+func t975(runs int) float64 { return compare.T975(runs) }
 
 // ci95 returns the half-width of the 95% interval of a mean over runs
 // independent runs with standard error se: t(0.975, runs − 1)·se.

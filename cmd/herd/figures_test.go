@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"herd/cmd/internal/plotting"
+	"herd/compare"
 )
 
 // figureFiles are the files herd figures writes, with the PNG size in
@@ -104,14 +105,14 @@ func TestFiguresQuick(t *testing.T) {
 			if got := strings.Join(recs[0][5:], ","); got != "se,runs,note" {
 				t.Errorf("%s.csv header ends %q, want %q", f.stem, got, "se,runs,note")
 			}
-			// The CSV holds every computed point, drawn or not (figPlot.write),
+			// The CSV holds every computed point, drawn or not (figureTable),
 			// so this checks the data before it is drawn; the only empty
 			// values allowed are model points that say why they have none.
 			for _, rec := range recs[1:] {
 				if rec[1] == "band" {
 					continue
 				}
-				if rec[3] == "" && strings.HasPrefix(rec[len(rec)-1], gapNote) {
+				if rec[3] == "" && strings.HasPrefix(rec[len(rec)-1], compare.GapNote) {
 					continue // a model point with no value, saying why
 				}
 				for _, cell := range rec[2:4] {
@@ -202,6 +203,36 @@ func figTol(path string) float64 {
 
 const regenerateFigures = "go run ./cmd/herd figures cmd/herd/figures --quick --only 1,5,7"
 
+// The files do not depend on the number of workers: figures 3 and 6
+// (simulator runs, closed forms, a model edge and brackets) made with one
+// worker match the goldens TestFiguresQuick checks with one per CPU.
+func TestFiguresWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("figures 3 and 6 --quick take several seconds")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	if _, errs, code := herd(t, "figures", dir, "--quick", "--only", "3,6", "--workers", "1"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, stem := range []string{"fig3-round-robin", "fig6-finite-size"} {
+		got, err := os.ReadFile(filepath.Join(dir, stem+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", "figures", stem+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameSVG(string(got), string(want), figTol(".csv")); err != nil {
+			t.Errorf("%s.csv with --workers 1 differs from testdata/figures/%s.csv: %v", stem, stem, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.md")); !os.IsNotExist(err) {
+		t.Errorf("index.md written with --only (stat: %v)", err)
+	}
+}
+
 // Bad input exits 2 with a message naming what is wrong.
 func TestFiguresBadInput(t *testing.T) {
 	t.Parallel()
@@ -249,20 +280,4 @@ func sameSVG(got, want string, tol float64) error {
 		}
 	}
 	return nil
-}
-
-// t975 against standard t tables (two-sided 95%).
-func TestT975(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		runs int
-		want float64
-	}{{3, 4.303}, {4, 3.182}, {6, 2.571}, {8, 2.365}, {1001, 1.962}} {
-		if got := t975(c.runs); math.Abs(got-c.want) > 0.0005 {
-			t.Errorf("t975(%d) = %.4f, want %.3f", c.runs, got, c.want)
-		}
-	}
-	if !math.IsNaN(t975(1)) {
-		t.Errorf("t975(1) = %v, want NaN", t975(1))
-	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
+	"herd/compare"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -155,7 +156,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	prog.finish()
 	if *servers > 0 && ctx.Err() == nil {
 		sp := newProgress(e.stderr, "hysteresis", "runs")
-		res, sdone, _ := sim.RunAll(ctx, tasks, *out.workers, sp.update)
+		res, sdone, _ := sim.RunAllNotify(ctx, tasks, *out.workers, sp.weigh(runCosts(tasks)).notify)
 		sp.finish()
 		for i, p := range pts {
 			ok := true
@@ -227,32 +228,9 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	})
 }
 
-func herdKind(a meanfield.HerdAttractor) string {
-	switch a.Kind {
-	case meanfield.FixedPoint:
-		return "fixed"
-	case meanfield.Periodic:
-		return "period-" + strconv.Itoa(a.Period)
-	case meanfield.Aperiodic:
-		return "aperiodic"
-	}
-	return "unconverged"
-}
+func herdKind(a meanfield.HerdAttractor) string { return compare.AttractorName(a) }
 
-func bistableNote(b meanfield.BistableResult) string {
-	if !b.EdgeFound {
-		return "model: no edge (the balanced state exists at every T scanned)"
-	}
-	high := strconv.FormatFloat(b.HerdHigh, 'f', 0, 64)
-	if b.HighOpen {
-		high = "≥ " + high
-	}
-	if !b.HerdFound || math.IsNaN(b.Low) {
-		return fmt.Sprintf("model: edge at T = %.5g (T(1−λ)² = %.4g); no herd coexists above it", b.EdgeRefresh, b.EdgeScaled)
-	}
-	return fmt.Sprintf("model: bistable for T in [%.5g, %s] (balanced above the edge T = %.5g, T(1−λ)² = %.4g; herd from T = %.4g)",
-		b.Low, high, b.EdgeRefresh, b.EdgeScaled, b.HerdLow)
-}
+func bistableNote(b meanfield.BistableResult) string { return compare.BistableNote(b) }
 
 func plotHysteresis(path string, pts []*hystPoint, band *plotting.Band, hasModel bool, servers int) error {
 	fig := plotting.Figure{

@@ -218,14 +218,3 @@ func jsonRecords(data []byte) ([][]string, error) {
 	}
 	return recs, nil
 }
-
-// figuresInterrupted says exactly what herd figures wrote before Ctrl-C
-// stopped it during figure id: the figures already made (each its SVG, PNG
-// and CSV), nothing of figure id, and no index.md.
-func figuresInterrupted(id, dir string, made int) error {
-	what := "nothing was written"
-	if made > 0 {
-		what = fmt.Sprintf("the %d figure(s) before it are in %s (SVG, PNG, CSV each); figure %s and those after it were not made, and index.md was not written", made, dir, id)
-	}
-	return fmt.Errorf("interrupted during figure %s: %s", id, what)
-}

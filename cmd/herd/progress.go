@@ -9,65 +9,148 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"herd/compare"
+	"herd/sim"
 )
 
-// progress prints "cmd: done/total unit" on stderr, only when stderr is a
-// terminal, at most ten times a second.
+// progress prints one line on stderr, rewritten in place, only when
+// stderr is a terminal: "name: done/total unit, E elapsed, about L left".
+// The estimate L is E·(cost left)/(cost done): by default every item
+// costs the same; weigh gives each item its cost (a simulator run its
+// expected number of jobs), so that an estimate over runs that differ a
+// thousandfold in length is not misled by counts, and the line then also
+// says what share of the cost is done.
 type progress struct {
+	mu         sync.Mutex
 	w          io.Writer
 	name, unit string
+	start      time.Time
 	last       time.Time
 	shown      bool
+	costs      []float64 // per item; nil: every item costs 1
+	costDone   float64
+	costAll    float64
+	now        func() time.Time
 }
 
 func newProgress(w io.Writer, name, unit string) *progress {
-	p := &progress{name: name, unit: unit}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.w = w
-		}
+	p := &progress{name: name, unit: unit, start: time.Now(), now: time.Now}
+	if isTerminal(w) {
+		p.w = w
 	}
 	return p
 }
 
-// update is safe to call from RunAll's progress callback (it is serialised there).
+// weigh sets each item's cost (costs[i] for item i); items are then
+// reported with notify, which says which item finished.
+func (p *progress) weigh(costs []float64) *progress {
+	p.costs = costs
+	p.costAll = 0
+	for _, c := range costs {
+		p.costAll += c
+	}
+	return p
+}
+
+// runCosts are the costs of simulator runs, for weigh.
+func runCosts(tasks []sim.Task) []float64 {
+	c := make([]float64, len(tasks))
+	for i, t := range tasks {
+		c[i] = compare.RunCost(t.Config)
+	}
+	return c
+}
+
+// notify reports that item i finished (done of total); its signature is
+// sim.RunAllNotify's.
+func (p *progress) notify(i int, _ sim.Result, done, total int) {
+	p.mu.Lock()
+	if p.costs != nil && i < len(p.costs) {
+		p.costDone += p.costs[i]
+	}
+	p.mu.Unlock()
+	p.update(done, total)
+}
+
+// update reports done of total items finished; it is safe for concurrent
+// use.
 func (p *progress) update(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.w == nil {
 		return
 	}
-	now := time.Now()
-	if done < total && now.Sub(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = now
-	p.shown = true
-	fmt.Fprintf(p.w, "\r%s: %d/%d %s", p.name, done, total, p.unit)
-}
-
-func (p *progress) finish() {
-	if p.w != nil && p.shown {
-		fmt.Fprintln(p.w)
-	}
-}
-
-// updateETA also shows the time elapsed since start and an estimate of the
-// time remaining (the total may grow as work is discovered).
-func (p *progress) updateETA(done, total int, start time.Time) {
-	if p.w == nil {
-		return
-	}
-	now := time.Now()
+	now := p.now()
 	if done < total && now.Sub(p.last) < 250*time.Millisecond {
 		return
 	}
 	p.last = now
 	p.shown = true
-	el := now.Sub(start)
-	eta := "?"
-	if done > 0 {
-		eta = (time.Duration(float64(el) / float64(done) * float64(total-done))).Round(time.Second).String()
+	fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(done, total, now))
+}
+
+// line is the progress line after done of total items at now.
+func (p *progress) line(done, total int, now time.Time) string {
+	el := now.Sub(p.start)
+	cdone, call := float64(done), float64(total)
+	share := ""
+	if p.costs != nil {
+		cdone, call = p.costDone, p.costAll
+		if call > 0 {
+			share = fmt.Sprintf(" (%.0f%% by cost)", 100*cdone/call)
+		}
 	}
-	fmt.Fprintf(p.w, "\r%s: %d/%d %s, %s elapsed, about %s left   ", p.name, done, total, p.unit, el.Round(time.Second), eta)
+	left := ""
+	switch {
+	case done >= total:
+		left = ", all done"
+	case cdone > 0:
+		rest := time.Duration(float64(el) * (call - cdone) / cdone)
+		left = fmt.Sprintf(", about %s left", rest.Round(time.Second))
+	default:
+		left = ", time left unknown until one finishes"
+	}
+	return fmt.Sprintf("%s: %d/%d %s%s, %s elapsed%s", p.name, done, total, p.unit, share, el.Round(time.Second), left)
+}
+
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w != nil && p.shown {
+		fmt.Fprintln(p.w)
+		p.shown = false
+	}
+}
+
+// updateETA reports a search whose total grows as it finds more to do (a
+// bracket's runs: total is the runs known so far). Its remaining time is
+// not known in advance, so it gives none, rather than an estimate that
+// says "0s left" every time the known work is done: it shows the runs
+// done, those queued, and the time elapsed since start.
+func (p *progress) updateETA(done, total int, start time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w == nil {
+		return
+	}
+	now := p.now()
+	if done < total && now.Sub(p.last) < 250*time.Millisecond {
+		return
+	}
+	p.last = now
+	p.shown = true
+	fmt.Fprintf(p.w, "\r%s\x1b[K", growingLine(p.name, p.unit, done, total, now.Sub(start)))
+}
+
+// growingLine is the line of a search whose total grows.
+func growingLine(name, unit string, done, total int, el time.Duration) string {
+	queued := ""
+	if total > done {
+		queued = fmt.Sprintf(" (%d more queued)", total-done)
+	}
+	return fmt.Sprintf("%s: %d %s done%s, %s elapsed; time left unknown (the search picks its next points from these results)",
+		name, done, unit, queued, el.Round(time.Second))
 }
 
 // Progress modes of --progress.
@@ -226,5 +309,114 @@ func (p *itemProgress) close() {
 		close(p.stop)
 		p.wg.Wait()
 		p.stop = nil
+	}
+}
+
+// figureProgress shows herd figures' progress on a terminal: one line,
+// rewritten at most four times a second, with the figures done out of
+// those chosen, the time elapsed and, for each figure at work, what it is
+// doing, its share done weighted by cost (a simulator run weighs its
+// expected number of jobs, so a run 1,000 times longer counts 1,000 times
+// more) and an estimate of its time left; and a line per figure written,
+// saying "figure i of n" and its files. Safe for concurrent use.
+type figureProgress struct {
+	mu      sync.Mutex
+	w       io.Writer // nil: not a terminal, nothing shown
+	figs    []compare.Figure
+	start   time.Time
+	last    time.Time
+	shown   bool // a progress line is on the screen
+	done    int
+	stage   []compare.FigureProgress // latest report per figure
+	stageAt []time.Time              // when each figure's stage began
+	now     func() time.Time
+}
+
+func newFigureProgress(w io.Writer, figs []compare.Figure) *figureProgress {
+	p := &figureProgress{figs: figs, start: time.Now(), now: time.Now,
+		stage: make([]compare.FigureProgress, len(figs)), stageAt: make([]time.Time, len(figs))}
+	if isTerminal(w) {
+		p.w = w
+	}
+	return p
+}
+
+// update takes a report from compare.MakeFigures.
+func (p *figureProgress) update(r compare.FigureProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if p.stage[r.Figure].Stage != r.Stage {
+		p.stageAt[r.Figure] = now
+	}
+	p.stage[r.Figure] = r
+	if p.w == nil || now.Sub(p.last) < 250*time.Millisecond {
+		return
+	}
+	p.last = now
+	p.shown = true
+	fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(now))
+}
+
+// line is the progress line at now.
+func (p *figureProgress) line(now time.Time) string {
+	parts := []string{fmt.Sprintf("figures: %d of %d done, %s elapsed", p.done, len(p.figs), now.Sub(p.start).Round(time.Second))}
+	for i, r := range p.stage {
+		if r.Stage == "" || r.Finished {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("figure %s: %s", p.figs[i].ID, stageText(r, now.Sub(p.stageAt[i]))))
+	}
+	s := strings.Join(parts, "; ")
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:199]) + "…"
+	}
+	return s
+}
+
+// stageText describes a stage that has run for el: its share done by cost
+// and the time left, estimated as el·(total − done)/done; a stage whose
+// total grows (a bracket's search) gets no estimate, only its count.
+func stageText(r compare.FigureProgress, el time.Duration) string {
+	if !r.TotalKnown {
+		return fmt.Sprintf("%s, %d runs so far (the total grows as the search goes)", r.Stage, int(r.Done))
+	}
+	if r.Done <= 0 || r.Total <= 0 {
+		return r.Stage + " starting"
+	}
+	frac := r.Done / r.Total
+	if frac >= 1 {
+		return fmt.Sprintf("%s done", r.Stage)
+	}
+	left := time.Duration(float64(el) * (r.Total - r.Done) / r.Done)
+	return fmt.Sprintf("%s %.0f%% by cost, about %s left", r.Stage, 100*frac, left.Round(time.Second))
+}
+
+// written reports that figure i's files are written.
+func (p *figureProgress) written(i int, plots []*compare.FigurePlot) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	p.stage[i].Finished = true
+	if p.w == nil {
+		return
+	}
+	var stems []string
+	for _, pl := range plots {
+		stems = append(stems, pl.Stem)
+	}
+	now := p.now()
+	fmt.Fprintf(p.w, "\r\x1b[Kfigures: figure %s written (%s: .svg, .png, .csv); %d of %d figures done, %s elapsed\n",
+		p.figs[i].ID, strings.Join(stems, ", "), p.done, len(p.figs), now.Sub(p.start).Round(time.Second))
+	p.shown = false
+}
+
+// close ends the progress line.
+func (p *figureProgress) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w != nil && p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
 	}
 }

@@ -252,7 +252,7 @@ func (o *simOpts) simulate(ctx context.Context, e *env, fs *pflag.FlagSet, merge
 			sub[j].Config.Observe = watch[j].Observe
 		}
 		prog := newProgress(e.stderr, "sim", "runs")
-		res, ok, err := sim.RunAll(ctx, sub, *o.out.workers, prog.update)
+		res, ok, err := sim.RunAllNotify(ctx, sub, *o.out.workers, prog.weigh(runCosts(sub)).notify)
 		prog.finish()
 		for j, i := range idx {
 			if ok != nil && ok[j] {

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"herd/compare"
+)
+
+// writeFigureIndex writes DIR/index.md: how the figures were made, what
+// each CSV holds, and per figure its heading, what it shows, the command
+// that makes it alone, its files and notes.
+func writeFigureIndex(a *figuresArgs, plots [][]*compare.FigurePlot) error {
+	var b strings.Builder
+	mode := "full run lengths (validation.md)"
+	flags := ""
+	if a.quick {
+		mode = "quick, CI-sized run lengths"
+		flags = " --quick"
+	}
+	if a.seed != 1 {
+		flags += " --seed " + strconv.FormatUint(a.seed, 10)
+	}
+	qdir := shellQuote(a.dir)
+	fmt.Fprintf(&b, "# herd figures\n\nMade by herd %s with %s, master seed %d: `herd figures %s%s`.\n", version, mode, a.seed, qdir, flags)
+	b.WriteString("Unless a figure says otherwise: 100 servers, load λ = 0.9, exponential sizes, times in mean service times; simulator points are means over independent runs with 95% bars, t(0.975, runs − 1) standard errors (Student-t); lines are models (closed forms or mean-field, N → ∞).\n\n")
+	b.WriteString("Each CSV holds exactly the plotted numbers, one row per point: `series` (the legend entry; empty for an unnamed model line, which takes the colour of the points it predicts), `kind` (`sim`, `model`, `closed_form`, `law`, `bracket`, or `band` for the two ends of a shaded range), x, y and the error bar (figure-specific names below; empty where a point has none), `se` and `runs` (a sim point's standard error and run count), and `note`. Every computed point is a row, including any that is not drawn (its note says so).\n")
+	for i, d := range a.chosen {
+		fmt.Fprintf(&b, "\n## Figure %s: %s\n\n%s\n\n", d.ID, d.Heading, d.About)
+		fmt.Fprintf(&b, "Reproduce alone: `herd figures %s --only %s%s`\n\n", qdir, d.ID, flags)
+		for _, p := range plots[i] {
+			fmt.Fprintf(&b, "![%s](%s.png)\n\n", p.Title, p.Stem)
+			fmt.Fprintf(&b, "- files: [%[1]s.svg](%[1]s.svg), [%[1]s.png](%[1]s.png), [%[1]s.csv](%[1]s.csv)\n", p.Stem)
+			fmt.Fprintf(&b, "- CSV columns: `series,kind,%s,%s,%s,se,runs,note`; `%s` is %s\n", p.XCol, p.YCol, p.ErrCol, p.ErrCol, p.ErrMeaning)
+			for _, n := range p.Notes {
+				fmt.Fprintf(&b, "- %s\n", n)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if err := writeAtomic(filepath.Join(a.dir, "index.md"), []byte(b.String())); err != nil {
+		return fmt.Errorf("figures: %w", err)
+	}
+	return nil
+}

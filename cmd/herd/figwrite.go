@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"herd/cmd/internal/plotting"
+	"herd/cmd/internal/table"
+	"herd/compare"
+)
+
+// plotFigure turns a figure's plot into the drawing: its series and bands
+// as plotting draws them.
+func plotFigure(p *compare.FigurePlot) plotting.Figure {
+	fig := plotting.Figure{Title: p.Title, XLabel: p.XLabel, YLabel: p.YLabel, LogX: p.LogX, LogY: p.LogY}
+	for _, s := range p.Series {
+		fig.Series = append(fig.Series, plotting.Series{Name: s.Name, X: s.X, Y: s.Y, YErr: s.YErr, Line: s.Line, Group: s.Group})
+	}
+	for _, b := range p.Bands {
+		fig.Bands = append(fig.Bands, plotting.Band{XMin: b.XMin, XMax: b.XMax, Label: b.Label})
+	}
+	return fig
+}
+
+// writeFigurePlot saves the plot as SVG and PNG and its numbers as CSV,
+// each atomically.
+func writeFigurePlot(p *compare.FigurePlot, dir string) error {
+	fig := plotFigure(p)
+	for _, ext := range []string{".svg", ".png"} {
+		if err := plotting.Save(fig, filepath.Join(dir, p.Stem+ext)); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if err := figureTable(p).WriteCSV(&buf); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, p.Stem+".csv"), buf.Bytes())
+}
+
+// figureTable is the plot's CSV: every computed point is a row, drawn or
+// not (a non-finite value is an empty cell), so that the CSV shows the
+// data before it is drawn; then the two ends of each band.
+func figureTable(p *compare.FigurePlot) *table.Table {
+	t := &table.Table{Columns: []table.Column{{Name: "series"}, {Name: "kind"},
+		{Name: p.XCol}, {Name: p.YCol}, {Name: p.ErrCol}, {Name: "se"}, {Name: "runs"}, {Name: "note"}}}
+	for _, s := range p.Series {
+		for i := range s.X {
+			note := ""
+			if s.Notes != nil {
+				note = s.Notes[i]
+			}
+			if note == compare.BreakNote {
+				continue // a break in the drawn line, not a computed point
+			}
+			if !drawn(p, s.X[i], s.Y[i]) && !strings.HasPrefix(note, compare.GapNote) {
+				note = strings.TrimPrefix(note+"; not drawn (not finite, or not positive on a log axis)", "; ")
+			}
+			errCell, seCell, runsCell := figureErrCells(s, i)
+			t.AddRow(s.Name, s.Kind, s.X[i], s.Y[i], errCell, seCell, runsCell, note)
+		}
+	}
+	for _, bd := range p.Bands {
+		t.AddRow(bd.Label, "band", bd.XMin, nil, nil, nil, nil, "start of the shaded range")
+		t.AddRow(bd.Label, "band", bd.XMax, nil, nil, nil, nil, "end of the shaded range")
+	}
+	return t
+}
+
+// drawn reports whether a point can be drawn on the plot's axes.
+func drawn(p *compare.FigurePlot, x, y float64) bool {
+	return !math.IsNaN(x) && !math.IsInf(x, 0) && !math.IsNaN(y) && !math.IsInf(y, 0) &&
+		(!p.LogX || x > 0) && (!p.LogY || y > 0)
+}
+
+// figureErrCells are point i's error bar, standard error and run count
+// cells (nil: empty).
+func figureErrCells(s compare.FigureSeries, i int) (errCell, seCell, runsCell any) {
+	if s.YErr != nil && !s.Line {
+		if v := s.YErr[i]; v > 0 && !math.IsInf(v, 0) {
+			errCell = v
+		}
+	}
+	if s.SE != nil {
+		seCell, runsCell = s.SE[i], s.Runs[i]
+	}
+	return errCell, seCell, runsCell
+}
