@@ -32,8 +32,16 @@
 //   - Continue: natural-parameter continuation of a fixed point of F(·; μ)
 //     with a secant predictor, Newton corrector and step halving (Allgower &
 //     Georg 2003, ch. 1–2), reporting where the branch is lost.
-//   - Locate: where a boolean predicate of a parameter changes value, by a
-//     grid scan and bisection, evaluating each parameter value at most once.
+//   - Follow: natural-parameter continuation of a branch of a
+//     piecewise-smooth family down in μ with a caller's corrector (for
+//     example the map's own iteration), a secant predictor within one
+//     smooth piece and border-collision location by regula falsi on the
+//     distance to the border (BorderEstimate), reporting where the branch
+//     is lost to a relative tolerance.
+//   - Locate and Refine: where a boolean predicate of a parameter changes
+//     value, by a grid scan and bisection, evaluating each parameter value
+//     at most once; BisectInt and BisectGeometric bisect predicates on the
+//     integers and in log μ.
 //
 // # Affine constraints
 //

@@ -178,3 +178,47 @@ func ExampleContinue() {
 	// true true
 	// lost in [0.500000, 0.500000], radius before 0.500
 }
+
+// A border collision followed down in μ: the map x ↦ x/2 + μ/2 for x ≥ 1
+// and x ↦ 3x − 2 for x < 1 has the stable fixed point x = μ while μ ≥ 1;
+// below, iterates fall under the border and run away. The corrector is the
+// map's own iteration from the prediction, and Gap = x − 1 lets Follow
+// aim at the collision μ = 1 from the first two points.
+func ExampleFollow() {
+	f := func(x, mu float64) float64 {
+		if x >= 1 {
+			return x/2 + mu/2
+		}
+		return 3*x - 2
+	}
+	correct := func(mu float64, guess []float64, tight bool) (fixedpoint.BranchPoint, bool, error) {
+		x := guess[0]
+		for i := 0; i < 200 && x > -1e6; i++ {
+			x = f(x, mu)
+		}
+		ok := x >= 1 && math.Abs(f(x, mu)-x) <= 1e-12
+		return fixedpoint.BranchPoint{Mu: mu, X: []float64{x}, Converged: ok, Gap: x - 1}, ok, nil
+	}
+	start := fixedpoint.BranchPoint{Mu: 3, X: []float64{3}, Gap: 2}
+	br, err := fixedpoint.Follow(correct, start, 0.5, &fixedpoint.FollowSettings{RelTol: 1e-6})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("lost %v between μ = %.7f and %.7f after %d steps\n", br.Lost, br.LostAt, br.Last().Mu, br.Steps)
+	// Output: lost true between μ = 0.9999996 and 1.0000000 after 17 steps
+}
+
+// The smallest integer n with n² ≥ 2000, by bisection on [0, 2000].
+func ExampleBisectInt() {
+	n, err := fixedpoint.BisectInt(func(n int) (bool, error) { return n*n >= 2000, nil }, 0, 2000, 1)
+	fmt.Println(n, err)
+	// Output: 45 <nil>
+}
+
+// Where 1/μ falls below 0.01, bracketed in log μ to 0.1% from [1, 10⁶].
+func ExampleBisectGeometric() {
+	good, bad, err := fixedpoint.BisectGeometric(func(mu float64) (bool, error) { return 1/mu >= 0.01, nil }, 1, 1e6, 1e-3)
+	fmt.Printf("%.3f %.3f %v\n", good, bad, err)
+	// Output: 99.972 100.056 <nil>
+}

@@ -414,7 +414,7 @@ func figStaleBoard(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 	}
 	if err := o.models(ctx, len(mps), func(i int) {
 		m := mps[i]
-		m.r, m.err = meanfield.ClassicModel(m.policy, 2, figLoad, m.T, 0)
+		m.r, m.err = meanfield.ClassicModel(meanfield.ClassicSettings{Policy: m.policy, Choices: 2, Load: figLoad, Refresh: m.T})
 	}); err != nil {
 		return nil, err
 	}
@@ -436,7 +436,7 @@ func figStaleBoard(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 			s.gap(m.T, m.err.Error())
 		} else {
 			note := ""
-			if !m.r.Converged {
+			if m.r.Status == meanfield.Aperiodic {
 				note = fmt.Sprintf("irregular: long-run average, s.e. %.2g", m.r.ResponseSE)
 				irregular++
 			}
@@ -803,7 +803,7 @@ func figEdge(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 		if e.err != nil {
 			return nil, fmt.Errorf("edge k = %d, λ = %g: %w", e.k, e.load, e.err)
 		}
-		if e.load == 0.9 && e.r.Found {
+		if e.load == 0.9 && e.r.Status == meanfield.Found {
 			edge09[e.k] = e.r.Scaled
 		}
 	}
@@ -839,7 +839,7 @@ func figEdge(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 			if e.load != l {
 				continue
 			}
-			if !e.r.Found {
+			if e.r.Status != meanfield.Found {
 				s.gap(float64(e.k), "no edge down to T(1−λ)² = 0.02")
 				continue
 			}
@@ -884,7 +884,7 @@ func figFiniteSize(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !e.Found {
+	if e.Status != meanfield.Found {
 		return nil, errors.New("no model edge at k = 5, λ = 0.9")
 	}
 	var set []compare.BracketSettings
@@ -990,7 +990,7 @@ func figTrapDoor(ctx context.Context, o *figOpts) ([]*figPlot, error) {
 			if m.st != i {
 				continue
 			}
-			if m.err != nil || m.a.Kind == meanfield.Unconverged {
+			if m.err != nil || m.a.Status == meanfield.Unconverged {
 				warn = append(warn, fmt.Sprintf("model T = %g, start %s: did not settle (point skipped)", m.T, st.name))
 				line.gap(m.T, "did not settle")
 				continue

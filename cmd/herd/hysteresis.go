@@ -195,13 +195,13 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	for i, p := range pts {
 		row := []any{*k, *load, p.T, p.start.String(), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil}
 		if hasModel && i < len(done) && done[i] {
-			if p.mErr != nil && p.model.Kind == meanfield.Unconverged {
+			if p.mErr != nil && p.model.Status == meanfield.Unconverged {
 				t.Warnings = append(t.Warnings, fmt.Sprintf("T = %g, start %s: the model did not settle: %v", p.T, p.start, p.mErr))
 			}
 			a := p.model
 			row[4], row[5] = herdKind(a), a.Herd
 			row[6], row[7] = finite(a.BoardMean), finite(a.Response)
-			row[12], row[13], row[14] = finite(a.ResponseSE), a.Truncation, a.Iterations
+			row[12], row[13], row[14] = finite(a.ResponseSE), a.Truncation, a.Maps
 		}
 		if p.hasS {
 			row[8], row[9], row[10], row[11] = *servers, p.sim.Response.Mean, finite(p.sim.Response.SE), p.sim.Board.Mean
@@ -246,7 +246,7 @@ func modelBoard(st sim.Start, T float64) []float64 {
 }
 
 func herdKind(a meanfield.HerdAttractor) string {
-	switch a.Kind {
+	switch a.Status {
 	case meanfield.FixedPoint:
 		return "fixed"
 	case meanfield.Periodic:
@@ -258,14 +258,14 @@ func herdKind(a meanfield.HerdAttractor) string {
 }
 
 func bistableNote(b meanfield.BistableResult) string {
-	if !b.EdgeFound {
+	if b.Edge.Status != meanfield.Found {
 		return "model: no edge (the balanced state exists at every T scanned)"
 	}
 	high := strconv.FormatFloat(b.HerdHigh, 'f', 0, 64)
 	if b.HighOpen {
 		high = "≥ " + high
 	}
-	if !b.HerdFound || math.IsNaN(b.Low) {
+	if b.Status != meanfield.Found || math.IsNaN(b.Low) {
 		return fmt.Sprintf("model: edge at T = %.5g (T(1−λ)² = %.4g); no herd coexists above it", b.EdgeRefresh, b.EdgeScaled)
 	}
 	return fmt.Sprintf("model: bistable for T in [%.5g, %s] (balanced above the edge T = %.5g, T(1−λ)² = %.4g; herd from T = %.4g)",
