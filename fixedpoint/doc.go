@@ -17,7 +17,10 @@
 // # Methods
 //
 //   - Iterate: plain or damped iteration x_{n+1} = (1−β)x_n + βF(x_n), with
-//     detection of periodic orbits x_{n} = x_{n−p}, p ≤ MaxPeriod.
+//     detection of periodic orbits x_{n} = x_{n−p}, p ≤ MaxPeriod, by an
+//     Orbit: the last points of an iteration under a caller's distance
+//     (states may change length), their smallest period and nearest
+//     return, for callers that iterate their own maps.
 //   - Anderson: Anderson acceleration of depth m with mixing β (Anderson
 //     1965, in the form of Walker & Ni 2011), with the least-squares problem
 //     solved by Householder QR and safeguarded against ill-conditioning.

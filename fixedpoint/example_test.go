@@ -222,3 +222,21 @@ func ExampleBisectGeometric() {
 	fmt.Printf("%.3f %.3f %v\n", good, bad, err)
 	// Output: 99.972 100.056 <nil>
 }
+
+// Classifying where an iteration heads with an Orbit: the logistic map at
+// r = 3.5 settles on its period-4 cycle, which a period search up to 8
+// with the max norm finds.
+func ExampleOrbit() {
+	const r = 3.5
+	dist := func(a, b []float64) float64 { return math.Abs(a[0] - b[0]) }
+	o := fixedpoint.NewOrbit(8, []float64{0.3}, dist)
+	for n := 0; n < 1000; n++ {
+		x := o.Back(0)[0]
+		o.Push([]float64{r * x * (1 - x)})
+		if per := o.Period(1e-12, 1e-6, 1); per > 0 {
+			fmt.Printf("period %d after %d maps, orbit starting %.4f\n", per, o.Len(), o.Back(per - 1)[0])
+			return
+		}
+	}
+	// Output: period 4 after 43 maps, orbit starting 0.3828
+}

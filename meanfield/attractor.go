@@ -147,118 +147,78 @@ type orbitStat struct {
 // result and may end the run early (the result is then Unconverged and
 // the error nil).
 func findAttractor(m *RefreshMap, start []float64, s AttractorSettings, stop func(RefreshResult) bool) (Attractor, error) {
-	o := newOrbitRing(s.MaxPeriod, start)
+	a, _, err := iterateAttractor(m, start, s, stop)
+	return a, err
+}
+
+// iterateAttractor is findAttractor that also returns the orbit's last
+// boards.
+func iterateAttractor(m *RefreshMap, start []float64, s AttractorSettings, stop func(RefreshResult) bool) (Attractor, *fixedpoint.Orbit, error) {
+	o := fixedpoint.NewOrbit(s.MaxPeriod, append([]float64(nil), start...), l1)
+	stats := make([]orbitStat, s.MaxPeriod+1) // stats[n%(P+1)]: map n (p_n → p_{n+1})
 	var out Attractor
 	out.SpectralRadius = math.NaN()
 	var res RefreshResult
 	for n := 0; n < s.MaxIter; n++ {
 		var err error
-		res, err = m.Apply(o.spare(n), o.last())
+		// Reuse the storage of the board that leaves the ring.
+		res, err = m.Apply(o.Spare(), o.Back(0))
 		out.Maps++
 		if err != nil {
-			return out, fmt.Errorf("meanfield: attractor: map %d: %w", n+1, err)
+			return out, o, fmt.Errorf("meanfield: attractor: map %d: %w", n+1, err)
 		}
 		out.Truncation = max(out.Truncation, res.Truncation)
-		o.push(n, res)
-		per := o.period(n, s.Tol)
-		out.Residual = o.dist[1]
+		stats[n%(s.MaxPeriod+1)] = orbitStat{res.BoardMean, res.QueueMean, res.CutPhase, res.KinkDistance, res.Window}
+		o.Push(res.Next)
+		per := o.Period(s.Tol, math.Sqrt(s.Tol), 1)
+		out.Residual = o.Distance(1)
 		if per == 0 {
 			if stop != nil && stop(res) {
 				break
 			}
 			continue
 		}
-		o.describe(&out, n, per, m.set.Load, m.set.Service)
+		describeOrbit(&out, o, stats, per, m.set.Load, m.set.Service)
 		if per == 1 && s.Spectrum {
 			rad, maps, err := spectralRadius(m, out.Board)
 			out.Maps += maps
 			if err != nil {
-				return out, err
+				return out, o, err
 			}
 			out.SpectralRadius = rad
 		}
-		return out, nil
+		return out, o, nil
 	}
-	out.Board = append([]float64(nil), o.last()...)
+	out.Board = append([]float64(nil), o.Back(0)...)
 	out.BoardMean, out.QueueMean, out.Response = res.BoardMean, res.QueueMean, res.Response
 	out.CutPhase, out.KinkDistance, out.Window = res.CutPhase, res.KinkDistance, res.Window
 	if stop != nil && out.Maps < s.MaxIter {
-		return out, nil
+		return out, o, nil
 	}
-	return out, fmt.Errorf("meanfield: attractor: ‖p_n − p_{n−1}‖₁ = %.3g after %d maps: %w", out.Residual, out.Maps, ErrNotConverged)
+	return out, o, fmt.Errorf("meanfield: attractor: ‖p_n − p_{n−1}‖₁ = %.3g after %d maps: %w", out.Residual, out.Maps, ErrNotConverged)
 }
 
-// orbitRing keeps the last P+1 boards of an iteration and the observables
-// of the maps that produced them, to detect periods up to P.
-type orbitRing struct {
-	P      int
-	boards [][]float64 // boards[i%(P+1)] = p_i
-	stats  []orbitStat // stats[n%(P+1)]: map n (p_n → p_{n+1})
-	dist   []float64   // dist[d] = ‖p_{n+1} − p_{n+1−d}‖₁ after period
-	cur    []float64   // p_{n+1}, the last board
-}
-
-func newOrbitRing(P int, start []float64) *orbitRing {
-	o := &orbitRing{P: P, boards: make([][]float64, P+1), stats: make([]orbitStat, P+1), dist: make([]float64, P+1)}
-	o.cur = append([]float64(nil), start...)
-	o.boards[0] = o.cur
-	return o
-}
-
-// last returns the last board reached.
-func (o *orbitRing) last() []float64 { return o.cur }
-
-// spare returns the storage of the board that leaves the ring at map n
-// (nil while the ring fills).
-func (o *orbitRing) spare(n int) []float64 {
-	if n < o.P {
-		return nil
-	}
-	return o.boards[(n+1)%(o.P+1)]
-}
-
-// push records map n's result.
-func (o *orbitRing) push(n int, res RefreshResult) {
-	o.stats[n%(o.P+1)] = orbitStat{res.BoardMean, res.QueueMean, res.CutPhase, res.KinkDistance, res.Window}
-	o.cur = res.Next
-	o.boards[(n+1)%(o.P+1)] = o.cur
-}
-
-// period returns the smallest d ≤ min(P, n+1) with ‖p_{n+1} − p_{n+1−d}‖₁
-// ≤ tol and, for d ≥ 2, the orbit's points at least sqrt(tol) apart, or 0
-// (filling dist up to the d tried last).
-func (o *orbitRing) period(n int, tol float64) int {
-	minSep := math.Inf(1)
-	for d := 1; d <= min(o.P, n+1); d++ {
-		o.dist[d] = l1(o.cur, o.boards[(n+1-d)%(o.P+1)])
-		if o.dist[d] <= tol && (d == 1 || minSep >= math.Sqrt(tol)) {
-			return d
-		}
-		minSep = min(minSep, o.dist[d])
-	}
-	return 0
-}
-
-// describe fills out with the orbit of period per closed by map n: its
-// first point, the observables averaged over its maps, and the cut of the
-// map applied to its first point.
-func (o *orbitRing) describe(out *Attractor, n, per int, lam float64, svc Service) {
-	P := o.P
+// describeOrbit fills out with the orbit of period per that the newest
+// board p_{n+1} of o closes (map n the last): its first point, the
+// observables averaged over its maps, and the cut of the map applied to
+// its first point.
+func describeOrbit(out *Attractor, o *fixedpoint.Orbit, stats []orbitStat, per int, lam float64, svc Service) {
+	P := o.MaxPeriod()
+	n := o.Len() - 1
 	out.Period = per
-	out.Residual = o.dist[per]
+	out.Residual = o.Distance(per)
 	out.Status = Periodic
 	if per == 1 {
 		out.Status = FixedPoint
 	}
 	// The orbit is p_{n+2−per}, …, p_{n+1}; its maps are n+1−per … n.
-	first := (n + 2 - per) % (P + 1)
-	out.Board = append([]float64(nil), o.boards[first]...)
+	out.Board = append([]float64(nil), o.Back(per-1)...)
 	if per == 1 {
-		out.Board = append([]float64(nil), o.cur...)
+		out.Board = append([]float64(nil), o.Back(0)...)
 	}
 	var bm, qm float64
 	for j := 0; j < per; j++ {
-		st := o.stats[(n-j)%(P+1)]
+		st := stats[(n-j)%(P+1)]
 		bm += st.board
 		qm += st.queue
 	}
@@ -267,9 +227,9 @@ func (o *orbitRing) describe(out *Attractor, n, per int, lam float64, svc Servic
 	// The map applied to Board: for a fixed point the last map (its
 	// input p_n is within Tol of Board), for an orbit map n+2−per,
 	// whose input is Board itself.
-	st := o.stats[n%(P+1)]
+	st := stats[n%(P+1)]
 	if per > 1 {
-		st = o.stats[(n+2-per)%(P+1)]
+		st = stats[(n+2-per)%(P+1)]
 	}
 	out.CutPhase, out.KinkDistance, out.Window = st.phase, st.kink, st.window
 	out.Balanced = per == 1 && balancedMeanFor(out.BoardMean, lam, svc)

@@ -370,8 +370,8 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 //     T(1−λ)² = 1000 or T = 10⁶; beyond, an error wrapping
 //     ErrNotConverged).
 //  2. Descent. The balanced fixed point there is followed down by
-//     continuation (follow: the map's own iteration from
-//     fixedpoint.Extrapolate's predictor, border located by
+//     continuation (fixedpoint.Follow with the map's own iteration as the
+//     corrector, its secant predictor and its border location by
 //     fixedpoint.BorderEstimate) until its loss is bracketed to RelTol/2,
 //     or down to MinScaled (then: no edge).
 //  3. Scan. Below each loss the protocol (empty board) is evaluated at

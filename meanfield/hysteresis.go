@@ -232,7 +232,7 @@ func (s HerdSettings) withDefaults() HerdSettings {
 // HerdAttractor is an attractor of the refresh map with the herd
 // classification and, for an orbit that does not settle, window averages.
 type HerdAttractor struct {
-	// Attractor is as FindAttractor reports it, except that Kind may be
+	// Attractor is as FindAttractor reports it, except that Status may be
 	// Aperiodic. For an Aperiodic orbit Period is 0, BoardMean, QueueMean
 	// and Response are averages over the last Averaged maps, Board is the
 	// last board reached, CutPhase, KinkDistance and Window are those of
@@ -268,7 +268,7 @@ type HerdAttractor struct {
 // Settle + Average consecutive maps without settling as Aperiodic, with
 // its observables averaged over the last Average maps (see HerdAttractor).
 // An orbit that neither settles nor stays in the herd regime within
-// MaxIter maps returns Kind Unconverged with an error wrapping
+// MaxIter maps returns Status Unconverged with an error wrapping
 // ErrNotConverged.
 func FindHerdAttractor(r Refresh, start []float64, s HerdSettings) (HerdAttractor, error) {
 	if err := s.Validate(); err != nil {
@@ -289,7 +289,7 @@ func FindHerdAttractor(r Refresh, start []float64, s HerdSettings) (HerdAttracto
 func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttractor, error) {
 	lam := m.set.Load
 	w := newHerdWatch(s, lam, m.set.Service)
-	a, err := findAttractor(m, start, s.AttractorSettings, w.stop)
+	a, orbit, err := iterateAttractor(m, start, s.AttractorSettings, w.stop)
 	out := HerdAttractor{Attractor: a, Rows: w.rows}
 	if err != nil && !(w.stopped && errors.Is(err, ErrNotConverged)) {
 		return out, err
@@ -300,20 +300,20 @@ func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttr
 		out.Averaged, out.Batches = a.Period, 1
 		return out, nil
 	}
-	// Stopped in the herd regime: an orbit that does not settle.
-	w.nearPeriod(&out)
+	// Stopped in the herd regime: an orbit that does not settle. Its
+	// nearest return among p_1 … p_n.
+	out.NearPeriod, out.NearResidual = orbit.NearPeriod(w.n - 1)
 	w.average(&out, lam)
 	return out, nil
 }
 
-// herdWatch follows the maps of findHerdAttractor's run: copies of the
-// last P+1 boards, the observables of the last Average maps, and the
-// number of consecutive maps in the herd regime.
+// herdWatch follows the maps of findHerdAttractor's run: the
+// observables of the last Average maps and the number of consecutive maps
+// in the herd regime.
 type herdWatch struct {
 	s       HerdSettings
 	lam     float64
 	svc     Service
-	ring    [][]float64 // copies of the last P+1 boards
 	hist    []orbitStat // hist[n%Average]: map n's observables
 	n       int         // maps seen
 	run     int         // consecutive maps in the herd regime
@@ -322,15 +322,13 @@ type herdWatch struct {
 }
 
 func newHerdWatch(s HerdSettings, lam float64, svc Service) *herdWatch {
-	return &herdWatch{s: s, lam: lam, svc: svc, ring: make([][]float64, s.MaxPeriod+1), hist: make([]orbitStat, s.Average)}
+	return &herdWatch{s: s, lam: lam, svc: svc, hist: make([]orbitStat, s.Average)}
 }
 
 // stop records a map and ends the run once it has stayed in the herd
 // regime for Settle + Average maps.
 func (w *herdWatch) stop(res RefreshResult) bool {
 	s := w.s
-	i := w.n % (s.MaxPeriod + 1)
-	w.ring[i] = append(w.ring[i][:0], res.Next...)
 	w.hist[w.n%s.Average] = orbitStat{board: res.BoardMean, queue: res.QueueMean}
 	w.rows = max(w.rows, res.Rows)
 	w.n++
@@ -341,19 +339,6 @@ func (w *herdWatch) stop(res RefreshResult) bool {
 	}
 	w.stopped = w.run >= s.Settle+s.Average
 	return w.stopped
-}
-
-// nearPeriod sets out's NearPeriod and NearResidual: the P ≤ MaxPeriod
-// minimising ‖p_n − p_{n−P}‖₁ at the last map.
-func (w *herdWatch) nearPeriod(out *HerdAttractor) {
-	P, n := w.s.MaxPeriod, w.n
-	last := w.ring[(n-1)%(P+1)]
-	out.NearResidual = math.Inf(1)
-	for d := 1; d <= min(P, n-1); d++ {
-		if dd := l1(last, w.ring[(n-1-d)%(P+1)]); dd < out.NearResidual {
-			out.NearPeriod, out.NearResidual = d, dd
-		}
-	}
 }
 
 // average makes out an Aperiodic herd with the observables averaged over

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"herd/fixedpoint"
 )
 
 // UpdatePolicy is the dispatching policy of the periodic-update model.
@@ -757,21 +759,15 @@ func (m *PeriodicMap) solve(start []float64) (PeriodicResult, error) {
 	}
 	s := m.set
 	P := s.MaxPeriod
-	ring := make([][]float64, P+1) // ring[i%(P+1)] = p_i
+	o := fixedpoint.NewOrbit(P, append([]float64(nil), start...), l1)
 	stats := make([]periodicStat, P+1)
-	p := append([]float64(nil), start...)
-	ring[0] = p
 	out := PeriodicResult{Contraction: math.NaN()}
 	var st PeriodicStep
 	prevRes := math.NaN()
 	half := s.MaxIter / 2
 	var tail []PeriodicStep // observables of maps half+1 … MaxIter (Next unset)
 	for n := 0; n < s.MaxIter; n++ {
-		dst := ring[(n+1)%(P+1)]
-		if n < P {
-			dst = nil
-		}
-		st, err = m.Apply(dst, p)
+		st, err = m.Apply(o.Spare(), o.Back(0))
 		out.Maps++
 		if err != nil {
 			return out, fmt.Errorf("meanfield: periodic update: map %d: %w", n+1, err)
@@ -781,22 +777,22 @@ func (m *PeriodicMap) solve(start []float64) (PeriodicResult, error) {
 		if n >= half {
 			tail = append(tail, PeriodicStep{BoardMean: st.BoardMean, QueueMean: st.QueueMean, Response: st.Response})
 		}
-		p = st.Next
-		ring[(n+1)%(P+1)] = p
-		per, dist, d1 := cyclePeriod(ring, n, P, s.Tol)
+		o.Push(st.Next)
+		per := o.Period(s.Tol, math.Sqrt(s.Tol), 1)
+		d1 := o.Distance(1)
 		if per == 0 {
 			out.Residual = d1
 			prevRes = d1
 			continue
 		}
-		out.Residual = dist
+		out.Residual = o.Distance(per)
 		if per == 1 && prevRes > 0 {
 			out.Contraction = d1 / prevRes
 		}
-		closeCycle(&out, ring, stats, n, per, s.Load)
+		closeCycle(&out, o, stats, per, s.Load)
 		return out, nil
 	}
-	out.Board = append([]float64(nil), p...)
+	out.Board = append([]float64(nil), o.Back(0)...)
 	averageTail(&out, tail, s.Load)
 	return out, fmt.Errorf("meanfield: periodic update: ‖p_n − p_{n−1}‖₁ = %.3g after %d maps: %w", out.Residual, out.Maps, ErrNotConverged)
 }
@@ -804,41 +800,18 @@ func (m *PeriodicMap) solve(start []float64) (PeriodicResult, error) {
 // periodicStat is what Solve keeps of one map.
 type periodicStat struct{ board, queue float64 }
 
-// cyclePeriod returns the smallest d ≤ min(P, n+1) at which the last board
-// p_{n+1} of ring closes a cycle, ‖p_{n+1} − p_{n+1−d}‖₁ ≤ tol with the
-// cycle's boards at least √tol apart for d ≥ 2 (0 if none), that distance,
-// and ‖p_{n+1} − p_n‖₁.
-func cyclePeriod(ring [][]float64, n, P int, tol float64) (per int, dist, d1 float64) {
-	p := ring[(n+1)%(P+1)]
-	minSep := math.Inf(1)
-	for d := 1; d <= min(P, n+1); d++ {
-		dist := l1(p, ring[(n+1-d)%(P+1)])
-		if d == 1 {
-			d1 = dist
-		}
-		if dist <= tol && (d == 1 || minSep >= math.Sqrt(tol)) {
-			return d, dist, d1
-		}
-		minSep = min(minSep, dist)
-	}
-	return 0, 0, d1
-}
-
-// closeCycle fills out with the cycle of period per closed by map n: its
-// first board and its observables averaged over its maps.
-func closeCycle(out *PeriodicResult, ring [][]float64, stats []periodicStat, n, per int, load float64) {
-	P := len(ring) - 1
+// closeCycle fills out with the cycle of period per that the newest board
+// p_{n+1} of o closes: its first board and its observables averaged over
+// its maps.
+func closeCycle(out *PeriodicResult, o *fixedpoint.Orbit, stats []periodicStat, per int, load float64) {
+	P, n := o.MaxPeriod(), o.Len()-1
 	out.Status = FixedPoint
 	if per > 1 {
 		out.Status = Periodic
 	}
 	out.Period = per
-	if per == 1 {
-		out.Board = append([]float64(nil), ring[(n+1)%(P+1)]...)
-	} else {
-		// The cycle is p_{n+2−per}, …, p_{n+1}.
-		out.Board = append([]float64(nil), ring[(n+2-per)%(P+1)]...)
-	}
+	// The cycle is p_{n+2−per}, …, p_{n+1}.
+	out.Board = append([]float64(nil), o.Back(per-1)...)
 	var bm, qm float64
 	for j := 0; j < per; j++ {
 		x := stats[(n-j)%(P+1)]
