@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
 	"herd/fixedpoint"
 )
 
@@ -239,4 +241,49 @@ func ExampleOrbit() {
 		}
 	}
 	// Output: period 4 after 43 maps, orbit starting 0.3828
+}
+
+// The Jacobian of a piecewise-linear map at a point just left of its kink
+// x = 1: the one-sided difference of the piece the point lies on (slope
+// 0.5), not the average across the kink, because Kink reports the border.
+func ExampleJacobian() {
+	p := fixedpoint.Problem{
+		F: func(dst, x []float64) error {
+			if x[0] < 1 {
+				dst[0] = 0.5 * x[0]
+			} else {
+				dst[0] = 2*x[0] - 1.5
+			}
+			return nil
+		},
+		Kink: func(x, d []float64) float64 {
+			if t := (1 - x[0]) / d[0]; t > 0 {
+				return t
+			}
+			return math.Inf(1)
+		},
+	}
+	jac, err := fixedpoint.Jacobian(p, []float64{1 - 1e-9}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.6f\n", jac.At(0, 0))
+	// Output: 0.500000
+}
+
+// The subspace of vectors whose entries sum to zero, as the orthogonal
+// complement of (1, 1, 1): the tangent space of probability vectors
+// (SumZero(3) is the same subspace).
+func ExampleOrthogonalComplement() {
+	s, err := fixedpoint.OrthogonalComplement(mat.NewDense(3, 1, []float64{1, 1, 1}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	n, r := s.Dims()
+	v := []float64{3, 0, 0}
+	s.Project(v, v)
+	fmt.Printf("dimension %d of %d; (3, 0, 0) projects to (%.0f, %.0f, %.0f)\n", r, n, v[0], v[1], v[2])
+	// Output: dimension 2 of 3; (3, 0, 0) projects to (2, -1, -1)
 }

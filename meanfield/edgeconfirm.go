@@ -23,6 +23,9 @@ type EdgeConfirmation struct {
 	Stats
 }
 
+// DefaultConfirmRel is ConfirmSettings.Rel's default.
+const DefaultConfirmRel = 1e-4
+
 // ConfirmSettings controls ConfirmEdge. The zero value of each optional
 // field means its default.
 type ConfirmSettings struct {
@@ -32,6 +35,7 @@ type ConfirmSettings struct {
 	// Edge is the edge T_edge to check, as a period.
 	Edge float64
 	// Rel is the relative distance of the periods checked, in (0, 0.1).
+	// Zero means 1e-4.
 	Rel float64
 	// MaxIter bounds the maps of each attractor. Zero means 2000.
 	MaxIter int
@@ -55,7 +59,11 @@ func (c EdgeConfirmation) Confirmed() bool { return c.AboveStart >= 0 && c.Below
 // boards are lifted with fresh phases).
 func ConfirmEdge(s ConfirmSettings) (EdgeConfirmation, error) {
 	start := time.Now()
-	c, err := confirmEdge(s.Dispatchers, s.Load, s.Edge, s.Rel, s.MaxIter, s.Service)
+	rel := s.Rel
+	if rel == 0 {
+		rel = DefaultConfirmRel
+	}
+	c, err := confirmEdge(s.Dispatchers, s.Load, s.Edge, rel, s.MaxIter, s.Service)
 	c.Runtime = time.Since(start)
 	return c, err
 }
