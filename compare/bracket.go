@@ -234,7 +234,7 @@ func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(do
 		}
 		// With a Grid the runs need no model edge: one that finds no balanced
 		// state (heavy-tailed sizes) leaves the model column empty.
-		if err == nil && e.Found {
+		if err == nil && e.Status == meanfield.Found {
 			s.ModelScaled = e.Scaled
 		} else {
 			s.ModelScaled = math.NaN()

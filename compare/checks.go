@@ -123,7 +123,7 @@ func checks() []check {
 		modelExact("model: E_10/M/1, λ = 0.9", "issue 4", "5.660276", 5.660276, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(10, 0.9) })),
 		modelExact("model: E_100/M/1, λ = 0.9", "issue 4", "5.226811", 5.226811, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(100, 0.9) })),
 		{name: "model: periodic-update SQ(2), T = 0.01 → supermarket", source: "model.md §3", quick: true, run: func(context.Context, *validator) (Row, error) {
-			r, err := meanfield.ClassicModel("sqd", 2, 0.9, 0.01, 0)
+			r, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: "sqd", Choices: 2, Load: 0.9, Refresh: 0.01})
 			if err != nil {
 				return Row{}, err
 			}
@@ -242,7 +242,7 @@ func checks() []check {
 			r := blank()
 			r.Published = "never tips"
 			r.Verdict, r.Note = Pass, "no edge down to T(1−λ)² = 0.02"
-			if e.Found {
+			if e.Status == meanfield.Found {
 				r.Reference = e.Scaled
 				r.Verdict, r.Note = Fail, "an edge was found"
 			}
@@ -317,7 +317,7 @@ var rerun08 = rerunEdges{"no edge for k = 3; largest 1.173 (+17.3%), at k = 4",
 func (re rerunEdges) agrees(es []meanfield.EdgeResult, maxOnly int) (ok bool, why string) {
 	worstK, worst := 0, math.Inf(-1)
 	for i, k := range lawKs {
-		if es[i].Found && lawRatio(k, es[i]) > worst {
+		if es[i].Status == meanfield.Found && lawRatio(k, es[i]) > worst {
 			worstK, worst = k, lawRatio(k, es[i])
 		}
 	}
@@ -329,10 +329,10 @@ func (re rerunEdges) agrees(es []meanfield.EdgeResult, maxOnly int) (ok bool, wh
 		e := es[i]
 		switch {
 		case math.IsInf(want, 1):
-			if e.Found {
+			if e.Status == meanfield.Found {
 				return false, fmt.Sprintf("k = %d: herd finds an edge (ratio %.4f), the re-run none", k, lawRatio(k, e))
 			}
-		case !e.Found:
+		case e.Status != meanfield.Found:
 			return false, fmt.Sprintf("k = %d: herd finds no edge, the re-run %.3f", k, want)
 		case math.Abs(lawRatio(k, e)-want) > 0.0005+1e-4*want:
 			return false, fmt.Sprintf("k = %d: ratio %.5f, the re-run %.3f", k, lawRatio(k, e), want)
@@ -348,7 +348,7 @@ func describeEdges(es []meanfield.EdgeResult) (string, float64) {
 	var parts []string
 	worst := math.NaN()
 	for i, k := range lawKs {
-		if !es[i].Found {
+		if es[i].Status != meanfield.Found {
 			parts = append(parts, fmt.Sprintf("k = %d none", k))
 			continue
 		}
@@ -377,7 +377,7 @@ func edgeLawCheck(load float64, text string, lo, hi float64, re rerunEdges, maxO
 		r.Published = text
 		pubOK := true
 		for i, k := range lawKs {
-			if !es[i].Found || lawRatio(k, es[i]) < lo || lawRatio(k, es[i]) > hi {
+			if es[i].Status != meanfield.Found || lawRatio(k, es[i]) < lo || lawRatio(k, es[i]) > hi {
 				pubOK = false
 			}
 		}
@@ -463,7 +463,7 @@ func modelExact(name, source, text string, pub, halfUnit float64, f func() (floa
 // b = (x₁₀₀₀ − x₄₀₀₀)/(1 − 1/4), with its own standard error.
 func periodicCheck(T float64) check {
 	return check{name: fmt.Sprintf("model vs sim: periodic-update SQ(2), T = %g", T), source: "issue 4", run: func(ctx context.Context, v *validator) (Row, error) {
-		m, err := meanfield.ClassicModel("sqd", 2, 0.9, T, 0)
+		m, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: "sqd", Choices: 2, Load: 0.9, Refresh: T})
 		if err != nil {
 			return Row{}, err
 		}

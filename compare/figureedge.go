@@ -88,7 +88,7 @@ func figEdge(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 			if err != nil {
 				return BracketSettings{}, fmt.Errorf("edge k = %d, λ = %g: %w", bks[i], figLoad, err)
 			}
-			if !e.Found {
+			if e.Status != meanfield.Found {
 				return BracketSettings{}, fmt.Errorf("no model edge at k = %d, λ = 0.9", bks[i])
 			}
 			return r.bracketSettings(100, bks[i], e.Scaled), nil
@@ -144,7 +144,7 @@ func edgeLine(l float64, eps []*edgePoint) FigureSeries {
 		if e.load != l {
 			continue
 		}
-		if !e.r.Found {
+		if e.r.Status != meanfield.Found {
 			s.gap(float64(e.k), "no edge down to T(1−λ)² = 0.02")
 			continue
 		}
@@ -163,7 +163,7 @@ func figFiniteSize(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !e.Found {
+	if e.Status != meanfield.Found {
 		return nil, errors.New("no model edge at k = 5, λ = 0.9")
 	}
 	brs, err := r.brackets(ctx, len(ns), func(i int) (BracketSettings, error) {

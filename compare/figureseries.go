@@ -122,7 +122,7 @@ func joinInts(xs []int) string {
 // AttractorName names a refresh-map attractor as the figures' notes and
 // herd hysteresis give it: fixed, period-P, aperiodic or unconverged.
 func AttractorName(a meanfield.HerdAttractor) string {
-	switch a.Kind {
+	switch a.Status {
 	case meanfield.FixedPoint:
 		return "fixed"
 	case meanfield.Periodic:
@@ -136,14 +136,14 @@ func AttractorName(a meanfield.HerdAttractor) string {
 // BistableNote describes the refresh map's bistable range in words, as
 // the figures' index and herd hysteresis give it.
 func BistableNote(b meanfield.BistableResult) string {
-	if !b.EdgeFound {
+	if b.Edge.Status != meanfield.Found {
 		return "model: no edge (the balanced state exists at every T scanned)"
 	}
 	high := strconv.FormatFloat(b.HerdHigh, 'f', 0, 64)
 	if b.HighOpen {
 		high = "≥ " + high
 	}
-	if !b.HerdFound || math.IsNaN(b.Low) {
+	if b.Status != meanfield.Found || math.IsNaN(b.Low) {
 		return fmt.Sprintf("model: edge at T = %.5g (T(1−λ)² = %.4g); no herd coexists above it", b.EdgeRefresh, b.EdgeScaled)
 	}
 	return fmt.Sprintf("model: bistable for T in [%.5g, %s] (balanced above the edge T = %.5g, T(1−λ)² = %.4g; herd from T = %.4g)",

@@ -64,7 +64,7 @@ func figStaleBoard(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 	}
 	if err := r.models(ctx, len(mps), func(i int) {
 		m := mps[i]
-		m.r, m.err = meanfield.ClassicModel(m.policy, 2, figLoad, m.T, 0)
+		m.r, m.err = meanfield.ClassicModel(meanfield.ClassicSettings{Policy: m.policy, Choices: 2, Load: figLoad, Refresh: m.T})
 	}); err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func classicLines(mps []*classicPoint) (model map[string]FigureSeries, irregular
 			s.gap(m.T, m.err.Error())
 		} else {
 			note := ""
-			if !m.r.Converged {
+			if m.r.Status == meanfield.Aperiodic {
 				note = fmt.Sprintf("irregular: long-run average, s.e. %.2g", m.r.ResponseSE)
 				irregular++
 			}

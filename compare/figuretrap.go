@@ -98,7 +98,7 @@ func trapLine(st trapStart, i int, mps []*herdPoint) (FigureSeries, []string) {
 		if m.st != i {
 			continue
 		}
-		if m.err != nil || m.a.Kind == meanfield.Unconverged {
+		if m.err != nil || m.a.Status == meanfield.Unconverged {
 			warn = append(warn, fmt.Sprintf("model T = %g, start %s: did not settle (point skipped)", m.T, st.name))
 			line.gap(m.T, "did not settle")
 			continue

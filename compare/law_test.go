@@ -259,8 +259,8 @@ func TestHeavyTrafficLimitTwoLadders(t *testing.T) {
 	sig := make([]float64, len(loads))
 	for i, l := range loads {
 		r, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: k, Load: l})
-		if err != nil || !r.Found {
-			t.Fatalf("edge k=%d λ=%g: found=%v err=%v", k, l, r.Found, err)
+		if err != nil || r.Status != meanfield.Found {
+			t.Fatalf("edge k=%d λ=%g: found=%v err=%v", k, l, r.Status == meanfield.Found, err)
 		}
 		xs[i], sig[i] = r.Scaled, meanfield.DefaultEdgeRelTol*r.Scaled
 	}

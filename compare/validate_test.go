@@ -120,7 +120,7 @@ func edgesAt(ratios ...float64) []meanfield.EdgeResult {
 			out[i] = meanfield.EdgeResult{Scaled: math.NaN()}
 			continue
 		}
-		out[i] = meanfield.EdgeResult{Found: true, Scaled: ratios[i] * 0.9 * float64(k-2)}
+		out[i] = meanfield.EdgeResult{Status: meanfield.Found, Scaled: ratios[i] * 0.9 * float64(k-2)}
 	}
 	return out
 }

@@ -86,25 +86,7 @@ func Anderson(p Problem, x0 []float64, s *AndersonSettings) (*Result, error) {
 	fk := make([]float64, n) // f_k
 	xPrev := make([]float64, n)
 	fPrev := make([]float64, n)
-	// Histories of Δx and Δf, oldest first.
-	var dX, dF [][]float64
-	spare := make([][]float64, 0, 2*m+2)
-	take := func() []float64 {
-		if k := len(spare); k > 0 {
-			v := spare[k-1]
-			spare = spare[:k-1]
-			return v
-		}
-		return make([]float64, n)
-	}
-	clear := func() {
-		spare = append(spare, dX...)
-		spare = append(spare, dF...)
-		dX, dF = dX[:0], dF[:0]
-	}
-	gamma := make([]float64, m)
-	var qr mat.QR
-	var a mat.Dense
+	h := newAndersonHistory(n, m)
 	haveFPrev := false
 	accelerated := false
 
@@ -122,88 +104,145 @@ func Anderson(p Problem, x0 []float64, s *AndersonSettings) (*Result, error) {
 			for i := range x {
 				x[i] = xPrev[i] + beta*fPrev[i]
 			}
-			clear()
+			h.reset()
 			haveFPrev = false
 			accelerated = false
 			continue
 		}
 		res.Iterations = k + 1
-		if err != nil {
-			res.X, res.Status, res.Evaluations = clone(x), MapFailed, f.evals
-			return res, fmt.Errorf("fixedpoint: anderson: map at iteration %d: %w", k, err)
-		}
-		res.Residual = r
-		if s.History {
-			res.History = append(res.History, r)
-		}
-		if !finite(r) {
-			res.X, res.Status, res.Evaluations = clone(g), Diverged, f.evals
-			return res, fmt.Errorf("fixedpoint: anderson: non-finite residual at iteration %d: %w", k, ErrNotConverged)
-		}
-		if r <= tol {
-			res.X, res.Status, res.Evaluations = clone(g), Converged, f.evals
-			return res, nil
+		if done, err := andersonCheck(res, f, x, g, r, err, tol, s.History, k); done {
+			return res, err
 		}
 		if haveFPrev {
-			dx, df := take(), take()
-			for i := range dx {
-				dx[i] = x[i] - xPrev[i]
-				df[i] = fk[i] - fPrev[i]
-			}
-			if len(dX) == m {
-				spare = append(spare, dX[0], dF[0])
-				dX, dF = dX[1:], dF[1:]
-			}
-			dX, dF = append(dX, dx), append(dF, df)
+			h.push(x, xPrev, fk, fPrev)
 		}
 		copy(xPrev, x)
 		copy(fPrev, fk)
 		haveFPrev = true
-
-		// Least squares min ‖f_k − ΔF γ‖₂, dropping the oldest columns
-		// while ΔF is ill-conditioned.
-		mk := len(dX)
-		for mk > 0 {
-			a.Reset()
-			a.ReuseAs(n, mk)
-			for j := 0; j < mk; j++ {
-				a.SetCol(j, dF[len(dF)-mk+j])
-			}
-			qr.Factorize(&a)
-			if c := qr.Cond(); c <= maxCond {
-				break
-			}
-			mk--
-		}
-		if mk < len(dX) {
-			drop := len(dX) - mk
-			spare = append(spare, dX[:drop]...)
-			spare = append(spare, dF[:drop]...)
-			dX, dF = dX[drop:], dF[drop:]
-		}
-		accelerated = false
-		// Plain part x_k + βf_k.
-		for i := range x {
-			x[i] += beta * fk[i]
-		}
-		if mk > 0 {
-			gv := mat.NewVecDense(mk, gamma[:mk])
-			if err := qr.SolveVecTo(gv, false, mat.NewVecDense(n, fk)); err == nil {
-				// x_{k+1} −= Σ_j γ_j (Δx_j + βΔf_j).
-				for j := 0; j < mk; j++ {
-					gj := gamma[j]
-					dx, df := dX[j], dF[j]
-					for i := range x {
-						x[i] -= gj * (dx[i] + beta*df[i])
-					}
-				}
-				accelerated = true
-			} else {
-				clear()
-			}
-		}
+		accelerated = h.step(x, fk, beta, maxCond)
 	}
 	res.X, res.Status, res.Evaluations = clone(g), NotConverged, f.evals
 	res.Iterations = maxIter
 	return res, fmt.Errorf("fixedpoint: anderson: residual %.3g after %d iterations: %w", res.Residual, maxIter, ErrNotConverged)
+}
+
+// andersonCheck records iteration k's residual r (or the map's error) in
+// res and reports whether Anderson ends there, with its error.
+func andersonCheck(res *Result, f *counter, x, g []float64, r float64, err error, tol float64, history bool, k int) (bool, error) {
+	if err != nil {
+		res.X, res.Status, res.Evaluations = clone(x), MapFailed, f.evals
+		return true, fmt.Errorf("fixedpoint: anderson: map at iteration %d: %w", k, err)
+	}
+	res.Residual = r
+	if history {
+		res.History = append(res.History, r)
+	}
+	if !finite(r) {
+		res.X, res.Status, res.Evaluations = clone(g), Diverged, f.evals
+		return true, fmt.Errorf("fixedpoint: anderson: non-finite residual at iteration %d: %w", k, ErrNotConverged)
+	}
+	if r <= tol {
+		res.X, res.Status, res.Evaluations = clone(g), Converged, f.evals
+		return true, nil
+	}
+	return false, nil
+}
+
+// andersonHistory holds Anderson's histories of Δx and Δf, oldest first,
+// at most m of each, recycling their storage.
+type andersonHistory struct {
+	n, m   int
+	dX, dF [][]float64
+	spare  [][]float64
+	gamma  []float64
+	qr     mat.QR
+	a      mat.Dense
+}
+
+func newAndersonHistory(n, m int) *andersonHistory {
+	return &andersonHistory{n: n, m: m, spare: make([][]float64, 0, 2*m+2), gamma: make([]float64, m)}
+}
+
+func (h *andersonHistory) take() []float64 {
+	if k := len(h.spare); k > 0 {
+		v := h.spare[k-1]
+		h.spare = h.spare[:k-1]
+		return v
+	}
+	return make([]float64, h.n)
+}
+
+// reset clears the histories (a restart).
+func (h *andersonHistory) reset() {
+	h.spare = append(h.spare, h.dX...)
+	h.spare = append(h.spare, h.dF...)
+	h.dX, h.dF = h.dX[:0], h.dF[:0]
+}
+
+// push appends x − xPrev and fk − fPrev, dropping the oldest pair beyond m.
+func (h *andersonHistory) push(x, xPrev, fk, fPrev []float64) {
+	dx, df := h.take(), h.take()
+	for i := range dx {
+		dx[i] = x[i] - xPrev[i]
+		df[i] = fk[i] - fPrev[i]
+	}
+	if len(h.dX) == h.m {
+		h.spare = append(h.spare, h.dX[0], h.dF[0])
+		h.dX, h.dF = h.dX[1:], h.dF[1:]
+	}
+	h.dX, h.dF = append(h.dX, dx), append(h.dF, df)
+}
+
+// condition factorises the newest columns of ΔF, dropping the oldest
+// while ΔF is ill-conditioned (condition number above maxCond), and
+// returns the number kept.
+func (h *andersonHistory) condition(maxCond float64) int {
+	mk := len(h.dX)
+	for mk > 0 {
+		h.a.Reset()
+		h.a.ReuseAs(h.n, mk)
+		for j := 0; j < mk; j++ {
+			h.a.SetCol(j, h.dF[len(h.dF)-mk+j])
+		}
+		h.qr.Factorize(&h.a)
+		if c := h.qr.Cond(); c <= maxCond {
+			break
+		}
+		mk--
+	}
+	if mk < len(h.dX) {
+		drop := len(h.dX) - mk
+		h.spare = append(h.spare, h.dX[:drop]...)
+		h.spare = append(h.spare, h.dF[:drop]...)
+		h.dX, h.dF = h.dX[drop:], h.dF[drop:]
+	}
+	return mk
+}
+
+// step moves x to the next iterate: the plain step x_k + βf_k minus the
+// least-squares combination Σ_j γ_j (Δx_j + βΔf_j) with γ minimising
+// ‖f_k − ΔF γ‖₂. It reports whether the step was accelerated.
+func (h *andersonHistory) step(x, fk []float64, beta, maxCond float64) bool {
+	mk := h.condition(maxCond)
+	// Plain part x_k + βf_k.
+	for i := range x {
+		x[i] += beta * fk[i]
+	}
+	if mk == 0 {
+		return false
+	}
+	gv := mat.NewVecDense(mk, h.gamma[:mk])
+	if err := h.qr.SolveVecTo(gv, false, mat.NewVecDense(h.n, fk)); err != nil {
+		h.reset()
+		return false
+	}
+	// x_{k+1} −= Σ_j γ_j (Δx_j + βΔf_j).
+	for j := 0; j < mk; j++ {
+		gj := h.gamma[j]
+		dx, df := h.dX[j], h.dF[j]
+		for i := range x {
+			x[i] -= gj * (dx[i] + beta*df[i])
+		}
+	}
+	return true
 }

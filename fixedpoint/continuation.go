@@ -49,19 +49,31 @@ func (s *ContinuationSettings) Validate() error {
 	return s.Newton.Validate()
 }
 
-// BranchPoint is one point of a branch of fixed points.
+// BranchPoint is one point of a branch of fixed points, of Continue or of
+// Follow.
 type BranchPoint struct {
 	Mu float64
-	// X is the fixed point (for a failed point, where Newton stopped).
+	// X is the fixed point (for a failed point, where the corrector
+	// stopped).
 	X []float64
-	// Converged reports whether Newton met its tolerance at Mu.
+	// Converged reports whether the corrector met its tolerance at Mu.
 	Converged bool
 	// Radius is the spectral radius of DF(X; Mu) (restricted to the
 	// Subspace), or NaN when not computed.
 	Radius float64
-	// Residual and Iterations are Newton's.
+	// Residual and Iterations are the corrector's (Newton's in Continue).
 	Residual   float64
 	Iterations int
+	// Piece and Gap locate a point of a piecewise-smooth family (Follow;
+	// Continue leaves them zero): Piece numbers the smooth piece of the
+	// map on which X lies, and Gap is the distance from X to that piece's
+	// border in a measure that falls to 0, smoothly in μ, as the branch
+	// approaches a border collision (NaN when the branch does not
+	// approach one).
+	Piece int
+	Gap   float64
+	// State is what the corrector keeps of the point for its caller.
+	State any
 }
 
 // Branch is the result of Continue.
@@ -114,42 +126,7 @@ func Continue(fam Family, x0 []float64, mu0, mu1 float64, s *ContinuationSetting
 	dir := math.Copysign(1, mu1-mu0)
 
 	br := &Branch{LostAfter: math.NaN(), LostAt: math.NaN()}
-	// solve runs the corrector at μ from x. A failed corrector (no
-	// convergence, or a map error, as the map may be undefined past the
-	// branch's end) gives a point with Converged false and its error in
-	// cerr; a failure of the spectrum at a converged point is fatal.
-	solve := func(mu float64, x []float64) (pt BranchPoint, cerr, fatal error) {
-		p := fam(mu)
-		res, err := Newton(p, x, &s.Newton)
-		br.Solves++
-		pt = BranchPoint{Mu: mu, Radius: math.NaN()}
-		if res == nil {
-			return pt, nil, err
-		}
-		br.Evaluations += res.Evaluations
-		pt.X, pt.Residual, pt.Iterations = res.X, res.Residual, res.Iterations
-		if err != nil {
-			return pt, err, nil
-		}
-		pt.Converged = true
-		if !s.NoSpectrum {
-			ev, err := Eigenvalues(p, res.X, &SpectrumSettings{Step: s.Newton.Step, Subspace: s.Newton.Subspace})
-			if err != nil {
-				return pt, nil, fmt.Errorf("fixedpoint: continue: spectrum at μ = %v: %w", mu, err)
-			}
-			if p.Jacobian == nil {
-				r := len(res.X)
-				if s.Newton.Subspace != nil {
-					_, r = s.Newton.Subspace.Dims()
-				}
-				br.Evaluations += r + 1
-			}
-			pt.Radius = SpectralRadius(ev)
-		}
-		return pt, nil, nil
-	}
-
-	pt, cerr, fatal := solve(mu0, x0)
+	pt, cerr, fatal := correctPoint(fam, s, br, mu0, x0)
 	if fatal != nil {
 		return br, fatal
 	}
@@ -180,7 +157,7 @@ func Continue(fam Family, x0 []float64, mu0, mu1 float64, s *ContinuationSetting
 				xp[i] += t * (cur.X[i] - prev.X[i])
 			}
 		}
-		next, cerr, fatal := solve(mu, xp)
+		next, cerr, fatal := correctPoint(fam, s, br, mu, xp)
 		if fatal != nil {
 			return br, fatal
 		}
@@ -201,4 +178,40 @@ func Continue(fam Family, x0 []float64, mu0, mu1 float64, s *ContinuationSetting
 			return br, fmt.Errorf("fixedpoint: continue: branch lost between μ = %v and μ = %v: %w (%w)", cur.Mu, mu, ErrNotConverged, cerr)
 		}
 	}
+}
+
+// correctPoint runs Continue's corrector at μ from x. A failed corrector
+// (no convergence, or a map error, as the map may be undefined past the
+// branch's end) gives a point with Converged false and its error in cerr;
+// a failure of the spectrum at a converged point is fatal.
+func correctPoint(fam Family, s *ContinuationSettings, br *Branch, mu float64, x []float64) (pt BranchPoint, cerr, fatal error) {
+	p := fam(mu)
+	res, err := Newton(p, x, &s.Newton)
+	br.Solves++
+	pt = BranchPoint{Mu: mu, Radius: math.NaN()}
+	if res == nil {
+		return pt, nil, err
+	}
+	br.Evaluations += res.Evaluations
+	pt.X, pt.Residual, pt.Iterations = res.X, res.Residual, res.Iterations
+	if err != nil {
+		return pt, err, nil
+	}
+	pt.Converged = true
+	if s.NoSpectrum {
+		return pt, nil, nil
+	}
+	ev, err := Eigenvalues(p, res.X, &SpectrumSettings{Step: s.Newton.Step, Subspace: s.Newton.Subspace})
+	if err != nil {
+		return pt, nil, fmt.Errorf("fixedpoint: continue: spectrum at μ = %v: %w", mu, err)
+	}
+	if p.Jacobian == nil {
+		r := len(res.X)
+		if s.Newton.Subspace != nil {
+			_, r = s.Newton.Subspace.Dims()
+		}
+		br.Evaluations += r + 1
+	}
+	pt.Radius = SpectralRadius(ev)
+	return pt, nil, nil
 }

@@ -17,7 +17,10 @@
 // # Methods
 //
 //   - Iterate: plain or damped iteration x_{n+1} = (1−β)x_n + βF(x_n), with
-//     detection of periodic orbits x_{n} = x_{n−p}, p ≤ MaxPeriod.
+//     detection of periodic orbits x_{n} = x_{n−p}, p ≤ MaxPeriod, by an
+//     Orbit: the last points of an iteration under a caller's distance
+//     (states may change length), their smallest period and nearest
+//     return, for callers that iterate their own maps.
 //   - Anderson: Anderson acceleration of depth m with mixing β (Anderson
 //     1965, in the form of Walker & Ni 2011), with the least-squares problem
 //     solved by Householder QR and safeguarded against ill-conditioning.
@@ -32,8 +35,16 @@
 //   - Continue: natural-parameter continuation of a fixed point of F(·; μ)
 //     with a secant predictor, Newton corrector and step halving (Allgower &
 //     Georg 2003, ch. 1–2), reporting where the branch is lost.
-//   - Locate: where a boolean predicate of a parameter changes value, by a
-//     grid scan and bisection, evaluating each parameter value at most once.
+//   - Follow: natural-parameter continuation of a branch of a
+//     piecewise-smooth family down in μ with a caller's corrector (for
+//     example the map's own iteration), a secant predictor within one
+//     smooth piece and border-collision location by regula falsi on the
+//     distance to the border (BorderEstimate), reporting where the branch
+//     is lost to a relative tolerance.
+//   - Locate and Refine: where a boolean predicate of a parameter changes
+//     value, by a grid scan and bisection, evaluating each parameter value
+//     at most once; BisectInt and BisectGeometric bisect predicates on the
+//     integers and in log μ.
 //
 // # Affine constraints
 //

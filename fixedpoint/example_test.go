@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
 	"herd/fixedpoint"
 )
 
@@ -177,4 +179,111 @@ func ExampleContinue() {
 	// Output:
 	// true true
 	// lost in [0.500000, 0.500000], radius before 0.500
+}
+
+// A border collision followed down in μ: the map x ↦ x/2 + μ/2 for x ≥ 1
+// and x ↦ 3x − 2 for x < 1 has the stable fixed point x = μ while μ ≥ 1;
+// below, iterates fall under the border and run away. The corrector is the
+// map's own iteration from the prediction, and Gap = x − 1 lets Follow
+// aim at the collision μ = 1 from the first two points.
+func ExampleFollow() {
+	f := func(x, mu float64) float64 {
+		if x >= 1 {
+			return x/2 + mu/2
+		}
+		return 3*x - 2
+	}
+	correct := func(mu float64, guess []float64, tight bool) (fixedpoint.BranchPoint, bool, error) {
+		x := guess[0]
+		for i := 0; i < 200 && x > -1e6; i++ {
+			x = f(x, mu)
+		}
+		ok := x >= 1 && math.Abs(f(x, mu)-x) <= 1e-12
+		return fixedpoint.BranchPoint{Mu: mu, X: []float64{x}, Converged: ok, Gap: x - 1}, ok, nil
+	}
+	start := fixedpoint.BranchPoint{Mu: 3, X: []float64{3}, Gap: 2}
+	br, err := fixedpoint.Follow(correct, start, 0.5, &fixedpoint.FollowSettings{RelTol: 1e-6})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("lost %v between μ = %.7f and %.7f after %d steps\n", br.Lost, br.LostAt, br.Last().Mu, br.Steps)
+	// Output: lost true between μ = 0.9999996 and 1.0000000 after 17 steps
+}
+
+// The smallest integer n with n² ≥ 2000, by bisection on [0, 2000].
+func ExampleBisectInt() {
+	n, err := fixedpoint.BisectInt(func(n int) (bool, error) { return n*n >= 2000, nil }, 0, 2000, 1)
+	fmt.Println(n, err)
+	// Output: 45 <nil>
+}
+
+// Where 1/μ falls below 0.01, bracketed in log μ to 0.1% from [1, 10⁶].
+func ExampleBisectGeometric() {
+	good, bad, err := fixedpoint.BisectGeometric(func(mu float64) (bool, error) { return 1/mu >= 0.01, nil }, 1, 1e6, 1e-3)
+	fmt.Printf("%.3f %.3f %v\n", good, bad, err)
+	// Output: 99.972 100.056 <nil>
+}
+
+// Classifying where an iteration heads with an Orbit: the logistic map at
+// r = 3.5 settles on its period-4 cycle, which a period search up to 8
+// with the max norm finds.
+func ExampleOrbit() {
+	const r = 3.5
+	dist := func(a, b []float64) float64 { return math.Abs(a[0] - b[0]) }
+	o := fixedpoint.NewOrbit(8, []float64{0.3}, dist)
+	for n := 0; n < 1000; n++ {
+		x := o.Back(0)[0]
+		o.Push([]float64{r * x * (1 - x)})
+		if per := o.Period(1e-12, 1e-6, 1); per > 0 {
+			fmt.Printf("period %d after %d maps, orbit starting %.4f\n", per, o.Len(), o.Back(per - 1)[0])
+			return
+		}
+	}
+	// Output: period 4 after 43 maps, orbit starting 0.3828
+}
+
+// The Jacobian of a piecewise-linear map at a point just left of its kink
+// x = 1: the one-sided difference of the piece the point lies on (slope
+// 0.5), not the average across the kink, because Kink reports the border.
+func ExampleJacobian() {
+	p := fixedpoint.Problem{
+		F: func(dst, x []float64) error {
+			if x[0] < 1 {
+				dst[0] = 0.5 * x[0]
+			} else {
+				dst[0] = 2*x[0] - 1.5
+			}
+			return nil
+		},
+		Kink: func(x, d []float64) float64 {
+			if t := (1 - x[0]) / d[0]; t > 0 {
+				return t
+			}
+			return math.Inf(1)
+		},
+	}
+	jac, err := fixedpoint.Jacobian(p, []float64{1 - 1e-9}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.6f\n", jac.At(0, 0))
+	// Output: 0.500000
+}
+
+// The subspace of vectors whose entries sum to zero, as the orthogonal
+// complement of (1, 1, 1): the tangent space of probability vectors
+// (SumZero(3) is the same subspace).
+func ExampleOrthogonalComplement() {
+	s, err := fixedpoint.OrthogonalComplement(mat.NewDense(3, 1, []float64{1, 1, 1}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	n, r := s.Dims()
+	v := []float64{3, 0, 0}
+	s.Project(v, v)
+	fmt.Printf("dimension %d of %d; (3, 0, 0) projects to (%.0f, %.0f, %.0f)\n", r, n, v[0], v[1], v[2])
+	// Output: dimension 2 of 3; (3, 0, 0) projects to (2, -1, -1)
 }

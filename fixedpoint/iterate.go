@@ -86,18 +86,11 @@ func Iterate(p Problem, x0 []float64, s *IterateSettings) (*Result, error) {
 	n := len(x0)
 	f := &counter{f: p.F}
 	res := &Result{}
-	// ring[(head-d) mod len] holds x_{n+1-d}; ring[head] is the newest.
-	ring := make([][]float64, maxPeriod+1)
-	for i := range ring {
-		ring[i] = make([]float64, n)
-	}
-	head, filled := 0, 1
-	copy(ring[0], x0)
+	o := NewOrbit(maxPeriod, clone(x0), distInf)
 	fx := make([]float64, n)
-	dist := make([]float64, maxPeriod+1)
 
 	for it := 0; it < maxIter; it++ {
-		x := ring[head]
+		x := o.Back(0)
 		if err := f.eval(fx, x); err != nil {
 			res.X, res.Status, res.Iterations, res.Evaluations = clone(x), MapFailed, it, f.evals
 			return res, fmt.Errorf("fixedpoint: iterate: map at step %d: %w", it, err)
@@ -111,8 +104,10 @@ func Iterate(p Problem, x0 []float64, s *IterateSettings) (*Result, error) {
 			res.X, res.Status, res.Iterations, res.Evaluations = clone(fx), Diverged, it+1, f.evals
 			return res, fmt.Errorf("fixedpoint: iterate: non-finite iterate at step %d: %w", it+1, ErrNotConverged)
 		}
-		next := (head + 1) % len(ring)
-		xn := ring[next]
+		xn := o.Spare()
+		if xn == nil {
+			xn = make([]float64, n)
+		}
 		for i := range xn {
 			// x_{n+1} = (1−β)x_n + βF(x_n), written as x_n + β(F(x_n) − x_n).
 			if beta == 1 {
@@ -121,38 +116,20 @@ func Iterate(p Problem, x0 []float64, s *IterateSettings) (*Result, error) {
 				xn[i] = x[i] + beta*(fx[i]-x[i])
 			}
 		}
-		head = next
-		if filled < len(ring) {
-			filled++
-		}
+		o.Push(xn)
 		if r <= tol {
 			res.X, res.Status, res.Iterations, res.Evaluations = clone(xn), Converged, it+1, f.evals
 			return res, nil
 		}
-		if per := detectPeriod(ring, head, filled, dist, ptol, psep); per > 0 {
+		if per := o.Period(ptol, psep, 2); per > 0 {
 			res.X, res.Status, res.Iterations, res.Evaluations = clone(xn), Periodic, it+1, f.evals
 			res.Period = per
 			for d := per - 1; d >= 0; d-- {
-				res.Orbit = append(res.Orbit, clone(ring[(head-d+len(ring))%len(ring)]))
+				res.Orbit = append(res.Orbit, clone(o.Back(d)))
 			}
 			return res, fmt.Errorf("fixedpoint: iterate: period-%d orbit after %d steps: %w", per, it+1, ErrNotConverged)
 		}
 	}
-	res.X, res.Status, res.Iterations, res.Evaluations = clone(ring[head]), NotConverged, maxIter, f.evals
+	res.X, res.Status, res.Iterations, res.Evaluations = clone(o.Back(0)), NotConverged, maxIter, f.evals
 	return res, fmt.Errorf("fixedpoint: iterate: residual %.3g after %d steps: %w", res.Residual, maxIter, ErrNotConverged)
-}
-
-// detectPeriod returns the smallest period p ≥ 2 of the newest iterate in
-// the ring, or 0.
-func detectPeriod(ring [][]float64, head, filled int, dist []float64, ptol, psep float64) int {
-	newest := ring[head]
-	minSep := math.Inf(1)
-	for d := 1; d < filled; d++ {
-		dist[d] = distInf(newest, ring[(head-d+len(ring))%len(ring)])
-		if d >= 2 && dist[d] <= ptol && minSep >= psep {
-			return d
-		}
-		minSep = math.Min(minSep, dist[d])
-	}
-	return 0
 }

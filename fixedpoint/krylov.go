@@ -104,24 +104,7 @@ func NewtonKrylov(p Problem, x0 []float64, s *NewtonKrylovSettings) (*Result, er
 	}
 	st.setG()
 
-	project := func(v []float64) {
-		if s.Subspace != nil {
-			s.Subspace.Project(v, v)
-		}
-	}
-	// apply sets dst = Π(DF(x)v) − v.
-	var mapErr error
-	apply := func(dst, v []float64) error {
-		if err := df.deriv(dst, st.x, st.fx, v, normInf(st.x), -1); err != nil {
-			mapErr = err
-			return err
-		}
-		project(dst)
-		for i := range dst {
-			dst[i] -= v[i]
-		}
-		return nil
-	}
+	op := &krylovOperator{df: df, st: st, sub: s.Subspace}
 	gm := newGMRES(n, restart)
 	b := make([]float64, n)
 	delta := make([]float64, n)
@@ -142,13 +125,13 @@ func NewtonKrylov(p Problem, x0 []float64, s *NewtonKrylovSettings) (*Result, er
 		for i := range b {
 			b[i] = -st.g[i]
 		}
-		project(b)
+		op.project(b)
 		eta := math.Min(etaMax, st.r2)
-		its, err := gm.solve(apply, b, delta, eta*norm2(b), maxLin)
+		its, err := gm.solve(op.apply, b, delta, eta*norm2(b), maxLin)
 		res.LinearIterations += its
 		if err != nil {
-			if mapErr != nil {
-				return fail(MapFailed, fmt.Errorf("fixedpoint: newton-krylov: jacobian-vector product at iteration %d: %w", k, mapErr))
+			if op.mapErr != nil {
+				return fail(MapFailed, fmt.Errorf("fixedpoint: newton-krylov: jacobian-vector product at iteration %d: %w", k, op.mapErr))
 			}
 			return fail(Stalled, fmt.Errorf("fixedpoint: newton-krylov: gmres at iteration %d: %v: %w", k, err, ErrNotConverged))
 		}
@@ -157,6 +140,36 @@ func NewtonKrylov(p Problem, x0 []float64, s *NewtonKrylovSettings) (*Result, er
 			return fail(Stalled, fmt.Errorf("fixedpoint: newton-krylov: line search failed at iteration %d (residual %.3g): %w", k, rinf, ErrNotConverged))
 		}
 	}
+}
+
+// krylovOperator is NewtonKrylov's linear operator v ↦ Π(DF(x)v) − v at
+// the current point, with matrix-free Jacobian–vector products.
+type krylovOperator struct {
+	df     *differ
+	st     *newtonState
+	sub    Subspace
+	mapErr error // the map's last failure in apply
+}
+
+// project applies Π to v in place (nothing without a subspace).
+func (op *krylovOperator) project(v []float64) {
+	if op.sub != nil {
+		op.sub.Project(v, v)
+	}
+}
+
+// apply sets dst = Π(DF(x)v) − v.
+func (op *krylovOperator) apply(dst, v []float64) error {
+	st := op.st
+	if err := op.df.deriv(dst, st.x, st.fx, v, normInf(st.x), -1); err != nil {
+		op.mapErr = err
+		return err
+	}
+	op.project(dst)
+	for i := range dst {
+		dst[i] -= v[i]
+	}
+	return nil
 }
 
 // gmres is restarted GMRES(m) with modified Gram–Schmidt (plus one
@@ -220,61 +233,16 @@ func (gm *gmres) solve(apply func(dst, v []float64) error, b, x []float64, tol f
 			if err := apply(w, gm.v[j]); err != nil {
 				return its, err
 			}
-			// Modified Gram–Schmidt, twice ("twice is enough").
-			for i := 0; i <= j; i++ {
-				gm.h[i][j] = 0
+			hn := gm.orthogonalise(j)
+			if err := gm.rotate(j); err != nil {
+				return its, err
 			}
-			for pass := 0; pass < 2; pass++ {
-				for i := 0; i <= j; i++ {
-					c := dot(w, gm.v[i])
-					gm.h[i][j] += c
-					for l := range w {
-						w[l] -= c * gm.v[i][l]
-					}
-				}
-			}
-			hn := norm2(w)
-			gm.h[j+1][j] = hn
-			if hn > 0 {
-				for l := range w {
-					w[l] /= hn
-				}
-			}
-			// Apply the previous rotations to column j, then a new one to
-			// annihilate h[j+1][j].
-			for i := 0; i < j; i++ {
-				a, c := gm.h[i][j], gm.h[i+1][j]
-				gm.h[i][j] = gm.cs[i]*a + gm.sn[i]*c
-				gm.h[i+1][j] = -gm.sn[i]*a + gm.cs[i]*c
-			}
-			a, c := gm.h[j][j], gm.h[j+1][j]
-			rho := math.Hypot(a, c)
-			if rho == 0 {
-				return its, fmt.Errorf("%w: singular operator", errGMRES)
-			}
-			gm.cs[j], gm.sn[j] = a/rho, c/rho
-			gm.h[j][j], gm.h[j+1][j] = rho, 0
-			gm.g[j+1] = -gm.sn[j] * gm.g[j]
-			gm.g[j] = gm.cs[j] * gm.g[j]
 			if math.Abs(gm.g[j+1]) <= tol || hn == 0 {
 				j++
 				break
 			}
 		}
-		// Back substitution for y in the j×j triangle; x += V y.
-		for i := j - 1; i >= 0; i-- {
-			sum := gm.g[i]
-			for l := i + 1; l < j; l++ {
-				sum -= gm.h[i][l] * gm.y[l]
-			}
-			gm.y[i] = sum / gm.h[i][i]
-		}
-		for i := 0; i < j; i++ {
-			yi := gm.y[i]
-			for l := range x {
-				x[l] += yi * gm.v[i][l]
-			}
-		}
+		gm.update(x, j)
 		if math.Abs(gm.g[j]) <= tol {
 			return its, nil
 		}
@@ -285,6 +253,72 @@ func (gm *gmres) solve(apply func(dst, v []float64) error, b, x []float64, tol f
 		}
 		for i := range gm.r {
 			gm.r[i] = b[i] - gm.w[i]
+		}
+	}
+}
+
+// orthogonalise orthogonalises the new Krylov vector v[j+1] against
+// v[0 … j] by modified Gram–Schmidt, twice ("twice is enough"), into
+// column j of the Hessenberg matrix, normalises it and returns its norm
+// before normalisation.
+func (gm *gmres) orthogonalise(j int) float64 {
+	w := gm.v[j+1]
+	for i := 0; i <= j; i++ {
+		gm.h[i][j] = 0
+	}
+	for pass := 0; pass < 2; pass++ {
+		for i := 0; i <= j; i++ {
+			c := dot(w, gm.v[i])
+			gm.h[i][j] += c
+			for l := range w {
+				w[l] -= c * gm.v[i][l]
+			}
+		}
+	}
+	hn := norm2(w)
+	gm.h[j+1][j] = hn
+	if hn > 0 {
+		for l := range w {
+			w[l] /= hn
+		}
+	}
+	return hn
+}
+
+// rotate applies the previous Givens rotations to column j, then a new
+// one that annihilates h[j+1][j], and updates the residual vector g.
+func (gm *gmres) rotate(j int) error {
+	for i := 0; i < j; i++ {
+		a, c := gm.h[i][j], gm.h[i+1][j]
+		gm.h[i][j] = gm.cs[i]*a + gm.sn[i]*c
+		gm.h[i+1][j] = -gm.sn[i]*a + gm.cs[i]*c
+	}
+	a, c := gm.h[j][j], gm.h[j+1][j]
+	rho := math.Hypot(a, c)
+	if rho == 0 {
+		return fmt.Errorf("%w: singular operator", errGMRES)
+	}
+	gm.cs[j], gm.sn[j] = a/rho, c/rho
+	gm.h[j][j], gm.h[j+1][j] = rho, 0
+	gm.g[j+1] = -gm.sn[j] * gm.g[j]
+	gm.g[j] = gm.cs[j] * gm.g[j]
+	return nil
+}
+
+// update solves the j×j triangle for y by back substitution and adds V y
+// to x.
+func (gm *gmres) update(x []float64, j int) {
+	for i := j - 1; i >= 0; i-- {
+		sum := gm.g[i]
+		for l := i + 1; l < j; l++ {
+			sum -= gm.h[i][l] * gm.y[l]
+		}
+		gm.y[i] = sum / gm.h[i][i]
+	}
+	for i := 0; i < j; i++ {
+		yi := gm.y[i]
+		for l := range x {
+			x[l] += yi * gm.v[i][l]
 		}
 	}
 }

@@ -138,17 +138,7 @@ func Newton(p Problem, x0 []float64, s *NewtonSettings) (*Result, error) {
 	}
 	st.setG()
 
-	var q *mat.Dense
-	r := n
-	if s.Subspace != nil {
-		q = s.Subspace.Basis()
-		_, r = q.Dims()
-	}
-	jac := mat.NewDense(n, r, nil) // DF or DF·Q
-	var a mat.Dense
-	var lu mat.LU
-	rhs := mat.NewVecDense(r, nil)
-	y := mat.NewVecDense(r, nil)
+	sys := newNewtonSystem(n, s.Subspace)
 	delta := make([]float64, n)
 
 	for k := 0; ; k++ {
@@ -164,43 +154,77 @@ func Newton(p Problem, x0 []float64, s *NewtonSettings) (*Result, error) {
 		if k == maxIter {
 			return fail(NotConverged, fmt.Errorf("fixedpoint: newton: residual %.3g after %d steps: %w", rinf, k, ErrNotConverged))
 		}
-		// Newton matrix A = DF − I (or QᵀDFQ − I) and right side −G (or −QᵀG).
-		var err error
-		if q == nil {
-			err = df.jacobian(jac, st.x, st.fx)
-		} else {
-			err = df.jacobianOn(jac, q, st.x, st.fx)
-		}
-		if err != nil {
-			return fail(MapFailed, fmt.Errorf("fixedpoint: newton: jacobian at iteration %d: %w", k, err))
-		}
-		if q == nil {
-			a.CloneFrom(jac)
-			rhs.CopyVec(mat.NewVecDense(n, st.g))
-		} else {
-			a.Reset()
-			a.Mul(q.T(), jac)
-			rhs.MulVec(q.T(), mat.NewVecDense(n, st.g))
-		}
-		for i := 0; i < r; i++ {
-			a.Set(i, i, a.At(i, i)-1)
-		}
-		rhs.ScaleVec(-1, rhs)
-		lu.Factorize(&a)
-		if c := lu.Cond(); !(c < 1/0x1p-52) {
-			return fail(Stalled, fmt.Errorf("fixedpoint: newton: singular Newton matrix (condition %.3g) at iteration %d: %w", c, k, ErrNotConverged))
-		}
-		if err := lu.SolveVecTo(y, false, rhs); err != nil {
-			return fail(Stalled, fmt.Errorf("fixedpoint: newton: linear solve at iteration %d: %v: %w", k, err, ErrNotConverged))
-		}
-		if q == nil {
-			copy(delta, y.RawVector().Data)
-		} else {
-			mat.NewVecDense(n, delta).MulVec(q, y)
+		if status, err := sys.direction(df, st, delta, k); err != nil {
+			return fail(status, err)
 		}
 		if !st.lineSearch(f, delta, maxBack) {
 			res.Iterations = k + 1
 			return fail(Stalled, fmt.Errorf("fixedpoint: newton: line search failed at iteration %d (residual %.3g): %w", k, rinf, ErrNotConverged))
 		}
 	}
+}
+
+// newtonSystem is the workspace of Newton's linear systems, on R^n or on
+// a subspace with basis q (n×r).
+type newtonSystem struct {
+	n, r   int
+	q      *mat.Dense
+	jac    *mat.Dense // DF or DF·Q
+	a      mat.Dense
+	lu     mat.LU
+	rhs, y *mat.VecDense
+}
+
+func newNewtonSystem(n int, sub Subspace) *newtonSystem {
+	ns := &newtonSystem{n: n, r: n}
+	if sub != nil {
+		ns.q = sub.Basis()
+		_, ns.r = ns.q.Dims()
+	}
+	ns.jac = mat.NewDense(n, ns.r, nil)
+	ns.rhs = mat.NewVecDense(ns.r, nil)
+	ns.y = mat.NewVecDense(ns.r, nil)
+	return ns
+}
+
+// direction writes into delta the Newton step at st: the solution of
+// (DF − I)δ = −G, or δ = Qy with (QᵀDFQ − I)y = −QᵀG. A failure returns
+// the status and error Newton ends with at iteration k.
+func (ns *newtonSystem) direction(df *differ, st *newtonState, delta []float64, k int) (Status, error) {
+	n, r, q := ns.n, ns.r, ns.q
+	// Newton matrix A = DF − I (or QᵀDFQ − I) and right side −G (or −QᵀG).
+	var err error
+	if q == nil {
+		err = df.jacobian(ns.jac, st.x, st.fx)
+	} else {
+		err = df.jacobianOn(ns.jac, q, st.x, st.fx)
+	}
+	if err != nil {
+		return MapFailed, fmt.Errorf("fixedpoint: newton: jacobian at iteration %d: %w", k, err)
+	}
+	if q == nil {
+		ns.a.CloneFrom(ns.jac)
+		ns.rhs.CopyVec(mat.NewVecDense(n, st.g))
+	} else {
+		ns.a.Reset()
+		ns.a.Mul(q.T(), ns.jac)
+		ns.rhs.MulVec(q.T(), mat.NewVecDense(n, st.g))
+	}
+	for i := 0; i < r; i++ {
+		ns.a.Set(i, i, ns.a.At(i, i)-1)
+	}
+	ns.rhs.ScaleVec(-1, ns.rhs)
+	ns.lu.Factorize(&ns.a)
+	if c := ns.lu.Cond(); !(c < 1/0x1p-52) {
+		return Stalled, fmt.Errorf("fixedpoint: newton: singular Newton matrix (condition %.3g) at iteration %d: %w", c, k, ErrNotConverged)
+	}
+	if err := ns.lu.SolveVecTo(ns.y, false, ns.rhs); err != nil {
+		return Stalled, fmt.Errorf("fixedpoint: newton: linear solve at iteration %d: %v: %w", k, err, ErrNotConverged)
+	}
+	if q == nil {
+		copy(delta, ns.y.RawVector().Data)
+	} else {
+		mat.NewVecDense(n, delta).MulVec(q, ns.y)
+	}
+	return Converged, nil
 }

@@ -203,19 +203,8 @@ func Arnoldi(p Problem, x []float64, k int, s *ArnoldiSettings) (*ArnoldiResult,
 		}
 	}
 	scale := normInf(x)
-
-	// Start vector: Gaussian from the seed, projected and normalised.
-	rng := rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15))
 	v := make([][]float64, 1, maxDim+1)
-	v[0] = make([]float64, n)
-	for i := range v[0] {
-		v[0][i] = rng.NormFloat64()
-	}
-	project(v[0])
-	nv := norm2(v[0])
-	for i := range v[0] {
-		v[0][i] /= nv
-	}
+	v[0] = arnoldiStart(n, s.Seed, project)
 	h := mat.NewDense(maxDim+1, maxDim, nil)
 	out := &ArnoldiResult{}
 	for j := 0; j < maxDim; j++ {
@@ -224,24 +213,7 @@ func Arnoldi(p Problem, x []float64, k int, s *ArnoldiSettings) (*ArnoldiResult,
 			return nil, fmt.Errorf("fixedpoint: arnoldi: jacobian-vector product: %w", err)
 		}
 		project(w)
-		hnorm := norm2(w)
-		for pass := 0; pass < 2; pass++ {
-			for i := 0; i <= j; i++ {
-				c := dot(w, v[i])
-				h.Set(i, j, h.At(i, j)+c)
-				for l := range w {
-					w[l] -= c * v[i][l]
-				}
-			}
-		}
-		hn := norm2(w)
-		h.Set(j+1, j, hn)
-		invariant := !(hn > 1e-12*hnorm) || j+1 == r
-		if hn > 0 {
-			for l := range w {
-				w[l] /= hn
-			}
-		}
+		invariant := arnoldiExtend(h, v, w, j, r)
 		v = append(v, w)
 		if j+1 < k && !invariant {
 			continue
@@ -259,17 +231,65 @@ func Arnoldi(p Problem, x []float64, k int, s *ArnoldiSettings) (*ArnoldiResult,
 			out.Converged = true
 			return out, nil
 		}
-		lim := tol * math.Max(cmplx.Abs(vals[0]), 1e-300)
-		conv := true
-		for _, e := range resid {
-			conv = conv && e <= lim
-		}
-		if conv {
+		if ritzConverged(vals, resid, tol) {
 			out.Converged = true
 			return out, nil
 		}
 	}
 	return out, fmt.Errorf("fixedpoint: arnoldi: Ritz residuals above %.3g at dimension %d: %w", tol, maxDim, ErrNotConverged)
+}
+
+// arnoldiStart returns Arnoldi's start vector of length n: Gaussian from
+// the seed, projected and normalised.
+func arnoldiStart(n int, seed uint64, project func([]float64)) []float64 {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	v0 := make([]float64, n)
+	for i := range v0 {
+		v0[i] = rng.NormFloat64()
+	}
+	project(v0)
+	nv := norm2(v0)
+	for i := range v0 {
+		v0[i] /= nv
+	}
+	return v0
+}
+
+// arnoldiExtend orthogonalises w = J·v[j] against v[0 … j] (modified
+// Gram–Schmidt, twice) into column j of h, normalises it, and reports
+// whether the Krylov space is invariant: w vanished relative to its norm
+// before, or the dimension reached r.
+func arnoldiExtend(h *mat.Dense, v [][]float64, w []float64, j, r int) bool {
+	hnorm := norm2(w)
+	for pass := 0; pass < 2; pass++ {
+		for i := 0; i <= j; i++ {
+			c := dot(w, v[i])
+			h.Set(i, j, h.At(i, j)+c)
+			for l := range w {
+				w[l] -= c * v[i][l]
+			}
+		}
+	}
+	hn := norm2(w)
+	h.Set(j+1, j, hn)
+	invariant := !(hn > 1e-12*hnorm) || j+1 == r
+	if hn > 0 {
+		for l := range w {
+			w[l] /= hn
+		}
+	}
+	return invariant
+}
+
+// ritzConverged reports whether every Ritz residual is within tol
+// relative to the leading Ritz value's modulus.
+func ritzConverged(vals []complex128, resid []float64, tol float64) bool {
+	lim := tol * math.Max(cmplx.Abs(vals[0]), 1e-300)
+	conv := true
+	for _, e := range resid {
+		conv = conv && e <= lim
+	}
+	return conv
 }
 
 // ritz returns the k Ritz values of largest modulus of the leading m×m

@@ -5,37 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"time"
 
 	"herd/fixedpoint"
 )
-
-// AttractorKind says what kind of attractor FindAttractor reached.
-type AttractorKind int
-
-const (
-	// Unconverged: neither a fixed point nor a periodic orbit was found
-	// within MaxIter maps.
-	Unconverged AttractorKind = iota
-	// FixedPoint: ‖p_{n+1} − p_n‖₁ ≤ Tol.
-	FixedPoint
-	// Periodic: ‖p_{n+1} − p_{n+1−P}‖₁ ≤ Tol for a period 2 ≤ P ≤ MaxPeriod.
-	Periodic
-	// Aperiodic: the orbit stayed in the herd regime without settling on a
-	// fixed point or a period ≤ MaxPeriod; its observables are averages
-	// over a window of maps (HerdAttractor). FindAttractor never returns
-	// it; FindHerdAttractor does.
-	Aperiodic
-)
-
-var attractorNames = [...]string{"unconverged", "fixed", "periodic", "aperiodic"}
-
-// String returns "unconverged", "fixed", "periodic" or "aperiodic".
-func (k AttractorKind) String() string {
-	if k < 0 || int(k) >= len(attractorNames) {
-		return fmt.Sprintf("AttractorKind(%d)", int(k))
-	}
-	return attractorNames[k]
-}
 
 // Defaults of AttractorSettings.
 const (
@@ -101,7 +74,9 @@ func (s AttractorSettings) withDefaults() AttractorSettings {
 
 // Attractor is the attractor of the refresh map reached from a start board.
 type Attractor struct {
-	Kind AttractorKind
+	// Status is FixedPoint, Periodic or Unconverged (Aperiodic only in a
+	// HerdAttractor).
+	Status Status
 	// Period is 1 for a fixed point, P for a period-P orbit, 0 when
 	// unconverged.
 	Period int
@@ -121,10 +96,11 @@ type Attractor struct {
 	// at most BalancedQueueScale/(1 − λ). Herds (board mean growing with T)
 	// and periodic orbits are not balanced.
 	Balanced bool
-	// Iterations counts map applications (spectrum included); Residual is
-	// the last ‖p_n − p_{n−P}‖₁ (P = 1 when unconverged); Truncation is the
-	// largest truncation mass of one map application seen.
-	Iterations int
+	// Stats.Maps counts map applications (spectrum included).
+	Stats
+	// Residual is the last ‖p_n − p_{n−P}‖₁ (P = 1 when unconverged);
+	// Truncation is the largest truncation mass of one map application
+	// seen.
 	Residual   float64
 	Truncation float64
 	// Window is the cut window of Board's map application.
@@ -144,7 +120,7 @@ func balancedMean(mean, load float64) bool {
 // state is classified by the attractor it ends in, not by the way there.
 //
 // When MaxIter maps pass first, FindAttractor returns the last state
-// reached (Kind Unconverged) with an error wrapping ErrNotConverged.
+// reached (Status Unconverged) with an error wrapping ErrNotConverged.
 // Invalid settings or boards, and map failures, return other errors.
 func FindAttractor(r Refresh, start []float64, s AttractorSettings) (Attractor, error) {
 	if err := s.Validate(); err != nil {
@@ -154,7 +130,10 @@ func FindAttractor(r Refresh, start []float64, s AttractorSettings) (Attractor, 
 	if err != nil {
 		return Attractor{}, err
 	}
-	return findAttractor(m, start, s.withDefaults(), nil)
+	t0 := time.Now()
+	a, err := findAttractor(m, start, s.withDefaults(), nil)
+	a.Runtime = time.Since(t0)
+	return a, err
 }
 
 // orbitStat is what FindAttractor keeps of one map application.
@@ -168,95 +147,92 @@ type orbitStat struct {
 // result and may end the run early (the result is then Unconverged and
 // the error nil).
 func findAttractor(m *RefreshMap, start []float64, s AttractorSettings, stop func(RefreshResult) bool) (Attractor, error) {
-	lam := m.set.Load
-	P := s.MaxPeriod
-	ring := make([][]float64, P+1) // ring[i%(P+1)] = p_i
-	stats := make([]orbitStat, P+1)
-	dist := make([]float64, P+1)
-	p := append([]float64(nil), start...)
-	ring[0] = p
+	a, _, err := iterateAttractor(m, start, s, stop)
+	return a, err
+}
+
+// iterateAttractor is findAttractor that also returns the orbit's last
+// boards.
+func iterateAttractor(m *RefreshMap, start []float64, s AttractorSettings, stop func(RefreshResult) bool) (Attractor, *fixedpoint.Orbit, error) {
+	o := fixedpoint.NewOrbit(s.MaxPeriod, append([]float64(nil), start...), l1)
+	stats := make([]orbitStat, s.MaxPeriod+1) // stats[n%(P+1)]: map n (p_n → p_{n+1})
 	var out Attractor
 	out.SpectralRadius = math.NaN()
 	var res RefreshResult
 	for n := 0; n < s.MaxIter; n++ {
 		var err error
 		// Reuse the storage of the board that leaves the ring.
-		dst := ring[(n+1)%(P+1)]
-		if n < P {
-			dst = nil
-		}
-		res, err = m.Apply(dst, p)
-		out.Iterations++
+		res, err = m.Apply(o.Spare(), o.Back(0))
+		out.Maps++
 		if err != nil {
-			return out, fmt.Errorf("meanfield: attractor: map %d: %w", n+1, err)
+			return out, o, fmt.Errorf("meanfield: attractor: map %d: %w", n+1, err)
 		}
 		out.Truncation = max(out.Truncation, res.Truncation)
-		stats[n%(P+1)] = orbitStat{res.BoardMean, res.QueueMean, res.CutPhase, res.KinkDistance, res.Window}
-		p = res.Next
-		ring[(n+1)%(P+1)] = p
-		// dist[d] = ‖p_{n+1} − p_{n+1−d}‖₁.
-		minSep := math.Inf(1)
-		per := 0
-		for d := 1; d <= min(P, n+1); d++ {
-			dist[d] = l1(p, ring[(n+1-d)%(P+1)])
-			if dist[d] <= s.Tol && (d == 1 || minSep >= math.Sqrt(s.Tol)) {
-				per = d
+		stats[n%(s.MaxPeriod+1)] = orbitStat{res.BoardMean, res.QueueMean, res.CutPhase, res.KinkDistance, res.Window}
+		o.Push(res.Next)
+		per := o.Period(s.Tol, math.Sqrt(s.Tol), 1)
+		out.Residual = o.Distance(1)
+		if per == 0 {
+			if stop != nil && stop(res) {
 				break
 			}
-			minSep = min(minSep, dist[d])
+			continue
 		}
-		out.Residual = dist[1]
-		if per > 0 {
-			out.Period = per
-			out.Residual = dist[per]
-			out.Kind = Periodic
-			if per == 1 {
-				out.Kind = FixedPoint
+		describeOrbit(&out, o, stats, per, m.set.Load, m.set.Service)
+		if per == 1 && s.Spectrum {
+			rad, maps, err := spectralRadius(m, out.Board)
+			out.Maps += maps
+			if err != nil {
+				return out, o, err
 			}
-			// The orbit is p_{n+2−per}, …, p_{n+1}; its maps are n+1−per … n.
-			first := (n + 2 - per) % (P + 1)
-			out.Board = append([]float64(nil), ring[first]...)
-			if per == 1 {
-				out.Board = append([]float64(nil), p...)
-			}
-			var bm, qm float64
-			for j := 0; j < per; j++ {
-				st := stats[(n-j)%(P+1)]
-				bm += st.board
-				qm += st.queue
-			}
-			out.BoardMean, out.QueueMean = bm/float64(per), qm/float64(per)
-			out.Response = out.QueueMean / lam
-			// The map applied to Board: for a fixed point the last map (its
-			// input p_n is within Tol of Board), for an orbit map n+2−per,
-			// whose input is Board itself.
-			st := stats[n%(P+1)]
-			if per > 1 {
-				st = stats[(n+2-per)%(P+1)]
-			}
-			out.CutPhase, out.KinkDistance, out.Window = st.phase, st.kink, st.window
-			out.Balanced = per == 1 && balancedMeanFor(out.BoardMean, lam, m.set.Service)
-			if per == 1 && s.Spectrum {
-				rad, maps, err := spectralRadius(m, out.Board)
-				out.Iterations += maps
-				if err != nil {
-					return out, err
-				}
-				out.SpectralRadius = rad
-			}
-			return out, nil
+			out.SpectralRadius = rad
 		}
-		if stop != nil && stop(res) {
-			break
-		}
+		return out, o, nil
 	}
-	out.Board = append([]float64(nil), p...)
+	out.Board = append([]float64(nil), o.Back(0)...)
 	out.BoardMean, out.QueueMean, out.Response = res.BoardMean, res.QueueMean, res.Response
 	out.CutPhase, out.KinkDistance, out.Window = res.CutPhase, res.KinkDistance, res.Window
-	if stop != nil && out.Iterations < s.MaxIter {
-		return out, nil
+	if stop != nil && out.Maps < s.MaxIter {
+		return out, o, nil
 	}
-	return out, fmt.Errorf("meanfield: attractor: ‖p_n − p_{n−1}‖₁ = %.3g after %d maps: %w", out.Residual, out.Iterations, ErrNotConverged)
+	return out, o, fmt.Errorf("meanfield: attractor: ‖p_n − p_{n−1}‖₁ = %.3g after %d maps: %w", out.Residual, out.Maps, ErrNotConverged)
+}
+
+// describeOrbit fills out with the orbit of period per that the newest
+// board p_{n+1} of o closes (map n the last): its first point, the
+// observables averaged over its maps, and the cut of the map applied to
+// its first point.
+func describeOrbit(out *Attractor, o *fixedpoint.Orbit, stats []orbitStat, per int, lam float64, svc Service) {
+	P := o.MaxPeriod()
+	n := o.Len() - 1
+	out.Period = per
+	out.Residual = o.Distance(per)
+	out.Status = Periodic
+	if per == 1 {
+		out.Status = FixedPoint
+	}
+	// The orbit is p_{n+2−per}, …, p_{n+1}; its maps are n+1−per … n.
+	out.Board = append([]float64(nil), o.Back(per-1)...)
+	if per == 1 {
+		out.Board = append([]float64(nil), o.Back(0)...)
+	}
+	var bm, qm float64
+	for j := 0; j < per; j++ {
+		st := stats[(n-j)%(P+1)]
+		bm += st.board
+		qm += st.queue
+	}
+	out.BoardMean, out.QueueMean = bm/float64(per), qm/float64(per)
+	out.Response = out.QueueMean / lam
+	// The map applied to Board: for a fixed point the last map (its
+	// input p_n is within Tol of Board), for an orbit map n+2−per,
+	// whose input is Board itself.
+	st := stats[n%(P+1)]
+	if per > 1 {
+		st = stats[(n+2-per)%(P+1)]
+	}
+	out.CutPhase, out.KinkDistance, out.Window = st.phase, st.kink, st.window
+	out.Balanced = per == 1 && balancedMeanFor(out.BoardMean, lam, svc)
 }
 
 // l1 returns Σ|p_i − q_i|, the shorter slice padded with zeros.

@@ -33,8 +33,8 @@ func TestFindAttractorPublished(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a.Kind != FixedPoint || a.Period != 1 {
-				t.Fatalf("kind %v, period %d, want a fixed point", a.Kind, a.Period)
+			if a.Status != FixedPoint || a.Period != 1 {
+				t.Fatalf("kind %v, period %d, want a fixed point", a.Status, a.Period)
 			}
 			if rel := math.Abs(a.BoardMean-c.want) / c.want; rel > 0.002 {
 				t.Errorf("board mean = %.5f, want %v (rel. diff %.2g > 0.2%%)", a.BoardMean, c.want, rel)
@@ -51,7 +51,7 @@ func TestFindAttractorPublished(t *testing.T) {
 			if !math.IsNaN(a.SpectralRadius) {
 				t.Errorf("SpectralRadius = %v without Spectrum, want NaN", a.SpectralRadius)
 			}
-			t.Logf("%s: board mean %.6f, response %.4f, φ = %.4f, %d maps", c.name, a.BoardMean, a.Response, a.CutPhase, a.Iterations)
+			t.Logf("%s: board mean %.6f, response %.4f, φ = %.4f, %d maps", c.name, a.BoardMean, a.Response, a.CutPhase, a.Maps)
 		})
 	}
 }
@@ -73,7 +73,7 @@ func TestFindAttractorSpectrum(t *testing.T) {
 	if math.Abs(a.BoardMean-6.662) > 1e-3 || math.Abs(a.CutPhase-0.662) > 1e-3 {
 		t.Errorf("board mean %.5f, φ %.5f, want 6.662, 0.662", a.BoardMean, a.CutPhase)
 	}
-	t.Logf("radius %.4f, %d maps", a.SpectralRadius, a.Iterations)
+	t.Logf("radius %.4f, %d maps", a.SpectralRadius, a.Maps)
 }
 
 // TestFindAttractorUnconverged: a tiny MaxIter gives Unconverged with an
@@ -84,11 +84,11 @@ func TestFindAttractorUnconverged(t *testing.T) {
 	if !errors.Is(err, ErrNotConverged) {
 		t.Fatalf("err = %v, want ErrNotConverged", err)
 	}
-	if a.Kind != Unconverged || a.Period != 0 || a.Iterations != 3 || len(a.Board) == 0 || a.Balanced {
-		t.Errorf("got kind %v period %d iterations %d board len %d balanced %v", a.Kind, a.Period, a.Iterations, len(a.Board), a.Balanced)
+	if a.Status != Unconverged || a.Period != 0 || a.Maps != 3 || len(a.Board) == 0 || a.Balanced {
+		t.Errorf("got kind %v period %d iterations %d board len %d balanced %v", a.Status, a.Period, a.Maps, len(a.Board), a.Balanced)
 	}
-	if a.Kind.String() != "unconverged" || FixedPoint.String() != "fixed" || Periodic.String() != "periodic" {
-		t.Errorf("names %q %q %q", a.Kind, FixedPoint, Periodic)
+	if a.Status.String() != "unconverged" || FixedPoint.String() != "fixed" || Periodic.String() != "periodic" {
+		t.Errorf("names %q %q %q", a.Status, FixedPoint, Periodic)
 	}
 }
 
@@ -102,14 +102,14 @@ func TestFindAttractorPeriodic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Kind != Periodic || a.Period != 2 || a.Balanced {
-		t.Errorf("kind %v period %d balanced %v, want a period-2 herd", a.Kind, a.Period, a.Balanced)
+	if a.Status != Periodic || a.Period != 2 || a.Balanced {
+		t.Errorf("kind %v period %d balanced %v, want a period-2 herd", a.Status, a.Period, a.Balanced)
 	}
 	// model.md §2: a herd's board mean is 0.3–0.8·T.
 	if r := a.BoardMean / 288; r < 0.3 || r > 0.8 {
 		t.Errorf("herd board mean %.4f = %.3f·T, want 0.3–0.8·T", a.BoardMean, r)
 	}
-	t.Logf("herd: board mean %.4f, response %.3f, %d maps", a.BoardMean, a.Response, a.Iterations)
+	t.Logf("herd: board mean %.4f, response %.3f, %d maps", a.BoardMean, a.Response, a.Maps)
 }
 
 func TestAttractorSettingsValidate(t *testing.T) {

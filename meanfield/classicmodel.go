@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 )
 
 // ClassicResult is the mean-field answer of ClassicModel.
@@ -19,13 +20,32 @@ type ClassicResult struct {
 	// for an irregular attractor whose long-run average is reported
 	// (least loaded at long refresh periods).
 	Period int
-	// Converged is false only for that irregular case.
-	Converged bool
+	// Status is FixedPoint (a stationary state or a fixed point), Periodic
+	// (a cycle), Aperiodic (that irregular case) or, with an error,
+	// Unconverged.
+	Status Status
 	// ResponseSE is the batch-means standard error of ResponseMean for an
 	// irregular attractor, 0 otherwise.
 	ResponseSE float64
-	// Iterations counts map applications (0 for closed forms).
-	Iterations int
+	// Stats.Maps counts map applications (for round robin: evaluations of
+	// the transform; 0 for the other closed forms).
+	Stats
+}
+
+// ClassicSettings chooses one of ClassicModel's models. The zero value of
+// Refresh and Servers means their limits (live information, N → ∞).
+type ClassicSettings struct {
+	// Policy is "random", "rr", "sqd" or "ll".
+	Policy string
+	// Choices is d of "sqd", at least 1; the other policies ignore it.
+	Choices int
+	// Load is λ, in (0, 1).
+	Load float64
+	// Refresh is the refresh period T, in [0, ∞) (at most 1e4 for the
+	// periodic-update models); 0 means live information.
+	Refresh float64
+	// Servers is N for "rr", at least 0; 0 means N → ∞.
+	Servers int
 }
 
 // ClassicModel returns the infinite-server model's answer for the classic
@@ -46,14 +66,22 @@ type ClassicResult struct {
 //     least-loaded map, solved from the empty board; where it has no fixed
 //     point or short cycle (λ = 0.9: T ≳ 5) the result is the long-run
 //     average over the second half of DefaultPeriodicMaxIterLL maps, with
-//     Period 0, Converged false and a batch-means ResponseSE.
+//     Period 0, Status Aperiodic and a batch-means ResponseSE.
 //
 // servers matters only for "rr"; the other models are mean-field limits.
 // ClassicModel returns an error for an unknown policy, a load outside
 // (0, 1), a negative or non-finite refresh (or above 1e4 for the
 // periodic-update models), d < 1 for "sqd", servers < 0, and the errors of
 // the underlying solvers (ErrNotConverged for an unconverged sqd map).
-func ClassicModel(policy string, d int, load, refresh float64, servers int) (ClassicResult, error) {
+func ClassicModel(s ClassicSettings) (ClassicResult, error) {
+	start := time.Now()
+	r, err := classicModel(s.Policy, s.Choices, s.Load, s.Refresh, s.Servers)
+	r.Runtime = time.Since(start)
+	return r, err
+}
+
+// classicModel is ClassicModel with the settings spelled out.
+func classicModel(policy string, d int, load, refresh float64, servers int) (ClassicResult, error) {
 	if err := closedFormLoadErr(load); err != nil {
 		return ClassicResult{}, err
 	}
@@ -64,16 +92,19 @@ func ClassicModel(policy string, d int, load, refresh float64, servers int) (Cla
 		return ClassicResult{}, fmt.Errorf("meanfield: servers N = %d outside [0, ∞) (0 means N → ∞)", servers)
 	}
 	closed := func(resp float64) ClassicResult {
-		return ClassicResult{ResponseMean: resp, QueueMean: load * resp, Period: 1, Converged: true}
+		return ClassicResult{ResponseMean: resp, QueueMean: load * resp, Period: 1, Status: FixedPoint}
 	}
 	periodic := func(u PeriodicUpdate) (ClassicResult, error) {
 		r, err := u.Solve(nil)
 		res := ClassicResult{
 			ResponseMean: r.Response, QueueMean: r.QueueMean, Period: r.Period,
-			Converged: r.Converged, ResponseSE: r.ResponseSE, Iterations: r.Iterations,
+			Status: r.Status, ResponseSE: r.ResponseSE, Stats: r.Stats,
 		}
 		if err != nil && !(u.Policy == UpdateLeastLoaded && errors.Is(err, ErrNotConverged) && r.Averaged > 0) {
 			return res, err
+		}
+		if res.Status == Unconverged {
+			res.Status = Aperiodic // the long-run average of an irregular attractor
 		}
 		return res, nil
 	}
@@ -92,7 +123,7 @@ func ClassicModel(policy string, d int, load, refresh float64, servers int) (Cla
 			return ClassicResult{}, err
 		}
 		res := closed(r.Response)
-		res.Iterations = r.Iterations
+		res.Stats = r.Stats
 		return res, nil
 	case "sqd":
 		if d < 1 {

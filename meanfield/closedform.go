@@ -150,10 +150,10 @@ type GIM1Result struct {
 	Response float64
 	// Waiting is the mean time in queue σ/(1 − σ).
 	Waiting float64
-	// Iterations counts evaluations of the transform A*: bracketing,
+	// Stats.Maps counts evaluations of the transform A*: bracketing,
 	// Brent's method and the two checks of the result. It is 0 when a
 	// closed form was used.
-	Iterations int
+	Stats
 	// Residual is |A*(1 − σ) − σ| at the returned σ.
 	Residual float64
 	// RelativeError estimates the relative error of 1 − σ, and so of
@@ -242,27 +242,27 @@ func solveGIM1(comp func(x float64) float64, floor, load float64) (GIM1Result, e
 		hi, ghi = lo, glo
 		lo /= 2
 		if lo == 0 {
-			return GIM1Result{Iterations: evals}, fmt.Errorf("meanfield: GI/M/1 at λ = %v: no root of σ = A*(1 − σ) below 1 (lost in rounding, or A* is not a transform with mean 1/λ): %w", load, ErrNotConverged)
+			return GIM1Result{Stats: Stats{Maps: evals}}, fmt.Errorf("meanfield: GI/M/1 at λ = %v: no root of σ = A*(1 − σ) below 1 (lost in rounding, or A* is not a transform with mean 1/λ): %w", load, ErrNotConverged)
 		}
 		glo = g(lo)
 	}
 	if bad != nil {
-		return GIM1Result{Iterations: evals}, bad
+		return GIM1Result{Stats: Stats{Maps: evals}}, bad
 	}
 
 	x, ok := brentRoot(g, lo, hi, glo, ghi, maxGIM1Iterations-evals)
 	if bad != nil {
-		return GIM1Result{Iterations: evals}, bad
+		return GIM1Result{Stats: Stats{Maps: evals}}, bad
 	}
 	if !ok {
-		return GIM1Result{Iterations: evals}, fmt.Errorf("meanfield: GI/M/1 at λ = %v: Brent's method after %d evaluations: %w", load, evals, ErrNotConverged)
+		return GIM1Result{Stats: Stats{Maps: evals}}, fmt.Errorf("meanfield: GI/M/1 at λ = %v: Brent's method after %d evaluations: %w", load, evals, ErrNotConverged)
 	}
 	res := GIM1Result{
-		Sigma:      1 - x,
-		Response:   1 / x,
-		Waiting:    (1 - x) / x,
-		Iterations: evals,
-		Residual:   math.Abs(g(x)),
+		Sigma:    1 - x,
+		Response: 1 / x,
+		Waiting:  (1 - x) / x,
+		Stats:    Stats{Maps: evals},
+		Residual: math.Abs(g(x)),
 	}
 	// Conditioning: δx ≈ noise/|g'(x)|, and |g'(x)| ≥ −g(x/2)/(x/2) by
 	// convexity (g(x) = 0), so δx/x ≲ noise/(−2g(x/2)).
@@ -272,7 +272,7 @@ func solveGIM1(comp func(x float64) float64, floor, load float64) (GIM1Result, e
 	if gh := g(x / 2); gh < 0 {
 		res.RelativeError = noise / (-2 * gh)
 	}
-	res.Iterations = evals
+	res.Maps = evals
 	if bad != nil {
 		return res, bad
 	}
@@ -370,7 +370,7 @@ func brentRoot(f func(float64) float64, a, b, fa, fb float64, maxEval int) (x fl
 // (Kleinrock 1975, Vol. 1, §6.4, where E_r/M/1 is worked out). This is
 // round robin over n servers fed by one Poisson stream of total rate nλ:
 // each server receives every n-th arrival. For n = 1 it returns the M/M/1
-// closed form σ = λ with Iterations 0; for n ≥ 2 it calls GIM1. As n → ∞
+// closed form σ = λ with Stats.Maps 0; for n ≥ 2 it calls GIM1. As n → ∞
 // it approaches DM1 from above, with an error of order 1/n.
 //
 // ErlangM1 returns an error if load is not in (0, 1) or n < 1, and the
@@ -489,8 +489,8 @@ type Crossing struct {
 	Load float64
 	// Response is the common mean time in system at Load.
 	Response float64
-	// Iterations counts the bisection steps.
-	Iterations int
+	// Stats.Steps counts the bisection steps.
+	Stats
 }
 
 // Bracket of loads searched by SupermarketRoundRobinCrossing.
@@ -557,5 +557,5 @@ func SupermarketRoundRobinCrossing(d int) (Crossing, error) {
 	if err != nil {
 		return Crossing{}, err
 	}
-	return Crossing{Load: load, Response: rr.Response, Iterations: iter}, nil
+	return Crossing{Load: load, Response: rr.Response, Stats: Stats{Steps: iter}}, nil
 }

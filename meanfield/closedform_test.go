@@ -318,8 +318,8 @@ func TestGIM1(t *testing.T) {
 			if res := math.Abs(tc.lst(1-r.Sigma) - r.Sigma); r.Residual > 1e-15 || res > 1e-15 {
 				t.Errorf("Residual = %g, |A*(1−σ) − σ| = %g, want ≤ 1e-15", r.Residual, res)
 			}
-			if r.Iterations < 1 || r.Iterations > 100 {
-				t.Errorf("Iterations = %d, want in [1, 100]", r.Iterations)
+			if r.Maps < 1 || r.Maps > 100 {
+				t.Errorf("Iterations = %d, want in [1, 100]", r.Maps)
 			}
 		})
 	}

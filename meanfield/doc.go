@@ -12,8 +12,16 @@
 // (load outside (0, 1), d < 1, n < 1, C < 1, α ≤ 1, …); the message is
 // lowercase, starts with "meanfield: " and names the parameter and its
 // allowed range. Numerical failure returns an error wrapping
-// ErrNotConverged. Results of iterative methods carry iteration counts,
-// residuals and truncation mass beside the answer.
+// ErrNotConverged. The solvers return their answer in the shape of
+// gonum's optimize.Result: the answer, a Stats of the work done (map
+// applications, probes, continuation steps, wall time) and a Status
+// (FixedPoint, Periodic, Aperiodic, Found, NotFound, or Unconverged, whose
+// Err is ErrNotConverged), with residuals and truncation mass where they
+// apply. They take one settings struct each (ClassicSettings, EdgeSettings,
+// TipSettings, …), whose zero fields mean their defaults. The search
+// algorithms (branch following, border-collision location, bisection)
+// are fixedpoint's: Follow, BorderEstimate, Refine, BisectInt,
+// BisectGeometric.
 //
 // # Models
 //

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"herd/fixedpoint"
 )
@@ -127,8 +128,9 @@ type EdgeGap struct {
 
 // EdgeResult is the edge of the balanced state for one (k, λ).
 type EdgeResult struct {
-	// Found is false when a balanced state persists down to MinScaled.
-	Found bool
+	// Status is Found, or NotFound when a balanced state persists down to
+	// MinScaled.
+	Status Status
 	// Refresh is the protocol edge T_edge, Scaled = T_edge(1−λ)².
 	Refresh, Scaled float64
 	// Below is the highest T known not to satisfy the protocol, just
@@ -163,11 +165,10 @@ type EdgeResult struct {
 	// skipped, when the budget was too small, or when the orbit was still
 	// drifting.
 	Herd HerdAttractor
-	// Maps counts refresh-map applications in all.
-	Maps int
-	// Probes counts protocol evaluations (cold iterations from the low
-	// boards) and Steps the warm continuation steps.
-	Probes, Steps int
+	// Stats: Maps counts refresh-map applications in all, Probes the
+	// protocol evaluations (cold iterations from the low boards) and Steps
+	// the warm continuation steps.
+	Stats
 	// Work is a measure of the arithmetic done: Σ windows·rows over all
 	// maps (deterministic, unlike a time).
 	Work float64
@@ -245,7 +246,7 @@ func (e *edgeRun) run(T float64, start []float64, tol float64) (bool, Attractor,
 		return high >= edgeLeaveRun
 	}
 	att, err := findAttractor(m, start, AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}, stop)
-	e.res.Maps += att.Iterations
+	e.res.Maps += att.Maps
 	if err != nil && !errors.Is(err, ErrNotConverged) {
 		return false, att, err
 	}
@@ -283,9 +284,9 @@ func (e *edgeRun) protocol(T float64, all bool) (bool, Attractor, error) {
 	return false, first, nil
 }
 
-// footing reports whether every low board reaches a balanced fixed point
-// at T, and the empty board's.
-func (e *edgeRun) footing(T float64) (bool, Attractor, error) {
+// lowBoardsBalanced reports whether every low board reaches a balanced
+// fixed point at T, and the empty board's.
+func (e *edgeRun) lowBoardsBalanced(T float64) (bool, Attractor, error) {
 	e.res.Probes++
 	var first Attractor
 	for i, start := range lowBoards() {
@@ -300,110 +301,51 @@ func (e *edgeRun) footing(T float64) (bool, Attractor, error) {
 	return true, first, nil
 }
 
-// branchPoint is a balanced fixed point at period T.
-type branchPoint struct {
-	T   float64
-	att Attractor
-}
-
-// gap returns the distance from T to the end of its cut window, W(1−φ),
-// when T lies in the second half of the window, else NaN.
-func (b branchPoint) gap() float64 {
-	if b.att.CutPhase > 0.5 {
-		return b.att.KinkDistance
+// branchPoint returns the balanced fixed point att at period T as a point
+// of a branch of fixedpoint.Follow: its board, its cut window as the
+// smooth piece, and as the gap the distance from T to the end of its cut
+// window, W(1−φ), when T lies in the second half of the window (else NaN).
+func branchPoint(T float64, att Attractor) fixedpoint.BranchPoint {
+	g := math.NaN()
+	if att.CutPhase > 0.5 {
+		g = att.KinkDistance
 	}
-	return math.NaN()
+	return fixedpoint.BranchPoint{Mu: T, X: att.Board, Converged: att.Balanced, Residual: att.Residual,
+		Iterations: att.Maps, Piece: att.Window, Gap: g, State: att}
 }
 
-// branch is the outcome of following a balanced branch down in T.
-type branch struct {
-	ok     branchPoint // the lowest point reached
-	prev   []branchPoint
-	lost   bool    // false: reached Tmin
-	tLost  float64 // the highest T below ok.T where the warm iteration failed
-	lostAt Attractor
+// attractorOf returns the Attractor a branch point of branchPoint keeps.
+func attractorOf(p fixedpoint.BranchPoint) Attractor {
+	a, _ := p.State.(Attractor)
+	return a
 }
 
-// follow follows the balanced fixed point at (T, board) down in T by
-// natural-parameter continuation with the map's own iteration as the
-// corrector (a warm start from fixedpoint.Extrapolate's secant predictor):
-// steps of up to 10% in T, halved after a failure, until the bracket
-// [tLost, ok.T] is narrower than RelTol/2 relative. Along a locked branch T
-// sits at a distance g = W(1 − φ) before its window's end with g → 0 as T
-// falls to the border collision; while the last two points share their
-// cut window, the next trial is placed just above the collision predicted
-// by fixedpoint.BorderEstimate (regula falsi on g), so a border collision
-// is bracketed in a few steps. Each trial that fails is stopped as soon as
-// its board leaves the balanced basin (run).
-func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error) {
-	br := branch{ok: branchPoint{T, att}}
-	step := edgeMaxStep
-	tLost := math.NaN()
-	for {
-		cur := br.ok
-		var tn float64
-		if !math.IsNaN(tLost) {
-			tn = cur.T - (cur.T-tLost)/2
-		} else {
-			tn = cur.T * (1 - step)
+// follow follows the balanced fixed point at (T, att) down in T with
+// fixedpoint.Follow: natural-parameter continuation with the map's own
+// iteration as the corrector, warm-started from the secant predictor
+// (clipped to a board, projectBoard) while two points share their cut
+// window; steps of up to 10% in T until the loss is bracketed to RelTol/2
+// relative. Along a locked branch T sits at a distance g = W(1 − φ)
+// before its window's end with g → 0 as T falls to the border collision,
+// which Follow brackets in a few steps (fixedpoint.BorderEstimate). Each
+// trial that fails is stopped as soon as its board leaves the balanced
+// basin (run). Trials before the first failure use the L1 tolerance
+// edgeDescentTol, the rest edgeFPTol.
+func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.FollowResult, error) {
+	correct := func(T float64, guess []float64, tight bool) (fixedpoint.BranchPoint, bool, error) {
+		tol := edgeDescentTol
+		if tight {
+			tol = edgeFPTol
 		}
-		if n := len(br.prev); n > 0 {
-			pp := br.prev[n-1]
-			if ts, ok := fixedpoint.BorderEstimate(pp.T, pp.gap(), cur.T, cur.gap()); ok && pp.att.Window == cur.att.Window {
-				margin := 0.25 * e.s.RelTol * cur.T
-				lo := tn
-				if !math.IsNaN(tLost) {
-					lo = tLost
-				}
-				switch {
-				case cur.T-ts <= 2*margin:
-					// The collision is predicted within the tolerance below
-					// cur: one trial just inside it ends the search if it
-					// fails, as it should.
-					if t := cur.T - 1.8*margin; t > lo {
-						tn = t
-					}
-				case ts+margin > lo:
-					tn = ts + max(margin, 0.1*(cur.T-ts))
-					if cur.T-ts < 4*margin {
-						tn = ts + margin
-					}
-				}
-			}
-		}
-		if tn <= tMin {
-			tn = tMin
-		}
-		e.res.Steps++
-		// While no trial has failed, the branch is far from its end and a
-		// looser corrector tolerance will do: a point accepted too early
-		// shows at the next trial, which starts from it.
-		tol := edgeFPTol
-		if math.IsNaN(tLost) && tn > tMin {
-			tol = edgeDescentTol
-		}
-		ok, a, err := e.run(tn, predict(br.prev, cur, tn), tol)
-		if err != nil {
-			return br, err
-		}
-		if ok {
-			br.prev = append(br.prev, cur)
-			br.ok = branchPoint{tn, a}
-			if tn == tMin {
-				return br, nil
-			}
-			if math.IsNaN(tLost) {
-				step = min(1.5*step, edgeMaxStep)
-			}
-		} else {
-			tLost = tn
-			br.lostAt = a
-		}
-		if !math.IsNaN(tLost) && br.ok.T-tLost <= e.s.RelTol*br.ok.T/2 {
-			br.lost, br.tLost = true, tLost
-			return br, nil
-		}
+		ok, a, err := e.run(T, guess, tol)
+		return branchPoint(T, a), ok, err
 	}
+	br, err := fixedpoint.Follow(correct, branchPoint(T, att), tMin,
+		&fixedpoint.FollowSettings{MaxStep: edgeMaxStep, RelTol: e.s.RelTol, Project: projectBoard})
+	if br != nil {
+		e.res.Steps += br.Steps
+	}
+	return br, err
 }
 
 // Edge computes the edge of the balanced state of the refresh map for k
@@ -428,8 +370,8 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (branch, error)
 //     T(1−λ)² = 1000 or T = 10⁶; beyond, an error wrapping
 //     ErrNotConverged).
 //  2. Descent. The balanced fixed point there is followed down by
-//     continuation (follow: the map's own iteration from
-//     fixedpoint.Extrapolate's predictor, border located by
+//     continuation (fixedpoint.Follow with the map's own iteration as the
+//     corrector, its secant predictor and its border location by
 //     fixedpoint.BorderEstimate) until its loss is bracketed to RelTol/2,
 //     or down to MinScaled (then: no edge).
 //  3. Scan. Below each loss the protocol (empty board) is evaluated at
@@ -473,175 +415,233 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 	if err := s.Validate(); err != nil {
 		return EdgeResult{}, err
 	}
+	start := time.Now()
 	s = s.withDefaults()
-	res := EdgeResult{Crossing: CrossingNone, NodeRadius: math.NaN(), SaddleEigenvalue: math.NaN(),
+	res := EdgeResult{Status: NotFound, Crossing: CrossingNone, NodeRadius: math.NaN(), SaddleEigenvalue: math.NaN(),
 		Refresh: math.NaN(), Scaled: math.NaN(), BranchRefresh: math.NaN(), BranchScaled: math.NaN(),
 		Below: math.NaN(), Footing: math.NaN()}
 	res.Herd.SpectralRadius = math.NaN()
 	e := &edgeRun{s: s, k: s.Dispatchers, lam: s.Load, scale: (1 - s.Load) * (1 - s.Load), res: &res}
-	tMin := s.MinScaled / e.scale
+	err := e.search()
+	res.Runtime = time.Since(start)
+	return res, err
+}
 
-	// 1. Footing.
-	x := s.BranchFrom
-	var top Attractor
-	for {
-		ok, a, err := e.footing(x / e.scale)
-		if err != nil {
-			return res, err
-		}
-		if ok {
-			top = a
-			break
-		}
-		x *= edgeFootStep
-		if x > DefaultEdgeMaxScaled || x/e.scale > maxRefreshPeriod {
-			return res, fmt.Errorf("meanfield: edge: the low boards reach no balanced state up to T(1−λ)² = %.4g (board mean %.4g, %s): %w",
-				x/edgeFootStep, a.BoardMean, a.Kind, ErrNotConverged)
-		}
+// search is Edge's method, steps 1–4, then the node's spectrum and the
+// herd below the edge.
+func (e *edgeRun) search() error {
+	res := e.res
+	tMin := e.s.MinScaled / e.scale
+	t0, top, err := e.footing()
+	if err != nil {
+		return err
 	}
-	res.Footing = x
-	t0 := x / e.scale
-
-	// 2. Descent.
 	br, err := e.follow(t0, top, tMin)
 	if err != nil {
-		return res, err
+		return err
 	}
-	if !br.lost {
-		return res, nil
+	if !br.Lost {
+		return nil
 	}
-	res.BranchRefresh = br.ok.T
-	res.BranchScaled = br.ok.T * e.scale
-	tHi := t0 // a T at which the protocol reached the current branch
-	var below Attractor
-	belowT := br.tLost
-	below = br.lostAt
-	delta := math.Min(edgeScanWindow*float64(e.k)/e.lam, edgeScanRel*br.tLost)
-	for {
-		// 3. Scan below the lost branch for a balanced branch in another
-		// window.
-		var found bool
-		var fAtt Attractor
-		var fT float64
-		var failed []float64
-		for j := 1; j <= max(s.ScanBelow, 0); j++ {
-			T := br.tLost - float64(j)*delta
-			if T < tMin {
-				break
-			}
-			ok, a, err := e.protocol(T, false)
-			if err != nil {
-				return res, err
-			}
-			if ok {
-				found, fAtt, fT = true, a, T
-				break
-			}
-			failed = append(failed, T)
-		}
-		if !found {
-			break
-		}
-		if err := e.recordGap(failed, fT, br, tHi); err != nil {
-			return res, err
-		}
-		nb, err := e.follow(fT, fAtt, tMin)
-		if err != nil {
-			return res, err
-		}
-		if !nb.lost {
-			res.Gaps = nil
-			return res, nil
-		}
-		br, tHi = nb, fT
-		below, belowT = nb.lostAt, nb.tLost
-		delta = math.Min(edgeScanWindow*float64(e.k)/e.lam, edgeScanRel*br.tLost)
+	res.BranchRefresh = br.Last().Mu
+	res.BranchScaled = br.Last().Mu * e.scale
+	br, tHi, err := e.scan(br, t0, tMin)
+	if err != nil || br == nil {
+		return err
 	}
-
-	// 4. Confirm the protocol at the branch's lowest point.
-	edgeT := br.ok.T
-	node := br.ok.att
-	res.Below = br.tLost
-	ok, a, err := e.protocol(edgeT, true)
+	edgeT, node, below, err := e.confirm(br, tHi)
 	if err != nil {
-		return res, err
+		return err
 	}
-	if ok {
-		node = a
-	} else {
-		below, belowT = a, edgeT
-		// The low boards do not reach this branch at its end. The edge lies
-		// between edgeT (false) and tHi (true), in practice just above
-		// edgeT: probe upwards at distances RelTol·edgeT·2^j until the
-		// protocol holds, then bisect the last step (fixedpoint.Refine).
-		var perr error
-		var hiAtt Attractor
-		pred := func(mu float64) bool {
-			if perr != nil {
-				return false
-			}
-			ok, a, err := e.protocol(mu, true)
-			if err != nil {
-				perr = err
-			} else if ok {
-				hiAtt = a
-			} else if mu > belowT {
-				below, belowT = a, mu
-			}
-			return ok
-		}
-		lo, hi := edgeT, tHi
-		for d := s.RelTol * edgeT; edgeT+d < tHi; d *= 2 {
-			if pred(edgeT + d) {
-				hi = edgeT + d
-				break
-			}
-			if perr != nil {
-				return res, perr
-			}
-			lo = edgeT + d
-		}
-		if hi == tHi {
-			if _, a, err := e.protocol(tHi, true); err != nil {
-				return res, err
-			} else {
-				hiAtt = a
-			}
-		}
-		top := hiAtt
-		lr, err := fixedpoint.Refine(pred, lo, hi, false, &fixedpoint.LocateSettings{RelTol: s.RelTol / 2})
-		if perr != nil {
-			return res, perr
-		}
-		if err != nil {
-			return res, err
-		}
-		edgeT, res.Below = lr.Hi, lr.Lo
-		if lr.Hi == hi {
-			hiAtt = top
-		}
-		node = hiAtt
-	}
-	res.Found = true
+	res.Status = Found
 	res.Refresh, res.Scaled = edgeT, edgeT*e.scale
 	for i := range res.Gaps {
 		if res.Gaps[i].Lo < res.Scaled {
 			res.Gaps[i].Lo = res.Scaled
 		}
 	}
+	if err := e.crossing(edgeT, node); err != nil {
+		return err
+	}
+	// The herd just below the edge, continuing the run that failed there.
+	if e.s.HerdMaps > 0 && below.att.Board != nil {
+		return e.herd(below.T, below.att.Board)
+	}
+	return nil
+}
 
-	// The node's spectrum and the crossing.
+// footing is step 1: from T(1−λ)² = BranchFrom up by factors of
+// edgeFootStep until every low board reaches a balanced fixed point. It
+// returns that T and the empty board's fixed point there.
+func (e *edgeRun) footing() (float64, Attractor, error) {
+	x := e.s.BranchFrom
+	for {
+		ok, a, err := e.lowBoardsBalanced(x / e.scale)
+		if err != nil {
+			return 0, a, err
+		}
+		if ok {
+			e.res.Footing = x
+			return x / e.scale, a, nil
+		}
+		x *= edgeFootStep
+		if x > DefaultEdgeMaxScaled || x/e.scale > maxRefreshPeriod {
+			return 0, a, fmt.Errorf("meanfield: edge: the low boards reach no balanced state up to T(1−λ)² = %.4g (board mean %.4g, %s): %w",
+				x/edgeFootStep, a.BoardMean, a.Status, ErrNotConverged)
+		}
+	}
+}
+
+// failedRun is the run that failed at the highest T known below the edge,
+// from which the herd below the edge is classified.
+type failedRun struct {
+	T   float64
+	att Attractor
+}
+
+// scanDelta is the scan spacing below a branch lost at tLost: a quarter
+// window, at most edgeScanRel of T.
+func (e *edgeRun) scanDelta(tLost float64) float64 {
+	return math.Min(edgeScanWindow*float64(e.k)/e.lam, edgeScanRel*tLost)
+}
+
+// scan is step 3: below each lost branch br (entered at tHi, where the
+// protocol reached it) it probes for a balanced branch in another window
+// and follows one found down in turn (step 2), recording the gaps above
+// it. It returns the last branch and the T at which the protocol reached
+// it, or a nil branch when one reaches tMin (no edge).
+func (e *edgeRun) scan(br *fixedpoint.FollowResult, tHi, tMin float64) (*fixedpoint.FollowResult, float64, error) {
+	for {
+		found, fT, fAtt, failed, err := e.probeBelow(br, tMin)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !found {
+			return br, tHi, nil
+		}
+		if err := e.recordGap(failed, fT, br.Last().Mu, tHi); err != nil {
+			return nil, 0, err
+		}
+		nb, err := e.follow(fT, fAtt, tMin)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !nb.Lost {
+			e.res.Gaps = nil
+			return nil, 0, nil
+		}
+		br, tHi = nb, fT
+	}
+}
+
+// probeBelow evaluates the protocol (empty board) at ScanBelow points
+// spaced scanDelta below the loss of br, down to tMin, until one holds.
+// It reports whether one did, its T and attractor, and the T of the
+// probes that failed above it.
+func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, float64, Attractor, []float64, error) {
+	delta := e.scanDelta(br.LostAt)
+	var failed []float64
+	for j := 1; j <= max(e.s.ScanBelow, 0); j++ {
+		T := br.LostAt - float64(j)*delta
+		if T < tMin {
+			break
+		}
+		ok, a, err := e.protocol(T, false)
+		if err != nil || ok {
+			return ok, T, a, failed, err
+		}
+		failed = append(failed, T)
+	}
+	return false, 0, Attractor{}, nil, nil
+}
+
+// confirm is step 4: the protocol from the cold low boards at the lowest
+// point of the last branch br (entered at tHi). It returns the edge, the
+// balanced fixed point there (the node) and the run that failed at the
+// highest T known below the edge.
+func (e *edgeRun) confirm(br *fixedpoint.FollowResult, tHi float64) (float64, Attractor, failedRun, error) {
+	edgeT := br.Last().Mu
+	below := failedRun{br.LostAt, attractorOf(br.Failed)}
+	e.res.Below = br.LostAt
+	ok, a, err := e.protocol(edgeT, true)
+	if err != nil || ok {
+		return edgeT, a, below, err
+	}
+	below = failedRun{edgeT, a}
+	return e.bisectUp(edgeT, tHi, below)
+}
+
+// bisectUp locates the edge when the low boards do not reach the branch
+// at its end edgeT. The edge lies between edgeT (false) and tHi (true), in
+// practice just above edgeT: it probes upwards at distances RelTol·edgeT·2^j
+// until the protocol holds, then bisects the last step (fixedpoint.Refine)
+// to RelTol/2. below is updated to the highest failing probe.
+func (e *edgeRun) bisectUp(edgeT, tHi float64, below failedRun) (float64, Attractor, failedRun, error) {
+	var perr error
+	var hiAtt Attractor
+	pred := func(mu float64) bool {
+		if perr != nil {
+			return false
+		}
+		ok, a, err := e.protocol(mu, true)
+		if err != nil {
+			perr = err
+		} else if ok {
+			hiAtt = a
+		} else if mu > below.T {
+			below = failedRun{mu, a}
+		}
+		return ok
+	}
+	lo, hi := edgeT, tHi
+	for d := e.s.RelTol * edgeT; edgeT+d < tHi; d *= 2 {
+		if pred(edgeT + d) {
+			hi = edgeT + d
+			break
+		}
+		if perr != nil {
+			return 0, Attractor{}, below, perr
+		}
+		lo = edgeT + d
+	}
+	if hi == tHi {
+		_, a, err := e.protocol(tHi, true)
+		if err != nil {
+			return 0, Attractor{}, below, err
+		}
+		hiAtt = a
+	}
+	top := hiAtt
+	lr, err := fixedpoint.Refine(pred, lo, hi, false, &fixedpoint.LocateSettings{RelTol: e.s.RelTol / 2})
+	if perr != nil {
+		return 0, Attractor{}, below, perr
+	}
+	if err != nil {
+		return 0, Attractor{}, below, err
+	}
+	e.res.Below = lr.Lo
+	if lr.Hi == hi {
+		hiAtt = top
+	}
+	return lr.Hi, hiAtt, below, nil
+}
+
+// crossing computes the node's spectrum at the edge and classifies the
+// crossing; for a border collision also the leading eigenvalue of the
+// map's piece beyond the border.
+func (e *edgeRun) crossing(edgeT float64, node Attractor) error {
+	res := e.res
 	m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT, Service: e.s.Service})
 	if err != nil {
-		return res, err
+		return err
 	}
 	ev, maps, err := leadingEigenvalues(m, node.Board, 3)
 	res.Maps += maps
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.NodeRadius = absMax(ev)
-	g := branchPoint{edgeT, node}.gap()
+	g := branchPoint(edgeT, node).Gap
 	w := float64(e.k) / e.lam
 	switch {
 	case g < 0.05*w:
@@ -651,37 +651,31 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 	default:
 		res.Crossing = CrossingFold
 	}
-	if res.Crossing == CrossingBorder {
-		// T just past the window end at the node's board: the other piece.
-		ms, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT + 2*g, Service: e.s.Service})
-		if err != nil {
-			return res, err
-		}
-		ev, maps, err := leadingEigenvalues(ms, node.Board, 3)
-		res.Maps += maps
-		if err == nil && len(ev) > 0 && imag(ev[0]) == 0 {
-			res.SaddleEigenvalue = real(ev[0])
-		}
+	if res.Crossing != CrossingBorder {
+		return nil
 	}
-
-	// The herd just below the edge, continuing the run that failed there.
-	if s.HerdMaps > 0 && below.Board != nil {
-		if err := e.herd(belowT, below.Board); err != nil {
-			return res, err
-		}
+	// T just past the window end at the node's board: the other piece.
+	ms, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT + 2*g, Service: e.s.Service})
+	if err != nil {
+		return err
 	}
-	return res, nil
+	ev, maps, err = leadingEigenvalues(ms, node.Board, 3)
+	res.Maps += maps
+	if err == nil && len(ev) > 0 && imag(ev[0]) == 0 {
+		res.SaddleEigenvalue = real(ev[0])
+	}
+	return nil
 }
 
 // recordGap handles a branch found by the scan at fT below the lost
-// branch br (entered at tHi) after the probes at failed (empty board
-// only) did not reach a balanced state. Each failed probe is checked with
-// every low board; the first still failing is evidence of a gap, whose
-// ends are located by bisecting the protocol: the lower end between fT
-// and the lowest failing probe, the upper end between the highest failing
-// probe and the lowest point of br at which the protocol holds (br's end,
-// or else tHi).
-func (e *edgeRun) recordGap(failed []float64, fT float64, br branch, tHi float64) error {
+// branch ending at brEnd (entered at tHi) after the probes at failed
+// (empty board only) did not reach a balanced state. Each failed probe is
+// checked with every low board; the first still failing is evidence of a
+// gap, whose ends are located by bisecting the protocol: the lower end
+// between fT and the lowest failing probe, the upper end between the
+// highest failing probe and the lowest point of the branch at which the
+// protocol holds (brEnd, or else tHi).
+func (e *edgeRun) recordGap(failed []float64, fT, brEnd, tHi float64) error {
 	var fails []float64 // failing the full protocol, from the top down
 	for _, T := range failed {
 		ok, _, err := e.protocol(T, true)
@@ -714,7 +708,7 @@ func (e *edgeRun) recordGap(failed []float64, fT float64, br branch, tHi float64
 	if err != nil {
 		return err
 	}
-	upper := br.ok.T
+	upper := brEnd
 	if !pred(upper) {
 		upper = tHi
 	}
@@ -762,16 +756,17 @@ func (e *edgeRun) herd(T float64, board []float64) error {
 	if budget < 2*16 {
 		return nil // too little to classify: left unclassified
 	}
-	h, err := findHerdAttractor(m, board, HerdSettings{MaxIter: budget, Tol: edgeHerdTol,
-		MaxPeriod: DefaultAttractorMaxPeriod, Settle: budget / 2, Average: budget / 2}.withDefaults())
-	e.res.Maps += h.Iterations
+	h, err := findHerdAttractor(m, board, HerdSettings{
+		AttractorSettings: AttractorSettings{MaxIter: budget, Tol: edgeHerdTol, MaxPeriod: DefaultAttractorMaxPeriod},
+		Settle:            budget / 2, Average: budget / 2}.withDefaults())
+	e.res.Maps += h.Maps
 	if err != nil && !errors.Is(err, ErrNotConverged) {
 		return err
 	}
-	if h.Kind == Aperiodic && math.Abs(h.Drift)*float64(h.Averaged) > edgeHerdDrift*h.BoardMean {
+	if h.Status == Aperiodic && math.Abs(h.Drift)*float64(h.Averaged) > edgeHerdDrift*h.BoardMean {
 		// Still growing or shrinking over the averaging window: a transient,
 		// not an orbit whose averages mean anything.
-		h.Kind = Unconverged
+		h.Status = Unconverged
 	}
 	e.res.Herd = h
 	return nil
@@ -785,20 +780,9 @@ func absMax(ev []complex128) float64 {
 	return r
 }
 
-// predict is the secant predictor of the continuation: the fixed point at
-// tn extrapolated linearly (fixedpoint.Extrapolate) from the last two
-// points of the branch when they share their cut window (the map is smooth
-// there), else the last fixed point. Negative entries are clipped and the
-// board renormalised.
-func predict(prev []branchPoint, cur branchPoint, tn float64) []float64 {
-	if len(prev) == 0 {
-		return cur.att.Board
-	}
-	pp := prev[len(prev)-1]
-	if pp.att.Window != cur.att.Window || pp.T == cur.T {
-		return cur.att.Board
-	}
-	out := fixedpoint.Extrapolate(nil, pp.att.Board, cur.att.Board, pp.T, cur.T, tn)
+// projectBoard clips the negative entries of an extrapolated board and
+// renormalises it; false when nothing positive is left.
+func projectBoard(out []float64) bool {
 	var sum float64
 	for i, x := range out {
 		if x < 0 {
@@ -807,10 +791,10 @@ func predict(prev []branchPoint, cur branchPoint, tn float64) []float64 {
 		sum += out[i]
 	}
 	if !(sum > 0) {
-		return cur.att.Board
+		return false
 	}
 	for i := range out {
 		out[i] /= sum
 	}
-	return out
+	return true
 }

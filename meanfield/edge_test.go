@@ -19,8 +19,8 @@ func TestEdgeK5(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Found || math.Abs(r.Scaled-2.90) > 0.005*2.90 {
-		t.Errorf("found %v, edge T(1−λ)² = %.5f, want 2.90 ± 0.5%%", r.Found, r.Scaled)
+	if r.Status != Found || math.Abs(r.Scaled-2.90) > 0.005*2.90 {
+		t.Errorf("found %v, edge T(1−λ)² = %.5f, want 2.90 ± 0.5%%", r.Status == Found, r.Scaled)
 	}
 	if r.Crossing != CrossingBorder {
 		t.Errorf("crossing %q, want %q", r.Crossing, CrossingBorder)
@@ -35,14 +35,14 @@ func TestEdgeK5(t *testing.T) {
 	if d := r.BranchScaled/r.Scaled - 1; d < -r.BranchScaled*1e-4 || d > 0.02 {
 		t.Errorf("branch edge %.5f vs protocol edge %.5f", r.BranchScaled, r.Scaled)
 	}
-	if r.Herd.Kind != Periodic || r.Herd.Period != 2 || r.Herd.Balanced {
-		t.Errorf("herd %v period %d balanced %v, want a period-2 herd", r.Herd.Kind, r.Herd.Period, r.Herd.Balanced)
+	if r.Herd.Status != Periodic || r.Herd.Period != 2 || r.Herd.Balanced {
+		t.Errorf("herd %v period %d balanced %v, want a period-2 herd", r.Herd.Status, r.Herd.Period, r.Herd.Balanced)
 	}
 	if m := r.Herd.BoardMean / r.Refresh; m < 0.3 || m > 0.8 {
 		t.Errorf("herd board mean %.4f·T, want 0.3–0.8·T (model.md §2)", m)
 	}
 	t.Logf("edge %.5f (T %.3f), branch %.5f, %s, node %.4f, saddle %.4f, herd %v/%d mean %.3f, %d maps, %d probes, %d steps",
-		r.Scaled, r.Refresh, r.BranchScaled, r.Crossing, r.NodeRadius, r.SaddleEigenvalue, r.Herd.Kind, r.Herd.Period, r.Herd.BoardMean, r.Maps, r.Probes, r.Steps)
+		r.Scaled, r.Refresh, r.BranchScaled, r.Crossing, r.NodeRadius, r.SaddleEigenvalue, r.Herd.Status, r.Herd.Period, r.Herd.BoardMean, r.Maps, r.Probes, r.Steps)
 }
 
 // TestEdgeNone: with two dispatchers no edge exists down to
@@ -54,8 +54,8 @@ func TestEdgeNone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Found || r.Crossing != CrossingNone || !math.IsNaN(r.Scaled) {
-			t.Errorf("λ = %v: found %v at %.5f, crossing %q, want none", lam, r.Found, r.Scaled, r.Crossing)
+		if r.Status == Found || r.Crossing != CrossingNone || !math.IsNaN(r.Scaled) {
+			t.Errorf("λ = %v: found %v at %.5f, crossing %q, want none", lam, r.Status == Found, r.Scaled, r.Crossing)
 		}
 		t.Logf("λ = %v: none, %d maps, %d steps", lam, r.Maps, r.Steps)
 	}
@@ -99,8 +99,8 @@ func TestEdgeAboveOldStartWithGap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Found || !(r.Scaled > 8.689 && r.Scaled <= 8.692) {
-		t.Errorf("edge %.5f (found %v), want in (8.689, 8.692]", r.Scaled, r.Found)
+	if r.Status != Found || !(r.Scaled > 8.689 && r.Scaled <= 8.692) {
+		t.Errorf("edge %.5f (%v), want in (8.689, 8.692]", r.Scaled, r.Status)
 	}
 	// The reported edge lies within RelTol of the highest T known to fail.
 	if d := (r.Refresh - r.Below) / r.Refresh; !(d > 0 && d <= 1e-4) {
@@ -124,7 +124,7 @@ func TestEdgeAboveOldStartWithGap(t *testing.T) {
 func TestConfirmEdge(t *testing.T) {
 	t.Parallel()
 	const edge = 289.92 // T_edge at k = 5, λ = 0.9 (TestEdgeK5; validation.md: 2.90)
-	c, err := ConfirmEdge(5, 0.9, edge, 1e-4, 0, Service{})
+	c, err := ConfirmEdge(ConfirmSettings{Dispatchers: 5, Load: 0.9, Edge: edge, Rel: 1e-4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +133,10 @@ func TestConfirmEdge(t *testing.T) {
 	}
 	for _, a := range c.BelowKinds {
 		if a.Balanced || !a.Herd {
-			t.Errorf("below: %v period %d mean %.2f, want a herd", a.Kind, a.Period, a.BoardMean)
+			t.Errorf("below: %v period %d mean %.2f, want a herd", a.Status, a.Period, a.BoardMean)
 		}
 	}
-	c, err = ConfirmEdge(5, 0.9, 1.01*edge, 1e-4, 0, Service{})
+	c, err = ConfirmEdge(ConfirmSettings{Dispatchers: 5, Load: 0.9, Edge: 1.01 * edge, Rel: 1e-4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,15 +185,15 @@ func TestEdgeTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("k=%2d λ=%.2f found=%-5v edge=%.5f branch=%.5f %-6s node=%.4f saddle=%.4f herd=%v/%d mean=%.2f maps=%d %.2fs",
-				c.k, c.load, r.Found, r.Scaled, r.BranchScaled, r.Crossing, r.NodeRadius, r.SaddleEigenvalue, r.Herd.Kind, r.Herd.Period, r.Herd.BoardMean, r.Maps, time.Since(start).Seconds())
+				c.k, c.load, r.Status == Found, r.Scaled, r.BranchScaled, r.Crossing, r.NodeRadius, r.SaddleEigenvalue, r.Herd.Status, r.Herd.Period, r.Herd.BoardMean, r.Maps, time.Since(start).Seconds())
 			if c.ratio == 0 {
-				if r.Found || r.Crossing != CrossingNone {
+				if r.Status == Found || r.Crossing != CrossingNone {
 					t.Errorf("edge %.5f (%s), want none down to T(1−λ)² = 0.02", r.Scaled, r.Crossing)
 				}
 				return
 			}
 			ratio := r.Scaled / (0.9 * float64(c.k-2))
-			if !r.Found || math.Abs(ratio-c.ratio) > 5e-4+1.2e-4 {
+			if r.Status != Found || math.Abs(ratio-c.ratio) > 5e-4+1.2e-4 {
 				t.Errorf("ratio %.5f (edge %.5f), want %.3f ± 6.2e-4", ratio, r.Scaled, c.ratio)
 			}
 			if r.Crossing != CrossingBorder || !(r.NodeRadius < 1) {

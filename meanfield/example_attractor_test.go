@@ -14,7 +14,7 @@ func ExampleFindAttractor() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%s, period %d, balanced %v, board mean %.2f\n", a.Kind, a.Period, a.Balanced, a.BoardMean)
+	fmt.Printf("%s, period %d, balanced %v, board mean %.2f\n", a.Status, a.Period, a.Balanced, a.BoardMean)
 	// Output:
 	// fixed, period 1, balanced true, board mean 5.49
 }

@@ -10,15 +10,15 @@ import (
 // herd mean ≈ 0.40·T; the 100-server simulator measures 441.5 ± 0.3 at
 // T = 1,100).
 func ExampleHerdBranch() {
-	pts, err := meanfield.HerdBranch(meanfield.BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: []float64{1100}})
+	br, err := meanfield.HerdBranch(meanfield.BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: []float64{1100}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, p := range pts {
+	for _, p := range br.Points {
 		a := p.Attractor
 		fmt.Printf("T = %g from %s: %s, period %d, herd %v, board mean %.3f·T, response %.1f\n",
-			p.Refresh, p.Start, a.Kind, a.Period, p.Herd, a.BoardMean/p.Refresh, a.Response)
+			p.Refresh, p.Start, a.Status, a.Period, p.Herd, a.BoardMean/p.Refresh, a.Response)
 	}
 	// Output:
 	// T = 1100 from half:0.1T: periodic, period 2, herd true, board mean 0.400·T, response 441.4
@@ -33,7 +33,7 @@ func ExampleFindHerdAttractor() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%s near period %d, herd %v, board mean %.2f·T over %d maps\n", a.Kind, a.NearPeriod, a.Herd, a.BoardMean/300, a.Averaged)
+	fmt.Printf("%s near period %d, herd %v, board mean %.2f·T over %d maps\n", a.Status, a.NearPeriod, a.Herd, a.BoardMean/300, a.Averaged)
 	// Output:
 	// aperiodic near period 2, herd true, board mean 0.40·T over 256 maps
 }
@@ -41,12 +41,12 @@ func ExampleFindHerdAttractor() {
 // The smallest half-loaded backlog that tips k = 5, λ = 0.9 at T = 1,100
 // (validation.md, simulation: 0.1T tips, 0.05T recovers).
 func ExampleMinTipBacklog() {
-	f, _, err := meanfield.MinTipBacklog(5, 0.9, 1100, 0.01)
+	r, err := meanfield.MinTipBacklog(meanfield.TipSettings{Dispatchers: 5, Load: 0.9, Refresh: 1100, Tol: 0.01})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("tips from half:%.2fT\n", f)
+	fmt.Printf("tips from half:%.2fT\n", r.Fraction)
 	// Output:
 	// tips from half:0.07T
 }

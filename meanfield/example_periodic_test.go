@@ -57,7 +57,7 @@ func ExampleClassicModel() {
 		{"sqd", 2, 10, 0},
 		{"ll", 0, 2, 0},
 	} {
-		r, err := meanfield.ClassicModel(c.policy, c.d, 0.9, c.refresh, c.servers)
+		r, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: c.policy, Choices: c.d, Load: 0.9, Refresh: c.refresh, Servers: c.servers})
 		if err != nil {
 			log.Fatal(err)
 		}

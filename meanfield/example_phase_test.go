@@ -19,6 +19,6 @@ func ExampleService() {
 		return
 	}
 	fmt.Printf("%s: %s, balanced %t, board mean %.3f, response %.3f, %d phases\n",
-		r.Service, a.Kind, a.Balanced, a.BoardMean, a.Response, r.Service.PhaseCount())
+		r.Service, a.Status, a.Balanced, a.BoardMean, a.Response, r.Service.PhaseCount())
 	// Output: h2:4: fixed, balanced true, board mean 8.473, response 9.799, 2 phases
 }

@@ -6,6 +6,9 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"time"
+
+	"herd/fixedpoint"
 )
 
 // This file follows the herd branch of the refresh map (model.md §2,
@@ -174,13 +177,12 @@ const (
 // HerdSettings controls FindHerdAttractor. The zero value gives the
 // defaults.
 type HerdSettings struct {
-	// MaxIter is the largest number of map applications. Zero means 3000.
-	MaxIter int
-	// Tol: a fixed point or period-P orbit when ‖p_n − p_{n−P}‖₁ ≤ Tol, in
-	// [0, 1). Zero means 1e-9.
-	Tol float64
-	// MaxPeriod is the largest period checked, in [0, 64]. Zero means 8.
-	MaxPeriod int
+	// AttractorSettings are those of FindAttractor with other defaults:
+	// MaxIter zero means 3000; Tol, in [0, 1), zero means 1e-9 (a fixed
+	// point or period-P orbit when ‖p_n − p_{n−P}‖₁ ≤ Tol); MaxPeriod, in
+	// [0, 64], zero means 8. Spectrum adds the spectral radius of a fixed
+	// point, as in FindAttractor.
+	AttractorSettings
 	// Settle is the number of consecutive maps in the herd regime (board
 	// mean above BalancedQueueScale/(1 − λ)) taken as transient before the
 	// averaging window of an orbit that does not settle, at least 0. Zero
@@ -230,7 +232,7 @@ func (s HerdSettings) withDefaults() HerdSettings {
 // HerdAttractor is an attractor of the refresh map with the herd
 // classification and, for an orbit that does not settle, window averages.
 type HerdAttractor struct {
-	// Attractor is as FindAttractor reports it, except that Kind may be
+	// Attractor is as FindAttractor reports it, except that Status may be
 	// Aperiodic. For an Aperiodic orbit Period is 0, BoardMean, QueueMean
 	// and Response are averages over the last Averaged maps, Board is the
 	// last board reached, CutPhase, KinkDistance and Window are those of
@@ -266,7 +268,7 @@ type HerdAttractor struct {
 // Settle + Average consecutive maps without settling as Aperiodic, with
 // its observables averaged over the last Average maps (see HerdAttractor).
 // An orbit that neither settles nor stays in the herd regime within
-// MaxIter maps returns Kind Unconverged with an error wrapping
+// MaxIter maps returns Status Unconverged with an error wrapping
 // ErrNotConverged.
 func FindHerdAttractor(r Refresh, start []float64, s HerdSettings) (HerdAttractor, error) {
 	if err := s.Validate(); err != nil {
@@ -276,63 +278,85 @@ func FindHerdAttractor(r Refresh, start []float64, s HerdSettings) (HerdAttracto
 	if err != nil {
 		return HerdAttractor{}, err
 	}
-	return findHerdAttractor(m, start, s.withDefaults())
+	t0 := time.Now()
+	a, err := findHerdAttractor(m, start, s.withDefaults())
+	a.Runtime = time.Since(t0)
+	return a, err
 }
 
 // findHerdAttractor is FindHerdAttractor on a prepared map and defaulted
 // settings.
 func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttractor, error) {
 	lam := m.set.Load
-	P := s.MaxPeriod
-	ring := make([][]float64, P+1) // copies of the last P+1 boards
-	hist := make([]orbitStat, s.Average)
-	n, run, rows := 0, 0, 0
-	stopped := false
-	stop := func(res RefreshResult) bool {
-		i := n % (P + 1)
-		ring[i] = append(ring[i][:0], res.Next...)
-		hist[n%s.Average] = orbitStat{board: res.BoardMean, queue: res.QueueMean}
-		rows = max(rows, res.Rows)
-		n++
-		if balancedMeanFor(res.BoardMean, lam, m.set.Service) {
-			run = 0
-		} else {
-			run++
-		}
-		stopped = run >= s.Settle+s.Average
-		return stopped
-	}
-	a, err := findAttractor(m, start, AttractorSettings{MaxIter: s.MaxIter, Tol: s.Tol, MaxPeriod: P}, stop)
-	out := HerdAttractor{Attractor: a, Rows: rows}
-	if err != nil && !(stopped && errors.Is(err, ErrNotConverged)) {
+	w := newHerdWatch(s, lam, m.set.Service)
+	a, orbit, err := iterateAttractor(m, start, s.AttractorSettings, w.stop)
+	out := HerdAttractor{Attractor: a, Rows: w.rows}
+	if err != nil && !(w.stopped && errors.Is(err, ErrNotConverged)) {
 		return out, err
 	}
-	if a.Kind != Unconverged {
+	if a.Status != Unconverged {
 		out.Herd = !a.Balanced && !balancedMeanFor(a.BoardMean, lam, m.set.Service)
 		out.NearPeriod, out.NearResidual = a.Period, a.Residual
 		out.Averaged, out.Batches = a.Period, 1
 		return out, nil
 	}
+	// Stopped in the herd regime: an orbit that does not settle. Its
+	// nearest return among p_1 … p_n.
+	out.NearPeriod, out.NearResidual = orbit.NearPeriod(w.n - 1)
+	w.average(&out, lam)
+	return out, nil
+}
 
-	// Stopped in the herd regime: an orbit that does not settle.
-	last := ring[(n-1)%(P+1)]
-	out.NearResidual = math.Inf(1)
-	for d := 1; d <= min(P, n-1); d++ {
-		if dd := l1(last, ring[(n-1-d)%(P+1)]); dd < out.NearResidual {
-			out.NearPeriod, out.NearResidual = d, dd
-		}
+// herdWatch follows the maps of findHerdAttractor's run: the
+// observables of the last Average maps and the number of consecutive maps
+// in the herd regime.
+type herdWatch struct {
+	s       HerdSettings
+	lam     float64
+	svc     Service
+	hist    []orbitStat // hist[n%Average]: map n's observables
+	n       int         // maps seen
+	run     int         // consecutive maps in the herd regime
+	rows    int         // the most rows of one map
+	stopped bool        // the run stayed in the herd regime for Settle + Average maps
+}
+
+func newHerdWatch(s HerdSettings, lam float64, svc Service) *herdWatch {
+	return &herdWatch{s: s, lam: lam, svc: svc, hist: make([]orbitStat, s.Average)}
+}
+
+// stop records a map and ends the run once it has stayed in the herd
+// regime for Settle + Average maps.
+func (w *herdWatch) stop(res RefreshResult) bool {
+	s := w.s
+	w.hist[w.n%s.Average] = orbitStat{board: res.BoardMean, queue: res.QueueMean}
+	w.rows = max(w.rows, res.Rows)
+	w.n++
+	if balancedMeanFor(res.BoardMean, w.lam, w.svc) {
+		w.run = 0
+	} else {
+		w.run++
 	}
-	// Batches of a multiple of the near period, about 8 of them.
+	w.stopped = w.run >= s.Settle+s.Average
+	return w.stopped
+}
+
+// average makes out an Aperiodic herd with the observables averaged over
+// the last Average maps in batches of a multiple of the near period
+// (about 8 of them), their batch-means standard errors and the drift of
+// the board mean.
+func (w *herdWatch) average(out *HerdAttractor, lam float64) {
+	avg, n := w.s.Average, w.n
 	np := max(out.NearPeriod, 1)
-	bl := np * max(1, s.Average/(8*np))
-	nb := s.Average / bl
+	bl := np * max(1, avg/(8*np))
+	nb := avg / bl
 	means := make([]float64, nb)
 	var bm, qm float64
 	qmeans := make([]float64, nb)
 	for b := 0; b < nb; b++ {
 		for j := 0; j < bl; j++ {
 			// Maps n−nb·bl … n−1, oldest first.
-			st := hist[(n-nb*bl+b*bl+j)%s.Average]
+			st := w.hist[(n-nb*bl+b*bl+j)%avg]
 			means[b] += st.board
 			qmeans[b] += st.queue
 		}
@@ -343,28 +367,33 @@ func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttr
 	}
 	bm /= float64(nb)
 	qm /= float64(nb)
-	out.Kind = Aperiodic
+	out.Status = Aperiodic
 	out.Period = 0
 	out.Herd = true
 	out.BoardMean, out.QueueMean, out.Response = bm, qm, qm/lam
 	out.Residual = out.NearResidual
 	out.Averaged, out.Batches = nb*bl, nb
 	if nb >= 2 {
-		var sb, sq, sxy, sxx float64
-		xc := float64(nb-1) / 2
-		for b := 0; b < nb; b++ {
-			sb += (means[b] - bm) * (means[b] - bm)
-			sq += (qmeans[b] - qm) * (qmeans[b] - qm)
-			x := float64(b) - xc
-			sxy += x * (means[b] - bm)
-			sxx += x * x
-		}
-		f := float64(nb) * float64(nb-1)
-		out.BoardMeanSE = math.Sqrt(sb / f)
-		out.ResponseSE = math.Sqrt(sq/f) / lam
-		out.Drift = sxy / sxx / float64(bl)
+		out.BoardMeanSE, out.ResponseSE, out.Drift = batchStats(means, qmeans, bm, qm, bl, lam)
 	}
-	return out, nil
+}
+
+// batchStats returns the batch-means standard errors of the board mean and
+// of the response (qm/λ), and the least-squares slope per map of the board
+// means of batches of bl maps.
+func batchStats(means, qmeans []float64, bm, qm float64, bl int, lam float64) (float64, float64, float64) {
+	nb := len(means)
+	var sb, sq, sxy, sxx float64
+	xc := float64(nb-1) / 2
+	for b := 0; b < nb; b++ {
+		sb += (means[b] - bm) * (means[b] - bm)
+		sq += (qmeans[b] - qm) * (qmeans[b] - qm)
+		x := float64(b) - xc
+		sxy += x * (means[b] - bm)
+		sxx += x * x
+	}
+	f := float64(nb) * float64(nb-1)
+	return math.Sqrt(sb / f), math.Sqrt(sq/f) / lam, sxy / sxx / float64(bl)
 }
 
 // rescaleBoard maps a board at period from to period to by b → round(b·to/from),
@@ -446,35 +475,54 @@ type BranchPoint struct {
 	Herd bool
 }
 
+// HerdBranchResult is the herd branch of HerdBranch.
+type HerdBranchResult struct {
+	// Points are the attractors at the periods of BranchSettings.Refresh,
+	// in the order given (those computed so far, with an error).
+	Points []BranchPoint
+	// Stats: Maps counts the map applications, Probes the points.
+	Stats
+}
+
 // HerdBranch computes the attractor of the refresh map at each T of
 // s.Refresh from s.Start (model.md §2; validation.md: half:0.1T at k = 5,
 // λ = 0.9 gives a herd of mean ≈ 0.40·T for T from 300 to 3,000), or, with
 // Continue, follows the herd from T to T by warm starts. A point that does
-// not converge is kept with Kind Unconverged; only invalid settings and
+// not converge is kept with Status Unconverged; only invalid settings and
 // map failures (ErrRefreshRows) return an error, with the points computed
 // so far.
-func HerdBranch(s BranchSettings) ([]BranchPoint, error) {
+func HerdBranch(s BranchSettings) (HerdBranchResult, error) {
 	if err := s.Validate(); err != nil {
-		return nil, err
+		return HerdBranchResult{}, err
 	}
+	start := time.Now()
+	var res HerdBranchResult
+	err := herdBranch(s, &res)
+	res.Runtime = time.Since(start)
+	return res, err
+}
+
+func herdBranch(s BranchSettings, res *HerdBranchResult) error {
 	hs := s.Attractor.withDefaults()
-	out := make([]BranchPoint, 0, len(s.Refresh))
+	res.Points = make([]BranchPoint, 0, len(s.Refresh))
 	for i, T := range s.Refresh {
 		start, name := s.Service.Lift(s.Start.Board(T)), s.Start.String()
-		if s.Continue && i > 0 && out[i-1].Herd {
-			start, name = s.Service.rescaleState(out[i-1].Attractor.Board, s.Refresh[i-1], T), "continued"
+		if prev := res.Points; s.Continue && i > 0 && prev[i-1].Herd {
+			start, name = s.Service.rescaleState(prev[i-1].Attractor.Board, s.Refresh[i-1], T), "continued"
 		}
 		m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service})
 		if err != nil {
-			return out, err
+			return err
 		}
 		a, err := findHerdAttractor(m, start, hs)
+		res.Maps += a.Maps
+		res.Probes++
 		if err != nil && !errors.Is(err, ErrNotConverged) {
-			return out, fmt.Errorf("meanfield: herd branch at T = %g: %w", T, err)
+			return fmt.Errorf("meanfield: herd branch at T = %g: %w", T, err)
 		}
-		out = append(out, BranchPoint{Refresh: T, Start: name, Attractor: a, Herd: a.Herd})
+		res.Points = append(res.Points, BranchPoint{Refresh: T, Start: name, Attractor: a, Herd: a.Herd})
 	}
-	return out, nil
+	return nil
 }
 
 // Defaults of BistableSettings.
@@ -576,15 +624,14 @@ func (s BistableSettings) Validate() error {
 // BistableResult is the coexistence range of the balanced state and the
 // herd for one (k, λ).
 type BistableResult struct {
-	// EdgeFound is false when a balanced state persists down to Edge's
-	// MinScaled (no edge; the balanced state exists at every T scanned).
-	EdgeFound bool
+	// Status is Found when a herd was reached at the seed T, else NotFound
+	// (then the Herd fields are NaN).
+	Status Status
 	// EdgeRefresh is the protocol edge of Edge: the balanced state exists
-	// above it. EdgeScaled = EdgeRefresh·(1−λ)².
+	// above it (NaN when Edge.Status is NotFound: a balanced state
+	// persists down to Edge's MinScaled). EdgeScaled =
+	// EdgeRefresh·(1−λ)².
 	EdgeRefresh, EdgeScaled float64
-	// HerdFound is false when no herd was reached at the seed T (then the
-	// other Herd fields are NaN).
-	HerdFound bool
 	// The herd attractor exists, following its branch from the seed, for
 	// T in [HerdLow, HerdHigh]; LowOpen (HighOpen) is true when it still
 	// exists at MinScaled (MaxScaled), so the range may go further.
@@ -603,8 +650,9 @@ type BistableResult struct {
 	Points []BranchPoint
 	// Edge is the full edge computation.
 	Edge EdgeResult
-	// Maps counts refresh-map applications in all, the edge's included.
-	Maps int
+	// Stats: Maps counts refresh-map applications in all, the edge's
+	// included, and Probes the herd points computed.
+	Stats
 }
 
 // Bistable computes the range of T where the balanced fixed point and a
@@ -640,22 +688,41 @@ func Bistable(s BistableSettings) (BistableResult, error) {
 	if err := s.Validate(); err != nil {
 		return BistableResult{}, err
 	}
-	s = s.withDefaults()
+	start := time.Now()
+	b := &bistableRun{s: s.withDefaults()}
+	err := b.run()
+	if err == nil {
+		slices.SortFunc(b.res.Points, func(a, b BranchPoint) int { return cmpFloat(a.Refresh, b.Refresh) })
+	}
+	b.res.Runtime = time.Since(start)
+	return b.res, err
+}
+
+// bistableRun is the state of one Bistable computation.
+type bistableRun struct {
+	s   BistableSettings // with defaults
+	hs  HerdSettings     // with defaults
+	res BistableResult
+}
+
+// run is Bistable's method, steps (1)–(4).
+func (b *bistableRun) run() error {
+	s := b.s
 	nan := math.NaN()
-	res := BistableResult{EdgeRefresh: nan, EdgeScaled: nan, HerdLow: nan, HerdHigh: nan,
+	b.res = BistableResult{Status: NotFound, EdgeRefresh: nan, EdgeScaled: nan, HerdLow: nan, HerdHigh: nan,
 		LowScaled: nan, HighScaled: nan, Low: nan, High: nan}
+	res := &b.res
 	scale := (1 - s.Load) * (1 - s.Load)
-	hs := s.Attractor.withDefaults()
+	b.hs = s.Attractor.withDefaults()
 
 	edge, err := Edge(EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, HerdMaps: -1, Service: s.Service})
 	res.Edge = edge
 	res.Maps += edge.Maps
 	if err != nil {
-		return res, fmt.Errorf("meanfield: bistable: %w", err)
+		return fmt.Errorf("meanfield: bistable: %w", err)
 	}
-	res.EdgeFound = edge.Found
 	seed := 3 / scale
-	if edge.Found {
+	if edge.Status == Found {
 		res.EdgeRefresh, res.EdgeScaled = edge.Refresh, edge.Scaled
 		seed = 0.999 * edge.Refresh
 	}
@@ -663,103 +730,111 @@ func Bistable(s BistableSettings) (BistableResult, error) {
 	seed = min(max(seed, tMin), tMax)
 	res.Seed = seed
 
-	eval := func(T float64, start []float64, name string) (BranchPoint, error) {
-		m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service})
-		if err != nil {
-			return BranchPoint{}, err
-		}
-		a, err := findHerdAttractor(m, start, hs)
-		res.Maps += a.Iterations
-		if err != nil && !errors.Is(err, ErrNotConverged) {
-			return BranchPoint{}, fmt.Errorf("meanfield: bistable at T = %g: %w", T, err)
-		}
-		p := BranchPoint{Refresh: T, Start: name, Attractor: a, Herd: a.Herd}
-		res.Points = append(res.Points, p)
-		return p, nil
+	first, err := b.seed(seed)
+	if err != nil || !first.Herd {
+		return err
 	}
-	first, err := eval(seed, s.Service.Lift(s.Start.Board(seed)), s.Start.String())
+	res.Status = Found
+	hi, open, err := b.follow(first, tMax)
 	if err != nil {
-		return res, err
-	}
-	if !first.Herd {
-		// Below the edge no balanced state exists: the empty board ends in
-		// the herd there (or in no herd at all).
-		first, err = eval(seed, BoardEmpty(), "empty")
-		if err != nil {
-			return res, err
-		}
-	}
-	if !first.Herd {
-		slices.SortFunc(res.Points, func(a, b BranchPoint) int { return cmpFloat(a.Refresh, b.Refresh) })
-		return res, nil
-	}
-	res.HerdFound = true
-
-	// follow walks from the herd at p towards limit (up when limit > p.T)
-	// and returns the last T where the herd exists and whether it reached
-	// limit.
-	follow := func(p BranchPoint, limit float64) (float64, bool, error) {
-		up := limit > p.Refresh
-		ratio := s.Step
-		if !up {
-			ratio = 1 / s.Step
-		}
-		for {
-			T := p.Refresh * ratio
-			if (up && T > limit) || (!up && T < limit) {
-				T = limit
-			}
-			if T == p.Refresh {
-				return T, true, nil
-			}
-			q, err := eval(T, s.Service.rescaleState(p.Attractor.Board, p.Refresh, T), "continued")
-			if err != nil {
-				return p.Refresh, false, err
-			}
-			if q.Herd {
-				if T == limit {
-					return T, true, nil
-				}
-				p = q
-				continue
-			}
-			// Lost between p.Refresh and T: bisect in log T.
-			lost := T
-			for math.Abs(math.Log(lost/p.Refresh)) > s.RelTol {
-				mid := math.Sqrt(lost * p.Refresh)
-				q, err := eval(mid, s.Service.rescaleState(p.Attractor.Board, p.Refresh, mid), "continued")
-				if err != nil {
-					return p.Refresh, false, err
-				}
-				if q.Herd {
-					p = q
-				} else {
-					lost = mid
-				}
-			}
-			return p.Refresh, false, nil
-		}
-	}
-	hi, open, err := follow(first, tMax)
-	if err != nil {
-		return res, err
+		return err
 	}
 	res.HerdHigh, res.HighOpen = hi, open
-	lo, open, err := follow(first, tMin)
+	lo, open, err := b.follow(first, tMin)
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.HerdLow, res.LowOpen = lo, open
 	res.LowScaled, res.HighScaled = res.HerdLow*scale, res.HerdHigh*scale
 	low := res.HerdLow
-	if edge.Found {
+	if edge.Status == Found {
 		low = max(low, edge.Refresh)
 	}
 	if low <= res.HerdHigh {
 		res.Low, res.High = low, res.HerdHigh
 	}
-	slices.SortFunc(res.Points, func(a, b BranchPoint) int { return cmpFloat(a.Refresh, b.Refresh) })
-	return res, nil
+	return nil
+}
+
+// eval finds the herd attractor at T from start and records the point.
+func (b *bistableRun) eval(T float64, start []float64, name string) (BranchPoint, error) {
+	s := b.s
+	m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service})
+	if err != nil {
+		return BranchPoint{}, err
+	}
+	a, err := findHerdAttractor(m, start, b.hs)
+	b.res.Maps += a.Maps
+	b.res.Probes++
+	if err != nil && !errors.Is(err, ErrNotConverged) {
+		return BranchPoint{}, fmt.Errorf("meanfield: bistable at T = %g: %w", T, err)
+	}
+	p := BranchPoint{Refresh: T, Start: name, Attractor: a, Herd: a.Herd}
+	b.res.Points = append(b.res.Points, p)
+	return p, nil
+}
+
+// seed is step (2): the herd at the seed T from Start or, failing that,
+// from the empty board.
+func (b *bistableRun) seed(T float64) (BranchPoint, error) {
+	s := b.s
+	first, err := b.eval(T, s.Service.Lift(s.Start.Board(T)), s.Start.String())
+	if err != nil || first.Herd {
+		return first, err
+	}
+	// Below the edge no balanced state exists: the empty board ends in
+	// the herd there (or in no herd at all).
+	return b.eval(T, BoardEmpty(), "empty")
+}
+
+// continued finds the herd at T warm-started from the herd at p.
+func (b *bistableRun) continued(p BranchPoint, T float64) (BranchPoint, error) {
+	return b.eval(T, b.s.Service.rescaleState(p.Attractor.Board, p.Refresh, T), "continued")
+}
+
+// follow walks from the herd at p towards limit (up when limit > p.T) on
+// the geometric grid of ratio Step and returns the last T where the herd
+// exists and whether it reached limit; a loss is bisected in log T
+// (fixedpoint.BisectGeometric) to RelTol, each midpoint warm-started
+// from the herd below it.
+func (b *bistableRun) follow(p BranchPoint, limit float64) (float64, bool, error) {
+	up := limit > p.Refresh
+	ratio := b.s.Step
+	if !up {
+		ratio = 1 / b.s.Step
+	}
+	var lost float64
+	for {
+		T := p.Refresh * ratio
+		if (up && T > limit) || (!up && T < limit) {
+			T = limit
+		}
+		if T == p.Refresh {
+			return T, true, nil
+		}
+		q, err := b.continued(p, T)
+		if err != nil {
+			return p.Refresh, false, err
+		}
+		if !q.Herd {
+			lost = T
+			break
+		}
+		if T == limit {
+			return T, true, nil
+		}
+		p = q
+	}
+	// Lost between p.Refresh and T: bisect in log T.
+	herd := func(mid float64) (bool, error) {
+		q, err := b.continued(p, mid)
+		if err == nil && q.Herd {
+			p = q
+		}
+		return q.Herd, err
+	}
+	_, _, err := fixedpoint.BisectGeometric(herd, p.Refresh, lost, b.s.RelTol)
+	return p.Refresh, false, err
 }
 
 func cmpFloat(a, b float64) int {
@@ -785,37 +860,73 @@ const (
 	DefaultTipTol = 0.005
 )
 
+// TipSettings controls MinTipBacklog. The zero value of Tol means its
+// default.
+type TipSettings struct {
+	// Dispatchers is k, in [1, 256].
+	Dispatchers int
+	// Load is λ, in (0, 1).
+	Load float64
+	// Refresh is the period T, in (0, 1e6].
+	Refresh float64
+	// Tol is the bracket on B/T, in (0, 1). Zero means 0.005.
+	Tol float64
+}
+
+// TipResult is the smallest tipping backlog of MinTipBacklog.
+type TipResult struct {
+	// Fraction is the smallest half-loaded backlog found to tip, B/T (NaN
+	// when Status is not Found).
+	Fraction float64
+	// Status is Found, or NotFound when even B = T does not tip.
+	Status Status
+	// Stats: Probes counts the attractor evaluations (one per backlog
+	// tried), Maps their map applications.
+	Stats
+}
+
 // MinTipBacklog returns the smallest half-loaded backlog B/T (half the
 // servers at B jobs, half empty; model.md §1 start half:B) from which the
 // refresh map of k dispatchers at load λ and period T ends in a herd, by
-// bisection on the integer B in [1, T] to a bracket of max(1, tol·T) jobs
-// (tol = 0 means 0.005). It returns the upper end of the final bracket, as
-// a fraction of T, and the number of attractor evaluations. It assumes the
-// verdict is monotone in B (checked only at the ends). Each verdict is the
-// attractor's: a balanced fixed point, or a herd once the orbit has stayed
-// in the herd regime for 80 maps (fixed, periodic or not).
+// bisection on the integer B in [1, T] (fixedpoint.BisectInt) to a bracket
+// of max(1, Tol·T) jobs. Fraction is the upper end of the final bracket,
+// as a fraction of T. It assumes the verdict is monotone in B (checked
+// only at the ends). Each verdict is the attractor's: a balanced fixed
+// point, or a herd once the orbit has stayed in the herd regime for 80
+// maps (fixed, periodic or not). When even B = T does not tip, Status is
+// NotFound and the error wraps ErrNoTip.
 //
 // validation.md (simulation, 100 servers, k = 5, λ = 0.9): 0.1T tips,
 // 0.05T recovers, for T from 450 to 2,000.
-func MinTipBacklog(k int, load, refresh, tol float64) (fraction float64, evals int, err error) {
-	r := Refresh{Dispatchers: k, Load: load, Period: refresh}
+func MinTipBacklog(s TipSettings) (TipResult, error) {
+	start := time.Now()
+	res := TipResult{Fraction: math.NaN(), Status: NotFound}
+	err := minTipBacklog(s, &res)
+	res.Runtime = time.Since(start)
+	return res, err
+}
+
+func minTipBacklog(s TipSettings, res *TipResult) error {
+	refresh, tol := s.Refresh, s.Tol
+	r := Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: refresh}
 	if err := r.Validate(); err != nil {
-		return math.NaN(), 0, err
+		return err
 	}
 	if tol == 0 {
 		tol = DefaultTipTol
 	}
 	if !(tol > 0 && tol < 1) {
-		return math.NaN(), 0, fmt.Errorf("meanfield: MinTipBacklog tol = %v outside (0, 1) (0 means %g)", tol, DefaultTipTol)
+		return fmt.Errorf("meanfield: TipSettings.Tol = %v outside (0, 1) (0 means %g)", tol, DefaultTipTol)
 	}
 	m, err := NewRefreshMap(r)
 	if err != nil {
-		return math.NaN(), 0, err
+		return err
 	}
 	hs := HerdSettings{Settle: tipSettle, Average: tipAverage}.withDefaults()
 	tips := func(b int) (bool, error) {
-		evals++
+		res.Probes++
 		a, err := findHerdAttractor(m, BoardHalf(b), hs)
+		res.Maps += a.Maps
 		if err != nil {
 			return false, fmt.Errorf("meanfield: MinTipBacklog at B = %d: %w", b, err)
 		}
@@ -824,24 +935,16 @@ func MinTipBacklog(k int, load, refresh, tol float64) (fraction float64, evals i
 	hi := max(1, int(math.Floor(refresh)))
 	ok, err := tips(hi)
 	if err != nil {
-		return math.NaN(), evals, err
+		return err
 	}
 	if !ok {
-		return math.NaN(), evals, fmt.Errorf("meanfield: MinTipBacklog at T = %g: %w", refresh, ErrNoTip)
+		return fmt.Errorf("meanfield: MinTipBacklog at T = %g: %w", refresh, ErrNoTip)
 	}
-	lo := 0 // B = 0 is not evaluated: the bracket's lower end
-	width := max(1, int(math.Floor(tol*refresh)))
-	for hi-lo > width {
-		mid := lo + (hi-lo)/2
-		ok, err := tips(mid)
-		if err != nil {
-			return math.NaN(), evals, err
-		}
-		if ok {
-			hi = mid
-		} else {
-			lo = mid
-		}
+	// B = 0 is not evaluated: the bracket's lower end.
+	hi, err = fixedpoint.BisectInt(tips, 0, hi, max(1, int(math.Floor(tol*refresh))))
+	if err != nil {
+		return err
 	}
-	return float64(hi) / refresh, evals, nil
+	res.Fraction, res.Status = float64(hi)/refresh, Found
+	return nil
 }

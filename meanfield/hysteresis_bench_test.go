@@ -22,7 +22,7 @@ func BenchmarkFindHerdAttractor(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(a.Iterations), "maps")
+			b.ReportMetric(float64(a.Maps), "maps")
 			b.ReportMetric(float64(a.Rows), "rows")
 		})
 	}

@@ -30,15 +30,16 @@ func TestHerdBranchPublished(t *testing.T) {
 	for i, c := range cases {
 		Ts[i] = c.T
 	}
-	pts, err := HerdBranch(BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: Ts})
+	br, err := HerdBranch(BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: Ts})
 	if err != nil {
 		t.Fatal(err)
 	}
+	pts := br.Points
 	for i, c := range cases {
 		p := pts[i]
 		a := p.Attractor
-		if !p.Herd || a.Kind != Periodic || a.Period != 2 || p.Start != "half:0.1T" {
-			t.Errorf("T = %g: herd %v, kind %v, period %d, start %q; want a period-2 herd from half:0.1T", c.T, p.Herd, a.Kind, a.Period, p.Start)
+		if !p.Herd || a.Status != Periodic || a.Period != 2 || p.Start != "half:0.1T" {
+			t.Errorf("T = %g: herd %v, kind %v, period %d, start %q; want a period-2 herd from half:0.1T", c.T, p.Herd, a.Status, a.Period, p.Start)
 		}
 		if rel := math.Abs(a.Response-c.sim) / c.sim; rel > 0.01 {
 			t.Errorf("T = %g: response %.3f, simulator %.1f (rel. diff %.3g > 1%%)", c.T, a.Response, c.sim, rel)
@@ -51,7 +52,7 @@ func TestHerdBranchPublished(t *testing.T) {
 			t.Errorf("T = %g: truncation %.3g ≥ %g", c.T, a.Truncation, DefaultRefreshTol)
 		}
 		t.Logf("T = %g: %s, board mean %.4f (%.5f·T), response %.4f (sim %.1f), rows %d (1.1(2λ−1)T = %.0f), truncation %.2g, %d maps",
-			c.T, a.Kind, a.BoardMean, a.BoardMean/c.T, a.Response, c.sim, a.Rows, 1.1*0.8*c.T, a.Truncation, a.Iterations)
+			c.T, a.Status, a.BoardMean, a.BoardMean/c.T, a.Response, c.sim, a.Rows, 1.1*0.8*c.T, a.Truncation, a.Maps)
 	}
 }
 
@@ -65,11 +66,11 @@ func TestHerdAperiodic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Kind != Aperiodic || !a.Herd || a.NearPeriod != 2 || a.Period != 0 {
-		t.Fatalf("kind %v, herd %v, near period %d, period %d; want an aperiodic herd near period 2", a.Kind, a.Herd, a.NearPeriod, a.Period)
+	if a.Status != Aperiodic || !a.Herd || a.NearPeriod != 2 || a.Period != 0 {
+		t.Fatalf("kind %v, herd %v, near period %d, period %d; want an aperiodic herd near period 2", a.Status, a.Herd, a.NearPeriod, a.Period)
 	}
-	if a.Averaged != DefaultHerdAverage || a.Batches < 2 || a.Iterations != DefaultHerdSettle+DefaultHerdAverage {
-		t.Errorf("averaged %d in %d batches after %d maps", a.Averaged, a.Batches, a.Iterations)
+	if a.Averaged != DefaultHerdAverage || a.Batches < 2 || a.Maps != DefaultHerdSettle+DefaultHerdAverage {
+		t.Errorf("averaged %d in %d batches after %d maps", a.Averaged, a.Batches, a.Maps)
 	}
 	if r := a.BoardMean / 300; math.Abs(r-0.40) > 0.01 {
 		t.Errorf("board mean %.3f = %.4f·T, want 0.40·T", a.BoardMean, r)
@@ -78,11 +79,11 @@ func TestHerdAperiodic(t *testing.T) {
 	if !(a.BoardMeanSE < 1e-3 && a.ResponseSE < 1e-3) || a.Residual != a.NearResidual || a.Residual > 1e-4 {
 		t.Errorf("SE %.3g / %.3g, residual %.3g, near %.3g", a.BoardMeanSE, a.ResponseSE, a.Residual, a.NearResidual)
 	}
-	if a.Kind.String() != "aperiodic" {
-		t.Errorf("name %q", a.Kind)
+	if a.Status.String() != "aperiodic" {
+		t.Errorf("name %q", a.Status)
 	}
 	t.Logf("board mean %.4f ± %.2g, response %.4f ± %.2g, near period %d at %.2g, drift %.2g per map, %d maps",
-		a.BoardMean, a.BoardMeanSE, a.Response, a.ResponseSE, a.NearPeriod, a.NearResidual, a.Drift, a.Iterations)
+		a.BoardMean, a.BoardMeanSE, a.Response, a.ResponseSE, a.NearPeriod, a.NearResidual, a.Drift, a.Maps)
 }
 
 // TestMinTipBacklog: validation.md, "5 dispatchers, λ = 0.9 … 0.1T tips,
@@ -95,7 +96,8 @@ func TestMinTipBacklog(t *testing.T) {
 		Ts = append(Ts, 450, 2000)
 	}
 	for _, T := range Ts {
-		f, evals, err := MinTipBacklog(5, 0.9, T, 0)
+		tr, err := MinTipBacklog(TipSettings{Dispatchers: 5, Load: 0.9, Refresh: T})
+		f, evals := tr.Fraction, tr.Probes
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,16 +121,16 @@ func TestHerdOneDispatcher(t *testing.T) {
 		Ts = append(Ts, 3000)
 	}
 	for _, st := range starts {
-		pts, err := HerdBranch(BranchSettings{Dispatchers: 1, Load: 0.9, Refresh: Ts, Start: st})
+		br, err := HerdBranch(BranchSettings{Dispatchers: 1, Load: 0.9, Refresh: Ts, Start: st})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range pts {
+		for _, p := range br.Points {
 			a := p.Attractor
 			if p.Herd || !a.Balanced {
-				t.Errorf("k = 1, T = %g, %s: %v, herd %v, board mean %.3f; want balanced", p.Refresh, p.Start, a.Kind, p.Herd, a.BoardMean)
+				t.Errorf("k = 1, T = %g, %s: %v, herd %v, board mean %.3f; want balanced", p.Refresh, p.Start, a.Status, p.Herd, a.BoardMean)
 			}
-			t.Logf("k = 1, T = %g, %s: %v, board mean %.4f, response %.4f, %d maps", p.Refresh, p.Start, a.Kind, a.BoardMean, a.Response, a.Iterations)
+			t.Logf("k = 1, T = %g, %s: %v, board mean %.4f, response %.4f, %d maps", p.Refresh, p.Start, a.Status, a.BoardMean, a.Response, a.Maps)
 		}
 	}
 }
@@ -138,16 +140,16 @@ func TestHerdOneDispatcher(t *testing.T) {
 func TestHerdTwoDispatchers(t *testing.T) {
 	t.Parallel()
 	Ts := []float64{5, 10, 20, 50, 100, 200, 300}
-	pts, err := HerdBranch(BranchSettings{Dispatchers: 2, Load: 0.9, Refresh: Ts, Start: HerdStart{Fraction: 0.2}})
+	br, err := HerdBranch(BranchSettings{Dispatchers: 2, Load: 0.9, Refresh: Ts, Start: HerdStart{Fraction: 0.2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pts {
+	for _, p := range br.Points {
 		a := p.Attractor
 		if p.Herd || !a.Balanced {
-			t.Errorf("k = 2, T = %g: %v, herd %v, board mean %.3f; want balanced", p.Refresh, a.Kind, p.Herd, a.BoardMean)
+			t.Errorf("k = 2, T = %g: %v, herd %v, board mean %.3f; want balanced", p.Refresh, a.Status, p.Herd, a.BoardMean)
 		}
-		t.Logf("k = 2, T = %g: %v, board mean %.4f, response %.4f, %d maps", p.Refresh, a.Kind, a.BoardMean, a.Response, a.Iterations)
+		t.Logf("k = 2, T = %g: %v, board mean %.4f, response %.4f, %d maps", p.Refresh, a.Status, a.BoardMean, a.Response, a.Maps)
 	}
 }
 
@@ -177,8 +179,8 @@ func TestBistable(t *testing.T) {
 		if k == 5 {
 			// The herd reaches the top of the scan (open), so the bistable
 			// range runs from the edge to it.
-			if math.Abs(r.EdgeScaled-2.90) > 0.005 || !r.HerdFound || !r.HighOpen || r.High != r.HerdHigh || r.Low != r.EdgeRefresh {
-				t.Errorf("k = 5: edge %.4f, herd found %v, high open %v, bistable [%v, %v]; want edge 2.90 and a herd up to T(1−λ)² = %g", r.EdgeScaled, r.HerdFound, r.HighOpen, r.Low, r.High, s.MaxScaled)
+			if math.Abs(r.EdgeScaled-2.90) > 0.005 || r.Status != Found || !r.HighOpen || r.High != r.HerdHigh || r.Low != r.EdgeRefresh {
+				t.Errorf("k = 5: edge %.4f, herd found %v, high open %v, bistable [%v, %v]; want edge 2.90 and a herd up to T(1−λ)² = %g", r.EdgeScaled, r.Status == Found, r.HighOpen, r.Low, r.High, s.MaxScaled)
 			}
 		}
 	}
@@ -190,9 +192,9 @@ func TestHerdSettingsValidate(t *testing.T) {
 		HerdStart{Kind: "single"}.Validate(),
 		HerdStart{Fraction: -1}.Validate(),
 		HerdStart{Fraction: 5}.Validate(),
-		HerdSettings{MaxIter: -1}.Validate(),
-		HerdSettings{Tol: math.NaN()}.Validate(),
-		HerdSettings{MaxPeriod: 65}.Validate(),
+		HerdSettings{AttractorSettings: AttractorSettings{MaxIter: -1}}.Validate(),
+		HerdSettings{AttractorSettings: AttractorSettings{Tol: math.NaN()}}.Validate(),
+		HerdSettings{AttractorSettings: AttractorSettings{MaxPeriod: 65}}.Validate(),
 		HerdSettings{Settle: -1}.Validate(),
 		HerdSettings{Average: 8}.Validate(),
 		BranchSettings{Dispatchers: 0, Load: 0.9, Refresh: []float64{10}}.Validate(),
@@ -218,7 +220,7 @@ func TestHerdSettingsValidate(t *testing.T) {
 			t.Errorf("valid case %d: %v", i, err)
 		}
 	}
-	if _, _, err := MinTipBacklog(5, 0.9, 100, 2); err == nil {
+	if _, err := MinTipBacklog(TipSettings{Dispatchers: 5, Load: 0.9, Refresh: 100, Tol: 2}); err == nil {
 		t.Error("MinTipBacklog accepted tol = 2")
 	}
 	if _, err := HerdBranch(BranchSettings{Dispatchers: 5, Load: 0.9}); err == nil {
@@ -266,8 +268,9 @@ func TestHerdStartBoard(t *testing.T) {
 // MinTipBacklog reports ErrNoTip.
 func TestMinTipBacklogNoTip(t *testing.T) {
 	t.Parallel()
-	f, evals, err := MinTipBacklog(1, 0.9, 300, 0)
-	if !errors.Is(err, ErrNoTip) || !math.IsNaN(f) || evals != 1 {
+	tr, err := MinTipBacklog(TipSettings{Dispatchers: 1, Load: 0.9, Refresh: 300})
+	f, evals := tr.Fraction, tr.Probes
+	if !errors.Is(err, ErrNoTip) || !math.IsNaN(f) || evals != 1 || tr.Status != NotFound {
 		t.Errorf("got %v, %d evaluations, %v; want NaN, 1, ErrNoTip", f, evals, err)
 	}
 }
@@ -299,9 +302,9 @@ func TestHerdTenDispatchers(t *testing.T) {
 			t.Fatal(err)
 		}
 		if a.Herd != c.herd || math.Abs(a.Response-c.sim)/c.sim > 0.05 {
-			t.Errorf("T = %g: %v, herd %v, response %.3f ± %.2g; want herd %v, %.0f within 5%%", c.T, a.Kind, a.Herd, a.Response, a.ResponseSE, c.herd, c.sim)
+			t.Errorf("T = %g: %v, herd %v, response %.3f ± %.2g; want herd %v, %.0f within 5%%", c.T, a.Status, a.Herd, a.Response, a.ResponseSE, c.herd, c.sim)
 		}
 		t.Logf("k = 10, T = %g: %v (near period %d at %.2g), board mean %.3f, response %.3f ± %.2g (sim %.0f), %d maps",
-			c.T, a.Kind, a.NearPeriod, a.NearResidual, a.BoardMean, a.Response, a.ResponseSE, c.sim, a.Iterations)
+			c.T, a.Status, a.NearPeriod, a.NearResidual, a.BoardMean, a.Response, a.ResponseSE, c.sim, a.Maps)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
+
+	"herd/fixedpoint"
 )
 
 // UpdatePolicy is the dispatching policy of the periodic-update model.
@@ -684,8 +687,9 @@ func growTo(out []float64, n, maxRows int) ([]float64, error) {
 // PeriodicResult is the attractor of the periodic-update map reached by
 // PeriodicUpdate.Solve.
 type PeriodicResult struct {
-	// Converged reports that a fixed point or a cycle was found.
-	Converged bool
+	// Status is FixedPoint, Periodic, or Unconverged when MaxIter maps
+	// passed first.
+	Status Status
 	// Period is 1 for a fixed point, P ≥ 2 for a cycle of P boards, 0 when
 	// unconverged.
 	Period int
@@ -707,8 +711,8 @@ type PeriodicResult struct {
 	// irregular attractor are correlated, batches less so); 0 for a
 	// cycle.
 	ResponseSE float64
-	// Iterations counts map applications.
-	Iterations int
+	// Stats.Maps counts map applications.
+	Stats
 	// Residual is the last ‖p_n − p_{n−P}‖₁ (P = 1 when unconverged).
 	Residual float64
 	// Contraction is the ratio of the last two residuals ‖p_n − p_{n−1}‖₁
@@ -734,96 +738,101 @@ type PeriodicResult struct {
 // long-run average with its batch-means standard error.
 //
 // When MaxIter maps pass first, Solve returns the last state reached
-// (Converged false) with an error wrapping ErrNotConverged. Invalid
+// (Status Unconverged) with an error wrapping ErrNotConverged. Invalid
 // settings or boards, and map failures, return other errors.
 func (u PeriodicUpdate) Solve(start []float64) (PeriodicResult, error) {
 	m, err := NewPeriodicMap(u)
 	if err != nil {
 		return PeriodicResult{}, err
 	}
+	t0 := time.Now()
+	r, err := m.solve(start)
+	r.Runtime = time.Since(t0)
+	return r, err
+}
+
+// solve is Solve on a prepared map.
+func (m *PeriodicMap) solve(start []float64) (PeriodicResult, error) {
+	var err error
 	if start == nil {
 		start = []float64{1}
 	}
 	s := m.set
 	P := s.MaxPeriod
-	ring := make([][]float64, P+1) // ring[i%(P+1)] = p_i
-	type stat struct{ board, queue float64 }
-	stats := make([]stat, P+1)
-	p := append([]float64(nil), start...)
-	ring[0] = p
+	o := fixedpoint.NewOrbit(P, append([]float64(nil), start...), l1)
+	stats := make([]periodicStat, P+1)
 	out := PeriodicResult{Contraction: math.NaN()}
 	var st PeriodicStep
 	prevRes := math.NaN()
 	half := s.MaxIter / 2
 	var tail []PeriodicStep // observables of maps half+1 … MaxIter (Next unset)
 	for n := 0; n < s.MaxIter; n++ {
-		dst := ring[(n+1)%(P+1)]
-		if n < P {
-			dst = nil
-		}
-		st, err = m.Apply(dst, p)
-		out.Iterations++
+		st, err = m.Apply(o.Spare(), o.Back(0))
+		out.Maps++
 		if err != nil {
 			return out, fmt.Errorf("meanfield: periodic update: map %d: %w", n+1, err)
 		}
 		out.Truncation = max(out.Truncation, st.Truncation)
-		stats[n%(P+1)] = stat{st.BoardMean, st.QueueMean}
+		stats[n%(P+1)] = periodicStat{st.BoardMean, st.QueueMean}
 		if n >= half {
 			tail = append(tail, PeriodicStep{BoardMean: st.BoardMean, QueueMean: st.QueueMean, Response: st.Response})
 		}
-		p = st.Next
-		ring[(n+1)%(P+1)] = p
-		minSep := math.Inf(1)
-		per := 0
-		var d1 float64
-		for d := 1; d <= min(P, n+1); d++ {
-			dist := l1(p, ring[(n+1-d)%(P+1)])
-			if d == 1 {
-				d1 = dist
-			}
-			if dist <= s.Tol && (d == 1 || minSep >= math.Sqrt(s.Tol)) {
-				per = d
-				out.Residual = dist
-				break
-			}
-			minSep = min(minSep, dist)
-		}
+		o.Push(st.Next)
+		per := o.Period(s.Tol, math.Sqrt(s.Tol), 1)
+		d1 := o.Distance(1)
 		if per == 0 {
 			out.Residual = d1
 			prevRes = d1
 			continue
 		}
-		out.Converged = true
-		out.Period = per
-		if per == 1 {
-			out.Board = append([]float64(nil), p...)
-			if prevRes > 0 {
-				out.Contraction = d1 / prevRes
-			}
-		} else {
-			// The cycle is p_{n+2−per}, …, p_{n+1}.
-			out.Board = append([]float64(nil), ring[(n+2-per)%(P+1)]...)
+		out.Residual = o.Distance(per)
+		if per == 1 && prevRes > 0 {
+			out.Contraction = d1 / prevRes
 		}
-		var bm, qm float64
-		for j := 0; j < per; j++ {
-			x := stats[(n-j)%(P+1)]
-			bm += x.board
-			qm += x.queue
-		}
-		out.BoardMean, out.QueueMean = bm/float64(per), qm/float64(per)
-		out.Response = out.QueueMean / s.Load
-		out.Averaged = per
+		closeCycle(&out, o, stats, per, s.Load)
 		return out, nil
 	}
-	out.Board = append([]float64(nil), p...)
+	out.Board = append([]float64(nil), o.Back(0)...)
+	averageTail(&out, tail, s.Load)
+	return out, fmt.Errorf("meanfield: periodic update: ‖p_n − p_{n−1}‖₁ = %.3g after %d maps: %w", out.Residual, out.Maps, ErrNotConverged)
+}
+
+// periodicStat is what Solve keeps of one map.
+type periodicStat struct{ board, queue float64 }
+
+// closeCycle fills out with the cycle of period per that the newest board
+// p_{n+1} of o closes: its first board and its observables averaged over
+// its maps.
+func closeCycle(out *PeriodicResult, o *fixedpoint.Orbit, stats []periodicStat, per int, load float64) {
+	P, n := o.MaxPeriod(), o.Len()-1
+	out.Status = FixedPoint
+	if per > 1 {
+		out.Status = Periodic
+	}
+	out.Period = per
+	// The cycle is p_{n+2−per}, …, p_{n+1}.
+	out.Board = append([]float64(nil), o.Back(per-1)...)
+	var bm, qm float64
+	for j := 0; j < per; j++ {
+		x := stats[(n-j)%(P+1)]
+		bm += x.board
+		qm += x.queue
+	}
+	out.BoardMean, out.QueueMean = bm/float64(per), qm/float64(per)
+	out.Response = out.QueueMean / load
+	out.Averaged = per
+}
+
+// averageTail sets out's observables to the averages over the maps of
+// tail, with the batch-means standard error of the response.
+func averageTail(out *PeriodicResult, tail []PeriodicStep, load float64) {
 	out.Averaged = len(tail)
 	for _, x := range tail {
 		out.BoardMean += x.BoardMean / float64(len(tail))
 		out.QueueMean += x.QueueMean / float64(len(tail))
 	}
-	out.Response = out.QueueMean / s.Load
+	out.Response = out.QueueMean / load
 	out.ResponseSE = batchMeansSE(tail, 20)
-	return out, fmt.Errorf("meanfield: periodic update: ‖p_n − p_{n−1}‖₁ = %.3g after %d maps: %w", out.Residual, out.Iterations, ErrNotConverged)
 }
 
 // batchMeansSE returns the batch-means standard error of the mean Response

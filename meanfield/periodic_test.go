@@ -53,7 +53,7 @@ func TestPeriodicRandom(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d := math.Abs(r.Response - want); d > 1e-9 {
-		t.Errorf("T = 50 from empty: response %.12f (diff %.2g) after %d maps", r.Response, d, r.Iterations)
+		t.Errorf("T = 50 from empty: response %.12f (diff %.2g) after %d maps", r.Response, d, r.Maps)
 	}
 }
 
@@ -82,7 +82,7 @@ func TestPeriodicSQ2ShortPeriod(t *testing.T) {
 			t.Errorf("T = %v: response %.9f, gap to live %.3g (previous %.3g)", T, r.Response, gap, prev)
 		}
 		prev = gap
-		t.Logf("T = %v: SQ(2) %.9f, gap to the supermarket value %.3g, %d maps, contraction %.6f", T, r.Response, gap, r.Iterations, r.Contraction)
+		t.Logf("T = %v: SQ(2) %.9f, gap to the supermarket value %.3g, %d maps, contraction %.6f", T, r.Response, gap, r.Maps, r.Contraction)
 	}
 }
 
@@ -108,7 +108,7 @@ func TestPeriodicSQ2(t *testing.T) {
 		if d := math.Abs(r.Response - tc.want); d > 1e-7 || r.Period != 1 || r.Truncation > 1e-12 {
 			t.Errorf("T = %v: response %.9f, want %.9f (diff %.2g), period %d, truncation %.2g", tc.T, r.Response, tc.want, d, r.Period, r.Truncation)
 		}
-		t.Logf("T = %v: SQ(2) %.6f, board mean %.4f, %d maps", tc.T, r.Response, r.BoardMean, r.Iterations)
+		t.Logf("T = %v: SQ(2) %.6f, board mean %.4f, %d maps", tc.T, r.Response, r.BoardMean, r.Maps)
 	}
 }
 
@@ -195,8 +195,8 @@ func TestPeriodicLeastLoaded(t *testing.T) {
 	for _, tc := range cases {
 		r, err := PeriodicUpdate{Policy: UpdateLeastLoaded, Load: 0.9, Period: tc.T, MaxPeriod: 16, MaxIter: 1000}.Solve(nil)
 		if tc.period == 0 {
-			if !errors.Is(err, ErrNotConverged) || r.Converged || r.Averaged != 500 {
-				t.Errorf("T = %v: err %v, converged %v, averaged %d; want an irregular attractor", tc.T, err, r.Converged, r.Averaged)
+			if !errors.Is(err, ErrNotConverged) || r.Status != Unconverged || r.Averaged != 500 {
+				t.Errorf("T = %v: err %v, status %v, averaged %d; want an irregular attractor", tc.T, err, r.Status, r.Averaged)
 			}
 		} else if err != nil {
 			t.Fatal(err)
@@ -211,7 +211,7 @@ func TestPeriodicLeastLoaded(t *testing.T) {
 			t.Errorf("T = %v: response %.6f does not exceed %.6f at the shorter period", tc.T, r.Response, prev)
 		}
 		prev = r.Response
-		t.Logf("T = %v: least loaded %.6f ± %.3f, period %d, %d maps", tc.T, r.Response, r.ResponseSE, r.Period, r.Iterations)
+		t.Logf("T = %v: least loaded %.6f ± %.3f, period %d, %d maps", tc.T, r.Response, r.ResponseSE, r.Period, r.Maps)
 	}
 }
 
@@ -310,11 +310,11 @@ func TestClassicModel(t *testing.T) {
 		{"ll", 0, 1, 0, 3.735099, 1},   // this model, TestPeriodicLeastLoaded
 	}
 	for _, tc := range cases {
-		r, err := ClassicModel(tc.policy, tc.d, 0.9, tc.refresh, tc.servers)
+		r, err := ClassicModel(ClassicSettings{Policy: tc.policy, Choices: tc.d, Load: 0.9, Refresh: tc.refresh, Servers: tc.servers})
 		if err != nil {
 			t.Fatalf("%s d=%d T=%v N=%d: %v", tc.policy, tc.d, tc.refresh, tc.servers, err)
 		}
-		if math.Abs(r.ResponseMean-tc.want) > 1e-3*0.5 || r.Period != tc.period || !r.Converged {
+		if math.Abs(r.ResponseMean-tc.want) > 1e-3*0.5 || r.Period != tc.period || r.Status != FixedPoint {
 			t.Errorf("%s d=%d T=%v N=%d: response %.6f period %d, want %.6f period %d", tc.policy, tc.d, tc.refresh, tc.servers, r.ResponseMean, r.Period, tc.want, tc.period)
 		}
 		if math.Abs(r.QueueMean-0.9*r.ResponseMean) > 1e-12*r.QueueMean {
@@ -334,7 +334,7 @@ func TestClassicModel(t *testing.T) {
 		{"ll", 0, 0.9, -1, 0, "refresh"},
 		{"rr", 0, 0.9, 0, -3, "servers"},
 	} {
-		_, err := ClassicModel(bad.policy, bad.d, bad.load, bad.T, bad.n)
+		_, err := ClassicModel(ClassicSettings{Policy: bad.policy, Choices: bad.d, Load: bad.load, Refresh: bad.T, Servers: bad.n})
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%+v: got %v, want an error naming %q", bad, err, bad.want)
 		}

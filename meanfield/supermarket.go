@@ -355,42 +355,39 @@ func (s SupermarketTransient) Run(s0 []float64, t float64) (SupermarketTransient
 		return SupermarketTransientResult{}, err
 	}
 	s = s.withDefaults()
-	d, lam, tol, cut := s.D, s.Load, s.Tol, s.Cut
+	r := &supermarketRun{s: s, y: append(make([]float64, 0, len(s0)+64), s0[1:]...)} // s_1 … s_n
+	r.w = &dopri5{f: func(dy, y []float64) { supermarketDrift(dy, y, s.D, s.Load) }}
+	now, err := r.integrate(t)
+	r.finish(now)
+	return r.res, err
+}
 
-	y := append(make([]float64, 0, len(s0)+64), s0[1:]...) // s_1 … s_n
-	w := &dopri5{f: func(dy, y []float64) { supermarketDrift(dy, y, d, lam) }}
-	var res SupermarketTransientResult
+// supermarketRun is the state of one SupermarketTransient.Run.
+type supermarketRun struct {
+	s   SupermarketTransient // with defaults
+	y   []float64            // s_1 … s_n
+	w   *dopri5
+	res SupermarketTransientResult
+}
 
-	// fit extends y until its last level is below cut and drops trailing
-	// levels below cut beyond the first such one; it reports whether the
-	// length changed.
-	fit := func() bool {
-		n0 := len(y)
-		for len(y) == 0 || y[len(y)-1] >= cut {
-			y = append(y, 0)
-		}
-		for len(y) >= 2 && y[len(y)-1] < cut && y[len(y)-2] < cut {
-			res.Truncation += math.Abs(y[len(y)-1])
-			y = y[:len(y)-1]
-		}
-		return len(y) != n0
-	}
-
-	fit()
-	w.resize(len(y))
-	w.eval(w.k1, y)
+// integrate advances y from time 0 to t by adaptive Dormand–Prince steps
+// and returns the time reached.
+func (r *supermarketRun) integrate(t float64) (float64, error) {
+	s, w := r.s, r.w
+	tol := s.Tol
+	r.fit()
+	w.resize(len(r.y))
+	w.eval(w.k1, r.y)
 	var h float64
 	if t > 0 {
-		h = w.initialStep(y, tol, tol, t)
+		h = w.initialStep(r.y, tol, tol, t)
 	}
 	now := 0.0
 	noGrow := false
 	tries := 0 // steps tried: accepted, rejected and retried
-	var err error
 	for now < t {
 		if tries >= s.MaxSteps {
-			err = fmt.Errorf("meanfield: supermarket transient: %d steps reached t = %.6g of %v: %w", tries, now, t, ErrNotConverged)
-			break
+			return now, fmt.Errorf("meanfield: supermarket transient: %d steps reached t = %.6g of %v: %w", tries, now, t, ErrNotConverged)
 		}
 		tries++
 		last := false
@@ -398,72 +395,115 @@ func (s SupermarketTransient) Run(s0 []float64, t float64) (SupermarketTransient
 			h = t - now
 			last = true
 		}
-		e := w.step(y, h, tol, tol)
+		e := w.step(r.y, h, tol, tol)
 		if !(e <= 1) { // rejected (also NaN)
-			res.Rejected++
-			if math.IsNaN(e) {
-				h *= 0.2
-			} else {
-				h *= max(0.2, 0.9*math.Pow(e, -0.2))
-			}
+			r.res.Rejected++
+			h = shrinkStep(h, e)
 			noGrow = true
 			if h < 1e-12*max(1, now) {
-				err = fmt.Errorf("meanfield: supermarket transient: step size %.3g underflows at t = %.6g: %w", h, now, ErrNotConverged)
-				break
+				return now, fmt.Errorf("meanfield: supermarket transient: step size %.3g underflows at t = %.6g: %w", h, now, ErrNotConverged)
 			}
 			continue
 		}
-		n := len(y)
-		if w.ynew[n-1] >= cut {
-			// The tail outgrew the vector during the step: extend it
-			// and retry, so that the flux lost at the cut stays below
-			// λ·Cut^d.
-			for range max(4, n/4) {
-				y = append(y, 0)
-			}
-			w.resize(len(y))
-			w.eval(w.k1, y)
-			res.Extensions++
+		if r.outgrown() {
 			continue
 		}
-		res.Steps++
-		// Lost arrivals at the cut, λ s_n^d, over the step (trapezoid).
-		res.Truncation += h * lam * 0.5 * (math.Abs(ipow(y[n-1], d)) + math.Abs(ipow(w.ynew[n-1], d)))
-		var esum float64
-		for _, ei := range w.errv {
-			esum += ei
-		}
-		res.ErrorEstimate += math.Abs(esum)
-		copy(y, w.ynew)
-		w.k1, w.k7 = w.k7, w.k1 // FSAL: f(y_new) is the next k1
+		r.accept(h)
 		if last {
 			now = t
 		} else {
 			now += h
 		}
-		fac := 5.0
-		if noGrow {
-			fac = 1
-		}
-		h *= min(fac, max(0.2, 0.9*math.Pow(max(e, 1e-30), -0.2)))
+		h = growStep(h, e, noGrow)
 		noGrow = false
-		if fit() {
-			w.resize(len(y))
-			w.eval(w.k1, y)
+		if r.fit() {
+			w.resize(len(r.y))
+			w.eval(w.k1, r.y)
 		}
 	}
+	return now, nil
+}
+
+// fit extends y until its last level is below Cut and drops trailing
+// levels below Cut beyond the first such one; it reports whether the
+// length changed.
+func (r *supermarketRun) fit() bool {
+	cut := r.s.Cut
+	n0 := len(r.y)
+	for len(r.y) == 0 || r.y[len(r.y)-1] >= cut {
+		r.y = append(r.y, 0)
+	}
+	for len(r.y) >= 2 && r.y[len(r.y)-1] < cut && r.y[len(r.y)-2] < cut {
+		r.res.Truncation += math.Abs(r.y[len(r.y)-1])
+		r.y = r.y[:len(r.y)-1]
+	}
+	return len(r.y) != n0
+}
+
+// outgrown reports whether the tail outgrew the vector during the step
+// just tried, and then extends it, so that the step is retried and the
+// flux lost at the cut stays below λ·Cut^d.
+func (r *supermarketRun) outgrown() bool {
+	w, n := r.w, len(r.y)
+	if w.ynew[n-1] < r.s.Cut {
+		return false
+	}
+	for range max(4, n/4) {
+		r.y = append(r.y, 0)
+	}
+	w.resize(len(r.y))
+	w.eval(w.k1, r.y)
+	r.res.Extensions++
+	return true
+}
+
+// accept takes the step of length h just tried.
+func (r *supermarketRun) accept(h float64) {
+	w, y, n := r.w, r.y, len(r.y)
+	r.res.Steps++
+	// Lost arrivals at the cut, λ s_n^d, over the step (trapezoid).
+	r.res.Truncation += h * r.s.Load * 0.5 * (math.Abs(ipow(y[n-1], r.s.D)) + math.Abs(ipow(w.ynew[n-1], r.s.D)))
+	var esum float64
+	for _, ei := range w.errv {
+		esum += ei
+	}
+	r.res.ErrorEstimate += math.Abs(esum)
+	copy(y, w.ynew)
+	w.k1, w.k7 = w.k7, w.k1 // FSAL: f(y_new) is the next k1
+}
+
+// shrinkStep returns the step after a rejection with error ratio e.
+func shrinkStep(h, e float64) float64 {
+	if math.IsNaN(e) {
+		return h * 0.2
+	}
+	return h * max(0.2, 0.9*math.Pow(e, -0.2))
+}
+
+// growStep returns the step after an accepted one with error ratio e (not
+// above the step when the last try was rejected).
+func growStep(h, e float64, noGrow bool) float64 {
+	fac := 5.0
+	if noGrow {
+		fac = 1
+	}
+	return h * min(fac, max(0.2, 0.9*math.Pow(max(e, 1e-30), -0.2)))
+}
+
+// finish fills the result at the time reached.
+func (r *supermarketRun) finish(now float64) {
+	res, w := &r.res, r.w
 	res.Time = now
-	res.Tails = append(append(make([]float64, 0, len(y)+1), 1), y...)
-	for _, v := range y {
+	res.Tails = append(append(make([]float64, 0, len(r.y)+1), 1), r.y...)
+	for _, v := range r.y {
 		res.QueueMean += v
 	}
-	res.Response = res.QueueMean / lam
-	w.eval(w.k1, y)
+	res.Response = res.QueueMean / r.s.Load
+	w.eval(w.k1, r.y)
 	for _, v := range w.k1 {
 		res.Drift = max(res.Drift, math.Abs(v))
 	}
 	res.Evaluations = w.evals
-	return res, err
 }
 
 // checkTails reports whether s is a valid tail vector: s[0] = 1 and

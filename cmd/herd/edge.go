@@ -115,7 +115,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 		}
 		row := []any{s.Dispatchers, s.Load, nil, nil, nil, lawCell, nil, r.Crossing, nil, nil, nil, nil, r.Maps, nil}
 		d := dev[s.Load]
-		if r.Found {
+		if r.Status == meanfield.Found {
 			row[2], row[3] = r.Refresh, r.Scaled
 			if r.BranchScaled > 0 {
 				row[4] = r.BranchScaled
@@ -133,7 +133,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 			switch {
 			case r.Herd.Period > 0:
 				row[9], row[10] = r.Herd.Period, r.Herd.BoardMean
-			case r.Herd.Kind == meanfield.Aperiodic:
+			case r.Herd.Status == meanfield.Aperiodic:
 				row[9], row[10] = "aperiodic", r.Herd.BoardMean
 			}
 			if !math.IsNaN(r.SaddleEigenvalue) {
@@ -228,7 +228,7 @@ func plotEdge(path string, settings []meanfield.EdgeSettings, results []meanfiel
 	for _, lam := range loads {
 		sr := plotting.Series{Name: "λ = " + strconv.FormatFloat(lam, 'g', -1, 64)}
 		for i, s := range settings {
-			if done[i] && s.Load == lam && results[i].Found {
+			if done[i] && s.Load == lam && results[i].Status == meanfield.Found {
 				sr.X = append(sr.X, float64(s.Dispatchers))
 				sr.Y = append(sr.Y, results[i].Scaled)
 			}
@@ -275,9 +275,9 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 		i := order[j]
 		prog.begin(i)
 		results[i], errs[i] = meanfield.Edge(settings[i])
-		if confirm && errs[i] == nil && results[i].Found {
+		if confirm && errs[i] == nil && results[i].Status == meanfield.Found {
 			s := settings[i]
-			c, err := meanfield.ConfirmEdge(s.Dispatchers, s.Load, results[i].Refresh, 1e-4, 0, s.Service)
+			c, err := meanfield.ConfirmEdge(meanfield.ConfirmSettings{Dispatchers: s.Dispatchers, Load: s.Load, Edge: results[i].Refresh, Rel: 1e-4, Service: s.Service})
 			if err != nil {
 				errs[i] = fmt.Errorf("confirmation: %w", err)
 			} else {
@@ -291,7 +291,7 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" NOT confirmed")
 		case checks[i] != nil:
 			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" confirmed")
-		case results[i].Found:
+		case results[i].Status == meanfield.Found:
 			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64))
 		default:
 			prog.end(i, "none")

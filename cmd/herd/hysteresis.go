@@ -196,13 +196,13 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	for i, p := range pts {
 		row := []any{*k, *load, p.T, p.start.String(), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil}
 		if hasModel && i < len(done) && done[i] {
-			if p.mErr != nil && p.model.Kind == meanfield.Unconverged {
+			if p.mErr != nil && p.model.Status == meanfield.Unconverged {
 				t.Warnings = append(t.Warnings, fmt.Sprintf("T = %g, start %s: the model did not settle: %v", p.T, p.start, p.mErr))
 			}
 			a := p.model
 			row[4], row[5] = herdKind(a), a.Herd
 			row[6], row[7] = finite(a.BoardMean), finite(a.Response)
-			row[12], row[13], row[14] = finite(a.ResponseSE), a.Truncation, a.Iterations
+			row[12], row[13], row[14] = finite(a.ResponseSE), a.Truncation, a.Maps
 		}
 		if p.hasS {
 			row[8], row[9], row[10], row[11] = *servers, p.sim.Response.Mean, finite(p.sim.Response.SE), p.sim.Board.Mean

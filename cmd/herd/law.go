@@ -147,7 +147,7 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 			law := lawScaled(k)
 			row := []any{"edge", k, lam, nil, nil, nil, lawCell(law), nil}
 			row = append(row, make([]any, len(lawColumns)-len(row))...)
-			if r.Found {
+			if r.Status == meanfield.Found {
 				x[i][j], sig[i][j] = r.Scaled, *relTol*r.Scaled
 				row[4], row[5] = r.Scaled, sig[i][j]
 				if law > 0 {

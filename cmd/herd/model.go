@@ -133,7 +133,7 @@ func runModelSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 		prog := newProgress(e.stderr, "model", "points")
 		ok := parallel(ctx, len(idx), *out.workers, func(k int) {
 			r := rows[idx[k]]
-			res[k], errs[k] = meanfield.ClassicModel(r.p.name, r.p.d, r.lam, r.T, r.n)
+			res[k], errs[k] = meanfield.ClassicModel(meanfield.ClassicSettings{Policy: r.p.name, Choices: r.p.d, Load: r.lam, Refresh: r.T, Servers: r.n})
 		}, prog.update)
 		prog.finish()
 		for k, i := range idx {
@@ -145,7 +145,7 @@ func runModelSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 				return usagef("--policy %s --load %g --refresh %g: %v", r.p, r.lam, r.T, errs[k])
 			}
 			m := modelRun{Response: jfloat(res[k].ResponseMean), Queue: jfloat(res[k].QueueMean), Period: res[k].Period,
-				Converged: res[k].Converged, ResponseSE: jfloat(res[k].ResponseSE), Iterations: res[k].Iterations}
+				Converged: res[k].Status == meanfield.FixedPoint || res[k].Status == meanfield.Periodic, ResponseSE: jfloat(res[k].ResponseSE), Iterations: res[k].Maps}
 			if errs[k] != nil {
 				m.Err = errs[k].Error()
 			}
@@ -159,8 +159,15 @@ func runModelSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	for i, r := range rows {
 		if done[i] {
 			m := got[i]
+			st := meanfield.Aperiodic
+			if m.Converged {
+				st = meanfield.FixedPoint
+				if m.Period > 1 {
+					st = meanfield.Periodic
+				}
+			}
 			r.res = meanfield.ClassicResult{ResponseMean: float64(m.Response), QueueMean: float64(m.Queue), Period: m.Period,
-				Converged: m.Converged, ResponseSE: float64(m.ResponseSE), Iterations: m.Iterations}
+				Status: st, ResponseSE: float64(m.ResponseSE), Stats: meanfield.Stats{Maps: m.Iterations}}
 			if m.Err != "" {
 				r.err = errors.New(m.Err)
 			}
@@ -185,11 +192,11 @@ func runModelSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 			failed = append(failed, fmt.Sprintf("%s λ=%g T=%g: %v", r.p, r.lam, r.T, r.err))
 			continue
 		}
-		if !r.res.Converged {
+		if r.res.Status == meanfield.Aperiodic {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("%s at λ = %g, T = %g: the period map has no fixed point or short cycle (irregular); the row is a long-run average with its standard error", r.p, r.lam, r.T))
 		}
 		t.AddRow(r.p.String(), r.lam, r.T, r.n, r.res.ResponseMean, r.res.QueueMean, r.res.Period,
-			r.res.Converged, finite(r.res.ResponseSE), r.res.Iterations)
+			r.res.Status != meanfield.Aperiodic, finite(r.res.ResponseSE), r.res.Maps)
 	}
 	t.Warnings = append(t.Warnings, failed...)
 	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {

@@ -18,17 +18,17 @@ func runPoint(ctx context.Context, e *env, args []string) error {
 // pointRun is one point's attractor as a part file keeps it: the fields
 // herd point prints.
 type pointRun struct {
-	Kind           meanfield.AttractorKind `json:"kind"`
-	Period         int                     `json:"period"`
-	BoardMean      jfloat                  `json:"board_mean"`
-	QueueMean      jfloat                  `json:"queue_mean"`
-	Response       jfloat                  `json:"response"`
-	SpectralRadius jfloat                  `json:"spectral_radius"`
-	CutPhase       jfloat                  `json:"cut_phase"`
-	Iterations     int                     `json:"iterations"`
-	Truncation     jfloat                  `json:"truncation"`
-	Balanced       bool                    `json:"balanced"`
-	Residual       jfloat                  `json:"residual"`
+	Kind           meanfield.Status `json:"kind"`
+	Period         int              `json:"period"`
+	BoardMean      jfloat           `json:"board_mean"`
+	QueueMean      jfloat           `json:"queue_mean"`
+	Response       jfloat           `json:"response"`
+	SpectralRadius jfloat           `json:"spectral_radius"`
+	CutPhase       jfloat           `json:"cut_phase"`
+	Iterations     int              `json:"iterations"`
+	Truncation     jfloat           `json:"truncation"`
+	Balanced       bool             `json:"balanced"`
+	Residual       jfloat           `json:"residual"`
 	// For an aperiodic herd: the batch-means standard errors of the orbit
 	// averages, the maps averaged, and the drift of the board mean per map.
 	BoardMeanSE jfloat `json:"board_mean_se"`
@@ -43,22 +43,22 @@ type pointRun struct {
 // the one before is the residual), not of its input.
 func toPointRun(a meanfield.HerdAttractor) pointRun {
 	bm := a.BoardMean
-	if a.Kind == meanfield.Unconverged {
+	if a.Status == meanfield.Unconverged {
 		bm = 0
 		for b, x := range a.Board {
 			bm += float64(b) * x
 		}
 	}
-	return pointRun{Kind: a.Kind, Period: a.Period, BoardMean: jfloat(bm), QueueMean: jfloat(a.QueueMean),
+	return pointRun{Kind: a.Status, Period: a.Period, BoardMean: jfloat(bm), QueueMean: jfloat(a.QueueMean),
 		Response: jfloat(a.Response), SpectralRadius: jfloat(a.SpectralRadius), CutPhase: jfloat(a.CutPhase),
-		Iterations: a.Iterations, Truncation: jfloat(a.Truncation), Balanced: a.Balanced, Residual: jfloat(a.Residual),
+		Iterations: a.Maps, Truncation: jfloat(a.Truncation), Balanced: a.Balanced, Residual: jfloat(a.Residual),
 		BoardMeanSE: jfloat(a.BoardMeanSE), ResponseSE: jfloat(a.ResponseSE), Averaged: a.Averaged, Drift: jfloat(a.Drift)}
 }
 
 func (r pointRun) attractor() meanfield.HerdAttractor {
-	return meanfield.HerdAttractor{Attractor: meanfield.Attractor{Kind: r.Kind, Period: r.Period, BoardMean: float64(r.BoardMean), QueueMean: float64(r.QueueMean),
+	return meanfield.HerdAttractor{Attractor: meanfield.Attractor{Status: r.Kind, Period: r.Period, BoardMean: float64(r.BoardMean), QueueMean: float64(r.QueueMean),
 		Response: float64(r.Response), SpectralRadius: float64(r.SpectralRadius), CutPhase: float64(r.CutPhase),
-		Iterations: r.Iterations, Truncation: float64(r.Truncation), Balanced: r.Balanced, Residual: float64(r.Residual)},
+		Stats: meanfield.Stats{Maps: r.Iterations}, Truncation: float64(r.Truncation), Balanced: r.Balanced, Residual: float64(r.Residual)},
 		BoardMeanSE: float64(r.BoardMeanSE), ResponseSE: float64(r.ResponseSE), Averaged: r.Averaged, Drift: float64(r.Drift)}
 }
 
@@ -71,11 +71,11 @@ func (r pointRun) attractor() meanfield.HerdAttractor {
 // of a fixed point and the last map of an unconverged orbit.
 func pointAttractor(r meanfield.Refresh, start []float64, maxIter int, tol float64) (meanfield.HerdAttractor, error) {
 	if tol < 1 {
-		h, err := meanfield.FindHerdAttractor(r, start, meanfield.HerdSettings{MaxIter: maxIter, Tol: tol})
+		h, err := meanfield.FindHerdAttractor(r, start, meanfield.HerdSettings{AttractorSettings: meanfield.AttractorSettings{MaxIter: maxIter, Tol: tol}})
 		if err != nil && !errors.Is(err, meanfield.ErrNotConverged) {
 			return h, err
 		}
-		if h.Kind == meanfield.Aperiodic {
+		if h.Status == meanfield.Aperiodic {
 			h.SpectralRadius = math.NaN()
 			return h, nil
 		}
@@ -221,21 +221,21 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 			continue
 		}
 		a := got[i].attractor()
-		if a.Kind == meanfield.Unconverged {
+		if a.Status == meanfield.Unconverged {
 			failed = append(failed, fmt.Sprintf("k=%d λ=%g T=%g start %s: no fixed point, cycle or stationary herd after %d maps (residual %.3g; the row describes the last map)",
-				j.r.Dispatchers, j.r.Load, j.r.Period, j.start.name, a.Iterations, a.Residual))
+				j.r.Dispatchers, j.r.Load, j.r.Period, j.start.name, a.Maps, a.Residual))
 		}
 		var radius any
 		if !math.IsNaN(a.SpectralRadius) {
 			radius = a.SpectralRadius
 		}
 		var bse, rse, avg, drift any
-		if a.Kind == meanfield.Aperiodic {
+		if a.Status == meanfield.Aperiodic {
 			bse, rse, avg, drift = a.BoardMeanSE, a.ResponseSE, a.Averaged, a.Drift
 			aperiodic++
 		}
 		t.AddRow(j.r.Dispatchers, j.r.Load, j.r.Period, j.start.name, herdKind(a),
-			a.BoardMean, a.QueueMean, a.Response, radius, a.CutPhase, a.Iterations, a.Truncation,
+			a.BoardMean, a.QueueMean, a.Response, radius, a.CutPhase, a.Maps, a.Truncation,
 			a.Balanced, a.Residual, bse, rse, avg, drift)
 	}
 	if aperiodic > 0 {

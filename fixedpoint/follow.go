@@ -1,0 +1,199 @@
+package fixedpoint
+
+import (
+	"fmt"
+	"math"
+)
+
+// Corrector computes the point of a branch at μ from the predicted state
+// guess, for Follow. It reports whether the point it reached lies on the
+// branch followed (for example: the iteration converged to a fixed point
+// of the wanted kind). tight is false while Follow has not yet failed a
+// step, when a looser tolerance will do: a point accepted too early shows
+// at the next step, which starts from it. An error ends Follow.
+type Corrector func(mu float64, guess []float64, tight bool) (BranchPoint, bool, error)
+
+// FollowSettings controls Follow. The zero value gives the defaults.
+type FollowSettings struct {
+	// MaxStep is the first and the largest relative step |Δμ|/μ, in
+	// (0, 1). Zero means 0.1.
+	MaxStep float64
+	// RelTol: the loss of the branch is bracketed to RelTol/2 relative,
+	// in (0, 1). Zero means 1e-4.
+	RelTol float64
+	// Project, if set, maps a predicted state back onto the state space
+	// in place (for example: clip negative probabilities and renormalise)
+	// and reports whether it could; when it cannot, the last point's state
+	// is the prediction.
+	Project func(x []float64) bool
+}
+
+// Validate reports whether the settings are usable.
+func (s *FollowSettings) Validate() error {
+	if s.MaxStep != 0 && !(s.MaxStep > 0 && s.MaxStep < 1) {
+		return fmt.Errorf("fixedpoint: FollowSettings.MaxStep = %v outside (0, 1)", s.MaxStep)
+	}
+	if s.RelTol != 0 && !(s.RelTol > 0 && s.RelTol < 1) {
+		return fmt.Errorf("fixedpoint: FollowSettings.RelTol = %v outside (0, 1)", s.RelTol)
+	}
+	return nil
+}
+
+// FollowResult is the branch Follow followed.
+type FollowResult struct {
+	// Points are the points accepted, from the start down; the last is the
+	// lowest point reached.
+	Points []BranchPoint
+	// Lost reports that the branch was lost: the corrector failed at
+	// LostAt, within RelTol/2 relative below the last point. Failed is
+	// the corrector's point there. When the branch reached MuMin, Lost is
+	// false and LostAt NaN.
+	Lost   bool
+	LostAt float64
+	Failed BranchPoint
+	// Steps counts the corrector's calls.
+	Steps int
+}
+
+// Last returns the lowest point reached.
+func (r *FollowResult) Last() BranchPoint { return r.Points[len(r.Points)-1] }
+
+// Follow follows a branch of fixed points of a piecewise-smooth family
+// down in μ from start (a point of the branch, μ > 0) to muMin by
+// natural-parameter continuation with a caller's corrector (for example
+// the map's own iteration, warm-started): relative steps of MaxStep, grown
+// by 3/2 after each success (up to MaxStep) until the first failure, and
+// after a failure the midpoint of the bracket [failed μ, last point],
+// until the bracket is narrower than RelTol/2 relative (Lost) or muMin is
+// reached.
+//
+// The predictor is the secant through the last two points
+// (Extrapolate, then Project) when they lie on one smooth piece (equal
+// Piece), else the last point. Along a piece the branch approaches its
+// border collision with Gap → 0: while the last two points share their
+// piece, the next trial is placed just above the collision predicted by
+// BorderEstimate (regula falsi on Gap): at 0.1 of the distance, at least
+// RelTol/4 relative, above it, or RelTol/4 above it when it lies within
+// RelTol relative, and when it is predicted within RelTol/2 below the last
+// point, one trial at 0.45·RelTol below that point, which ends the search
+// if it fails. A border collision is so bracketed in a few steps.
+//
+// An error of the corrector is returned with the branch so far; the start
+// itself is not corrected again. s may be nil.
+func Follow(correct Corrector, start BranchPoint, muMin float64, s *FollowSettings) (*FollowResult, error) {
+	if correct == nil {
+		panic("fixedpoint: Follow: nil corrector")
+	}
+	if s == nil {
+		s = &FollowSettings{}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !(start.Mu > 0) || !finite(start.Mu) || !(muMin <= start.Mu) {
+		return nil, fmt.Errorf("fixedpoint: follow: start μ = %v must be finite, positive and at least μmin = %v", start.Mu, muMin)
+	}
+	f := follower{correct: correct, s: *s, muMin: muMin,
+		maxStep: orDefault(s.MaxStep, 0.1), relTol: orDefault(s.RelTol, 1e-4)}
+	f.res = &FollowResult{Points: []BranchPoint{start}, LostAt: math.NaN()}
+	return f.res, f.run()
+}
+
+// follower is the state of one Follow.
+type follower struct {
+	correct         Corrector
+	s               FollowSettings
+	muMin           float64
+	maxStep, relTol float64
+	res             *FollowResult
+}
+
+func (f *follower) run() error {
+	res := f.res
+	step := f.maxStep
+	for {
+		cur := res.Last()
+		mu := f.trial(cur, step)
+		res.Steps++
+		// While no trial has failed, the branch is far from its end.
+		tight := !(math.IsNaN(res.LostAt) && mu > f.muMin)
+		pt, ok, err := f.correct(mu, f.predict(cur, mu), tight)
+		if err != nil {
+			return err
+		}
+		if ok {
+			res.Points = append(res.Points, pt)
+			if mu == f.muMin {
+				return nil
+			}
+			if math.IsNaN(res.LostAt) {
+				step = min(1.5*step, f.maxStep)
+			}
+		} else {
+			res.LostAt, res.Failed = mu, pt
+		}
+		if last := res.Last(); !math.IsNaN(res.LostAt) && last.Mu-res.LostAt <= f.relTol*last.Mu/2 {
+			res.Lost = true
+			return nil
+		}
+	}
+}
+
+// trial returns the next μ below the last point cur: a relative step, or
+// the midpoint of the bracket after a failure, moved just above a
+// predicted border collision, and not below muMin.
+func (f *follower) trial(cur BranchPoint, step float64) float64 {
+	lost := f.res.LostAt
+	var mu float64
+	if !math.IsNaN(lost) {
+		mu = cur.Mu - (cur.Mu-lost)/2
+	} else {
+		mu = cur.Mu * (1 - step)
+	}
+	if n := len(f.res.Points); n > 1 {
+		pp := f.res.Points[n-2]
+		if ts, ok := BorderEstimate(pp.Mu, pp.Gap, cur.Mu, cur.Gap); ok && pp.Piece == cur.Piece {
+			margin := 0.25 * f.relTol * cur.Mu
+			lo := mu
+			if !math.IsNaN(lost) {
+				lo = lost
+			}
+			switch {
+			case cur.Mu-ts <= 2*margin:
+				// The collision is predicted within the tolerance below
+				// cur: one trial just inside it ends the search if it
+				// fails, as it should.
+				if t := cur.Mu - 1.8*margin; t > lo {
+					mu = t
+				}
+			case ts+margin > lo:
+				mu = ts + max(margin, 0.1*(cur.Mu-ts))
+				if cur.Mu-ts < 4*margin {
+					mu = ts + margin
+				}
+			}
+		}
+	}
+	if mu <= f.muMin {
+		mu = f.muMin
+	}
+	return mu
+}
+
+// predict is the secant predictor at mu from the last two points when
+// they share their piece, else the last point's state.
+func (f *follower) predict(cur BranchPoint, mu float64) []float64 {
+	n := len(f.res.Points)
+	if n < 2 {
+		return cur.X
+	}
+	pp := f.res.Points[n-2]
+	if pp.Piece != cur.Piece || pp.Mu == cur.Mu {
+		return cur.X
+	}
+	out := Extrapolate(nil, pp.X, cur.X, pp.Mu, cur.Mu, mu)
+	if f.s.Project != nil && !f.s.Project(out) {
+		return cur.X
+	}
+	return out
+}
