@@ -40,29 +40,35 @@ type simRun struct {
 	// board record of time TipTime (service times).
 	Tipped  bool   `json:"tipped"`
 	TipTime jfloat `json:"tip_time"`
+	// Drift: compare's drift test on the board records after the warm-up.
+	Drift compare.Drift `json:"drift"`
 }
 
 func toSimRun(r sim.Result, w *tipWatch) simRun {
 	return simRun{ResponseMean: jfloat(r.ResponseMean), Jobs: r.Jobs, Arrivals: r.Arrivals,
 		BoardMean: jfloat(r.BoardMean), Records: r.Records, ProbesMean: jfloat(r.ProbesMean),
-		End: jfloat(r.End), Stopped: r.Stopped, Tipped: w.tipped, TipTime: jfloat(w.at)}
+		End: jfloat(r.End), Stopped: r.Stopped, Tipped: w.tipped, TipTime: jfloat(w.at), Drift: w.drift.Test(w.minSpan)}
 }
 
 // tipWatch runs compare's tipping detector (model.md §4: the board mean
 // above max(3/(1−λ), 0.1·T) for 5 records in a row) over one run, without
 // stopping it, and keeps the time at which it tipped.
 type tipWatch struct {
-	d      *compare.Detector
-	tipped bool
-	at     float64
+	d       *compare.Detector
+	tipped  bool
+	at      float64
+	drift   compare.DriftWatch
+	minSpan float64
 }
 
 func newTipWatch(c sim.Config) *tipWatch {
-	return &tipWatch{d: compare.NewDetector(c.Load, c.Refresh, false), at: math.NaN()}
+	return &tipWatch{d: compare.NewDetector(c.Load, c.Refresh, false), at: math.NaN(),
+		drift: compare.DriftWatch{Warmup: c.Warmup}, minSpan: compare.DriftMinSpan(c.Load)}
 }
 
 func (w *tipWatch) observe(b sim.BoardStat) bool {
 	w.d.Observe(b)
+	w.drift.Add(b)
 	if tipped, _ := w.d.Tipped(); tipped && !w.tipped {
 		w.tipped, w.at = true, b.Time
 	}
@@ -300,6 +306,7 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 			}
 		}
 		runWarn = append(runWarn, tipWarnings(s.Config, runsOf)...)
+		runWarn = append(runWarn, compare.DriftWarning(rowName(s.Config), driftsOf(runsOf), s.Config.Warmup, s.Config.Horizon)...)
 		runWarn = append(runWarn, spreadWarning(s.Config, res)...)
 		c := s.Config
 		// A run that measured no job (or took no board record) has no mean:
@@ -407,6 +414,14 @@ func simWarnings(rows []simRow, runs int) []string {
 func rowName(c sim.Config) string {
 	return fmt.Sprintf("N=%d k=%d λ=%g T=%g %s tally %s sizes %s start %s", c.Servers, c.Dispatchers, c.Load, c.Refresh,
 		policyName(c.Policy), c.Tally, c.Sizes, c.Start)
+}
+
+func driftsOf(runs []simRun) []compare.Drift {
+	ds := make([]compare.Drift, len(runs))
+	for i, r := range runs {
+		ds[i] = r.Drift
+	}
+	return ds
 }
 
 // tipWarnings warns when runs of a row tipped during measurement (the
