@@ -147,8 +147,8 @@ func checks() []check {
 		simCheck("sim random = M/M/1", srcSim, true, sim.Config{Policy: random}, 20000, 100000, 8, 8,
 			reference("10.08 ± 0.08", func() (float64, error) { return meanfield.MM1Response(0.9) }, 0, "")),
 		simCheck("sim live SQ(2), N = 1,000 = supermarket", srcLiveSQ2, true, sim.Config{Servers: 1000, Policy: sq2}, 4000, 20000, 8, 8,
-			reference("2.616 ± 0.012", func() (float64, error) { return meanfield.SupermarketResponse(2, 0.9) }, 0.005,
-				"finite-N bias allowance 0.005: the N = 1,000 system sits above its N → ∞ limit by O(1/N)")),
+			reference("2.616 ± 0.012", func() (float64, error) { return meanfield.SupermarketResponse(2, 0.9) }, liveSQ2BiasN/1000,
+				fmt.Sprintf("finite-N bias allowance c/N = %.2g: the N = 1,000 system sits above its N → ∞ limit by c/N, c = %g measured at N = 100, 200, 400", liveSQ2BiasN/1000, liveSQ2BiasN))),
 		simCheck("sim round robin, N = 100 = E_100/M/1", srcSim, true, sim.Config{Policy: rr}, 20000, 100000, 8, 8,
 			reference("5.2", gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(100, 0.9) }), 0, "")),
 		simCheck("sim round robin, N = 10 = E_10/M/1", srcIssue2, false, sim.Config{Servers: 10, Policy: rr}, 20000, 400000, 8, 8,
@@ -438,6 +438,14 @@ func modelExact(name, source, text string, pub, halfUnit float64, f func() (floa
 
 // periodicCheck compares the periodic-update SQ(2) model (N → ∞, sampling
 // with replacement as in the literature) with a 1,000-server simulation of
+// liveSQ2BiasN is c in the finite-N bias c/N of live best of two (distinct
+// probes) at λ = 0.9: N·(x_N − x_∞) measured with herd sim at N = 100, 200
+// and 400 (32 runs each, N × horizon × runs = 8·10⁸): 3.174 ± 0.064,
+// 2.834 ± 0.169, 3.379 ± 0.266; the weighted fit of c/N gives c = 3.14 ±
+// 0.06, χ² = 4.4 on 2 d.f. At N = 1,000 that is 0.0031 (it was an assumed
+// 0.005). sim's TestLiveBestOfTwoSupermarket uses the same c.
+const liveSQ2BiasN = 3.14
+
 // periodicLimit: the periodic-update best-of-two model tends to the
 // supermarket model as T → 0, and at first order: the gap x(T) − x(0) is
 // a·T + O(T²) (a ≈ 0.349 at λ = 0.9; gap/T = 0.3465, 0.3479, 0.3486,

@@ -90,19 +90,24 @@ func TestClosedForms(t *testing.T) {
 	}
 }
 
-// Live best of two at N = 1,000 is within 0.5% of the supermarket fixed
-// point (Vvedenskaya, Dobrushin & Karpelevich 1996; Mitzenmacher 2001):
-// 2.614 at λ = 0.9 (validation.md; published simulation 2.616 ± 0.012).
+// supermarketBiasN is the finite-N bias of live best of two (distinct
+// probes, as herd simulates) at λ = 0.9: N·(x_N − x_∞) measured with herd
+// sim at N = 100, 200 and 400 (32 runs each, 8·10⁸ server-time units per
+// N): 3.174 ± 0.064, 2.834 ± 0.169, 3.379 ± 0.266; a weighted fit of c/N
+// gives c = 3.14 ± 0.06 with χ² = 4.4 on 2 d.f. (a 1/N law fits). At
+// N = 1,000 the bias is 0.0031 (validate's allowance, compare/checks.go).
+const supermarketBiasN = 3.14
+
+// Live best of two at N = 1,000 agrees with the supermarket fixed point
+// (Vvedenskaya, Dobrushin & Karpelevich 1996; Mitzenmacher 2001: 2.614 at
+// λ = 0.9; published simulation 2.616 ± 0.012) plus its measured finite-N
+// bias c/N, within the t band. (It was "within 0.5%", 0.013: the band,
+// 5.41 s.e. of 8 runs of 20,000, is about 0.009.)
 func TestLiveBestOfTwoSupermarket(t *testing.T) {
 	t.Parallel()
-	want := must(meanfield.SupermarketResponse(2, 0.9))
-	s := replicate(t, sim.Config{Servers: 1000, Load: 0.9, Policy: sim.Policy{Kind: sim.BestOfD, D: 2}, Horizon: 8000}, 8)
-	rel := math.Abs(s.Response.Mean-want) / want
-	// The run must be precise enough that 0.5% is at least 4 standard errors.
-	if rel > 0.005 || s.Response.SE > 0.005/4*want {
-		t.Errorf("live sq2, N = 1000: got %.5g ± %.2g, want %.5g within 0.5%% (off %.3f%%)", s.Response.Mean, s.Response.SE, want, 100*rel)
-	}
-	t.Logf("live sq2, N = 1000: %.5g ± %.2g vs %.5g (%.3f%%)", s.Response.Mean, s.Response.SE, want, 100*rel)
+	want := must(meanfield.SupermarketResponse(2, 0.9)) + supermarketBiasN/1000
+	s := replicate(t, sim.Config{Servers: 1000, Load: 0.9, Policy: sim.Policy{Kind: sim.BestOfD, D: 2}, Horizon: 20000}, 8)
+	within(t, "live sq2, N = 1000, vs supermarket + c/N", s.Response, want)
 }
 
 // Live best of two sampled with replacement, as in the mean-field
