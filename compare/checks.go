@@ -122,26 +122,7 @@ func checks() []check {
 		modelExact("model: E_2/M/1, λ = 0.9", "issue 4", "7.588284", 7.588284, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(2, 0.9) })),
 		modelExact("model: E_10/M/1, λ = 0.9", "issue 4", "5.660276", 5.660276, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(10, 0.9) })),
 		modelExact("model: E_100/M/1, λ = 0.9", "issue 4", "5.226811", 5.226811, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(100, 0.9) })),
-		{name: "model: periodic-update SQ(2), T = 0.01 → supermarket", source: "model.md §3", quick: true, run: func(context.Context, *validator) (Row, error) {
-			r, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: "sqd", Choices: 2, Load: 0.9, Refresh: 0.01})
-			if err != nil {
-				return Row{}, err
-			}
-			sm, err := meanfield.SupermarketResponse(2, 0.9)
-			if err != nil {
-				return Row{}, err
-			}
-			row := blank()
-			row.Published, row.Reference = "→ 2.614 as T → 0", r.ResponseMean
-			// The gap shrinks like T (0.35·T measured at T = 0.01 … 1): at
-			// T = 0.01 it must be below 1% of the limit.
-			if rel := (r.ResponseMean - sm) / sm; rel >= 0 && rel < 0.01 {
-				row.Verdict, row.Note = Pass, fmt.Sprintf("%.4g above the supermarket value %.6g (%.2f%%)", r.ResponseMean-sm, sm, 100*rel)
-			} else {
-				row.Verdict, row.Note = Fail, fmt.Sprintf("%.4g from the supermarket value %.6g", r.ResponseMean-sm, sm)
-			}
-			return row, nil
-		}},
+		{name: "model: periodic-update SQ(2), T = 0.01 → supermarket", source: "model.md §3", quick: true, run: periodicLimit},
 		{name: "model: periodic-update, random (d = 1) = M/M/1 at every T", source: "issue 4", quick: true, run: func(context.Context, *validator) (Row, error) {
 			row := blank()
 			row.Published = "1/(1−λ) = 10"
@@ -166,8 +147,8 @@ func checks() []check {
 		simCheck("sim random = M/M/1", srcSim, true, sim.Config{Policy: random}, 20000, 100000, 8, 8,
 			reference("10.08 ± 0.08", func() (float64, error) { return meanfield.MM1Response(0.9) }, 0, "")),
 		simCheck("sim live SQ(2), N = 1,000 = supermarket", srcLiveSQ2, true, sim.Config{Servers: 1000, Policy: sq2}, 4000, 20000, 8, 8,
-			reference("2.616 ± 0.012", func() (float64, error) { return meanfield.SupermarketResponse(2, 0.9) }, 0.005,
-				"finite-N bias allowance 0.005: the N = 1,000 system sits above its N → ∞ limit by O(1/N)")),
+			reference("2.616 ± 0.012", func() (float64, error) { return meanfield.SupermarketResponse(2, 0.9) }, liveSQ2BiasN/1000,
+				fmt.Sprintf("finite-N bias allowance c/N = %.2g: the N = 1,000 system sits above its N → ∞ limit by c/N, c = %g measured at N = 100, 200, 400", liveSQ2BiasN/1000, liveSQ2BiasN))),
 		simCheck("sim round robin, N = 100 = E_100/M/1", srcSim, true, sim.Config{Policy: rr}, 20000, 100000, 8, 8,
 			reference("5.2", gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(100, 0.9) }), 0, "")),
 		simCheck("sim round robin, N = 10 = E_10/M/1", srcIssue2, false, sim.Config{Servers: 10, Policy: rr}, 20000, 400000, 8, 8,
@@ -457,6 +438,44 @@ func modelExact(name, source, text string, pub, halfUnit float64, f func() (floa
 
 // periodicCheck compares the periodic-update SQ(2) model (N → ∞, sampling
 // with replacement as in the literature) with a 1,000-server simulation of
+// liveSQ2BiasN is c in the finite-N bias c/N of live best of two (distinct
+// probes) at λ = 0.9: N·(x_N − x_∞) measured with herd sim at N = 100, 200
+// and 400 (32 runs each, N × horizon × runs = 8·10⁸): 3.174 ± 0.064,
+// 2.834 ± 0.169, 3.379 ± 0.266; the weighted fit of c/N gives c = 3.14 ±
+// 0.06, χ² = 4.4 on 2 d.f. At N = 1,000 that is 0.0031 (it was an assumed
+// 0.005). sim's TestLiveBestOfTwoSupermarket uses the same c.
+const liveSQ2BiasN = 3.14
+
+// periodicLimit: the periodic-update best-of-two model tends to the
+// supermarket model as T → 0, and at first order: the gap x(T) − x(0) is
+// a·T + O(T²) (a ≈ 0.349 at λ = 0.9; gap/T = 0.3465, 0.3479, 0.3486,
+// 0.3489, 0.3490 at T = 0.08, 0.04, 0.02, 0.01, 0.005). Richardson's
+// extrapolation from T = 0.02 and 0.01, 2·x(0.01) − x(0.02), removes the
+// first-order term and leaves O(T²) (6.5·10⁻⁶ here); it must round to the
+// published 2.614, as any model value must, and the step ratio
+// gap(0.02)/gap(0.01) shows the order (2 at first order). No tolerance is
+// chosen: the published figure's digits are the precision.
+func periodicLimit(context.Context, *validator) (Row, error) {
+	x1, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: "sqd", Choices: 2, Load: 0.9, Refresh: 0.01})
+	if err != nil {
+		return Row{}, err
+	}
+	x2, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: "sqd", Choices: 2, Load: 0.9, Refresh: 0.02})
+	if err != nil {
+		return Row{}, err
+	}
+	sm, err := meanfield.SupermarketResponse(2, 0.9)
+	if err != nil {
+		return Row{}, err
+	}
+	lim := 2*x1.ResponseMean - x2.ResponseMean
+	r := exact("2.614", 2.614, 0.0005, lim)
+	r.Published = "→ 2.614 as T → 0"
+	r.Note = fmt.Sprintf("%s; 2·x(0.01) − x(0.02) = %.6g (x(0.01) = %.6g, x(0.02) = %.6g; gap ratio %.3f, 2 at first order; the supermarket value %.6g)",
+		r.Note, lim, x1.ResponseMean, x2.ResponseMean, (x2.ResponseMean-sm)/(x1.ResponseMean-sm), sm)
+	return r, nil
+}
+
 // best of two (distinct probes, as herd simulates) on a board refreshed
 // every T. The allowance for finite N is measured, not assumed: the same
 // configuration at N = 4,000 gives the bias by 1/N extrapolation,

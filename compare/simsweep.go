@@ -22,31 +22,39 @@ import (
 // stopping it, and keeps the time at which it tipped. Observe is the
 // run's sim.Config.Observe.
 type TipWatch struct {
-	d      *Detector
-	Tipped bool
-	At     float64 // the board record's time (service times); NaN if not tipped
+	d       *Detector
+	Tipped  bool
+	At      float64 // the board record's time (service times); NaN if not tipped
+	drift   DriftWatch
+	minSpan float64
 }
 
 // NewTipWatch returns a watch for a run of c.
 func NewTipWatch(c sim.Config) *TipWatch {
-	return &TipWatch{d: NewDetector(c.Load, c.Refresh, false), At: math.NaN()}
+	return &TipWatch{d: NewDetector(c.Load, c.Refresh, false), At: math.NaN(),
+		drift: DriftWatch{Warmup: c.Warmup}, minSpan: DriftMinSpan(c.Load)}
 }
 
 // Observe feeds one board record to the detector; it never stops the run.
 func (w *TipWatch) Observe(b sim.BoardStat) bool {
 	w.d.Observe(b)
+	w.drift.Add(b)
 	if tipped, _ := w.d.Tipped(); tipped && !w.Tipped {
 		w.Tipped, w.At = true, b.Time
 	}
 	return true
 }
 
-// SimRun is one run of a sweep row: its result and its tipping watch's
-// verdict.
+// Drift is the drift test on the run's board records after the warm-up.
+func (w *TipWatch) Drift() Drift { return w.drift.Test(w.minSpan) }
+
+// SimRun is one run of a sweep row: its result, its tipping watch's
+// verdict and its drift test.
 type SimRun struct {
 	sim.Result
 	Tipped  bool
 	TipTime float64
+	Drift   Drift
 }
 
 // SimRow is one row of a simulator sweep: the summary of its runs, how
@@ -74,7 +82,12 @@ func SummarizeSimRow(c sim.Config, runs []SimRun) SimRow {
 		row.NoRecords = row.NoRecords || r.Records == 0
 	}
 	sc := row.Config
-	row.Warnings = append(tipWarnings(sc, runs), SpreadWarning(sc, res)...)
+	drifts := make([]Drift, len(runs))
+	for i, r := range runs {
+		drifts[i] = r.Drift
+	}
+	row.Warnings = append(tipWarnings(sc, runs), DriftWarning(rowName(sc), drifts, sc.Warmup, sc.Horizon)...)
+	row.Warnings = append(row.Warnings, SpreadWarning(sc, res)...)
 	if row.NoJobs {
 		row.Warnings = append(row.Warnings, fmt.Sprintf("%s: a run measured no job (expected λ·N·(horizon − warmup) = %.3g): no mean time; lengthen --horizon",
 			sc.Key(), sc.Load*float64(sc.Servers)*(sc.Horizon-sc.Warmup)))

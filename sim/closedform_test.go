@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"herd/compare"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -21,13 +22,16 @@ func replicate(t *testing.T, c sim.Config, runs int) sim.Summary {
 }
 
 // within checks that a simulated mean agrees with an exact value to within
-// z standard errors (from independent replications).
-func within(t *testing.T, name string, got sim.Stat, want, z float64) {
+// compare.Band(runs) standard errors (from independent replications):
+// t(1 − compare.FalseAlarm/2, runs − 1), a false alarm once in 1,000 checks
+// of a correct simulator.
+func within(t *testing.T, name string, got sim.Stat, want float64) {
 	t.Helper()
+	z := compare.Band(got.N)
 	diff := got.Mean - want
 	if !(math.Abs(diff) <= z*got.SE) {
-		t.Errorf("%s: got %.5g ± %.2g (s.e., %d runs), want %.5g: off by %.2g = %.1f s.e. (band %.0f s.e.)",
-			name, got.Mean, got.SE, got.N, want, diff, diff/got.SE, z)
+		t.Errorf("%s: got %.5g ± %.2g (s.e., %d runs), want %.5g: off by %.2g = %.1f s.e. (band %.3g s.e., t with %d d.f.)",
+			name, got.Mean, got.SE, got.N, want, diff, diff/got.SE, z, got.N-1)
 	} else {
 		t.Logf("%s: got %.5g ± %.2g, want %.5g (%.1f s.e.)", name, got.Mean, got.SE, want, diff/got.SE)
 	}
@@ -47,9 +51,11 @@ func gim1(r meanfield.GIM1Result, err error) float64 {
 	return r.Response
 }
 
-// The band for every check against an exact value: 4 standard errors, a
-// false alarm about once in 16,000 checks.
-const band = 4
+// The band. The former one, 4 standard errors "once in 16,000", assumed a
+// normal law; with the s.e. estimated from 8 runs (7 d.f.) it was a false
+// alarm in 0.52% of checks, with 12 runs in 0.21%. within uses herd
+// validate's band, t(0.9995, runs − 1): 0.1% per check, 5.41 s.e. for 8
+// runs, 4.44 for 12.
 
 func TestClosedForms(t *testing.T) {
 	t.Parallel()
@@ -79,24 +85,29 @@ func TestClosedForms(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			within(t, tc.name, replicate(t, tc.c, tc.runs).Response, tc.want, band)
+			within(t, tc.name, replicate(t, tc.c, tc.runs).Response, tc.want)
 		})
 	}
 }
 
-// Live best of two at N = 1,000 is within 0.5% of the supermarket fixed
-// point (Vvedenskaya, Dobrushin & Karpelevich 1996; Mitzenmacher 2001):
-// 2.614 at λ = 0.9 (validation.md; published simulation 2.616 ± 0.012).
+// supermarketBiasN is the finite-N bias of live best of two (distinct
+// probes, as herd simulates) at λ = 0.9: N·(x_N − x_∞) measured with herd
+// sim at N = 100, 200 and 400 (32 runs each, 8·10⁸ server-time units per
+// N): 3.174 ± 0.064, 2.834 ± 0.169, 3.379 ± 0.266; a weighted fit of c/N
+// gives c = 3.14 ± 0.06 with χ² = 4.4 on 2 d.f. (a 1/N law fits). At
+// N = 1,000 the bias is 0.0031 (validate's allowance, compare/checks.go).
+const supermarketBiasN = 3.14
+
+// Live best of two at N = 1,000 agrees with the supermarket fixed point
+// (Vvedenskaya, Dobrushin & Karpelevich 1996; Mitzenmacher 2001: 2.614 at
+// λ = 0.9; published simulation 2.616 ± 0.012) plus its measured finite-N
+// bias c/N, within the t band. (It was "within 0.5%", 0.013: the band,
+// 5.41 s.e. of 8 runs of 20,000, is about 0.009.)
 func TestLiveBestOfTwoSupermarket(t *testing.T) {
 	t.Parallel()
-	want := must(meanfield.SupermarketResponse(2, 0.9))
-	s := replicate(t, sim.Config{Servers: 1000, Load: 0.9, Policy: sim.Policy{Kind: sim.BestOfD, D: 2}, Horizon: 8000}, 8)
-	rel := math.Abs(s.Response.Mean-want) / want
-	// The run must be precise enough that 0.5% is at least 4 standard errors.
-	if rel > 0.005 || s.Response.SE > 0.005/4*want {
-		t.Errorf("live sq2, N = 1000: got %.5g ± %.2g, want %.5g within 0.5%% (off %.3f%%)", s.Response.Mean, s.Response.SE, want, 100*rel)
-	}
-	t.Logf("live sq2, N = 1000: %.5g ± %.2g vs %.5g (%.3f%%)", s.Response.Mean, s.Response.SE, want, 100*rel)
+	want := must(meanfield.SupermarketResponse(2, 0.9)) + supermarketBiasN/1000
+	s := replicate(t, sim.Config{Servers: 1000, Load: 0.9, Policy: sim.Policy{Kind: sim.BestOfD, D: 2}, Horizon: 20000}, 8)
+	within(t, "live sq2, N = 1000, vs supermarket + c/N", s.Response, want)
 }
 
 // Live best of two sampled with replacement, as in the mean-field
@@ -122,7 +133,7 @@ func TestLiveBestOfTwoWithReplacement(t *testing.T) {
 				Policy: sim.Policy{Kind: sim.BestOfD, D: 2, WithReplacement: true}}
 			s := replicate(t, c, 8)
 			jobs := sim.Stat{Mean: 0.9 * s.Response.Mean, SE: 0.9 * s.Response.SE, N: s.Response.N}
-			within(t, "jobs per server", jobs, tc.want, band)
+			within(t, "jobs per server", jobs, tc.want)
 		})
 	}
 }

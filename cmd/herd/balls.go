@@ -299,7 +299,7 @@ func plotBalls(path string, sums []sim.BallsSummary, byBalls, byBatch, byRule bo
 		ys = append(ys, s.MaxLoad.Mean)
 	}
 	fig := plotting.Figure{
-		Title:  "Maximum load of m balls in n bins (mean ± 1.96 s.e.)",
+		Title:  "Maximum load of m balls in n bins (mean, 95% interval)",
 		XLabel: "bins n",
 		YLabel: "maximum load, mean with 95% interval (t, runs − 1)",
 		LogX:   true,

@@ -33,18 +33,20 @@ type simRun struct {
 	// board record of time TipTime (service times).
 	Tipped  bool   `json:"tipped"`
 	TipTime jfloat `json:"tip_time"`
+	// Drift: compare's drift test on the board records after the warm-up.
+	Drift compare.Drift `json:"drift"`
 }
 
 func toSimRun(r sim.Result, w *compare.TipWatch) simRun {
 	return simRun{ResponseMean: jfloat(r.ResponseMean), Jobs: r.Jobs, Arrivals: r.Arrivals,
 		BoardMean: jfloat(r.BoardMean), Records: r.Records, ProbesMean: jfloat(r.ProbesMean),
-		End: jfloat(r.End), Stopped: r.Stopped, Tipped: w.Tipped, TipTime: jfloat(w.At)}
+		End: jfloat(r.End), Stopped: r.Stopped, Tipped: w.Tipped, TipTime: jfloat(w.At), Drift: w.Drift()}
 }
 
 func (r simRun) run() compare.SimRun {
 	return compare.SimRun{Result: sim.Result{ResponseMean: float64(r.ResponseMean), Jobs: r.Jobs, Arrivals: r.Arrivals,
 		BoardMean: float64(r.BoardMean), Records: r.Records, ProbesMean: float64(r.ProbesMean),
-		End: float64(r.End), Stopped: r.Stopped}, Tipped: r.Tipped, TipTime: float64(r.TipTime)}
+		End: float64(r.End), Stopped: r.Stopped}, Tipped: r.Tipped, TipTime: float64(r.TipTime), Drift: r.Drift}
 }
 
 // simOpts are herd sim's flags.

@@ -20,6 +20,9 @@ func TestSimWarnsTipped(t *testing.T) {
 	if !strings.Contains(errs, "runs tipped during measurement (at t = ") {
 		t.Errorf("stderr %q: want a warning that runs tipped during measurement", errs)
 	}
+	if !strings.Contains(errs, "2 of 8 runs drifted during measurement") {
+		t.Errorf("stderr %q: want a warning that 2 of 8 runs drifted during measurement", errs)
+	}
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	if err != nil || len(recs) < 2 {
 		t.Fatalf("CSV %q: %v", out, err)
@@ -28,5 +31,15 @@ func TestSimWarnsTipped(t *testing.T) {
 	j := slices.Index(recs[0], "tipped")
 	if j < 0 || j+1 < len(recs[0]) && !strings.HasPrefix(recs[0][j+1], "meta_") || recs[1][j] == "0" {
 		t.Errorf("CSV %q: want tipped as the last own column, non-zero", out)
+	}
+}
+
+// Stationary rows at the default length warn of neither tipping nor
+// drift (random and round robin, N = 25).
+func TestSimStationaryQuiet(t *testing.T) {
+	t.Parallel()
+	_, errs, code := herd(t, "sim", "--servers", "25", "--policy", "random,rr", "--format", "csv")
+	if code != 0 || strings.Contains(errs, "tipped") || strings.Contains(errs, "drifted") {
+		t.Errorf("exit %d, stderr %q: want no warning", code, errs)
 	}
 }
