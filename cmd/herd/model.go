@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"herd/cmd/internal/table"
+	"herd/compare"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -199,4 +200,13 @@ func runModelSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 		return fmt.Errorf("%d point(s) did not converge: %s", len(failed), failed[0])
 	}
 	return nil
+}
+
+// workerPool is compare's Pool on the command line's worker pool: at most
+// workers calls at once, none started after ctx is cancelled, progress
+// after each call.
+func workerPool(ctx context.Context, workers int, progress func(done, total int)) compare.Pool {
+	return func(n int, work func(i int)) []bool {
+		return parallel(ctx, n, workers, work, progress)
+	}
 }
