@@ -1,8 +1,11 @@
 package main
 
 import (
+	"math"
+
 	"github.com/spf13/pflag"
 
+	"herd/compare"
 	"herd/meanfield"
 )
 
@@ -36,4 +39,31 @@ func checkBranchFrom(x float64) error {
 		return usagef("--branch-from %v: want 0 (the law's estimate) or T(1−λ)² in (%g, %g]", x, meanfield.DefaultEdgeMinScaled, float64(meanfield.DefaultEdgeMaxScaled))
 	}
 	return nil
+}
+
+// iterationFlags are the limits of plain iteration of the refresh map to
+// its attractor.
+type iterationFlags struct {
+	maxIter *int
+	tol     *float64
+}
+
+// addIterationFlags adds --max-iter and --tol.
+func addIterationFlags(fs *pflag.FlagSet) *iterationFlags {
+	return &iterationFlags{
+		maxIter: fs.Int("max-iter", 5000, "most refresh-map applications before giving up"),
+		tol:     fs.Float64("tol", 1e-10, "convergence: L1 distance between a board and the one a period earlier"),
+	}
+}
+
+// check checks --max-iter and --tol.
+func (f *iterationFlags) check() (compare.PointSettings, error) {
+	s := compare.PointSettings{MaxIter: *f.maxIter, Tol: *f.tol}
+	switch {
+	case s.MaxIter < 1:
+		return s, usagef("--max-iter %d: want an integer ≥ 1", s.MaxIter)
+	case !(s.Tol > 0) || math.IsInf(s.Tol, 0):
+		return s, usagef("--tol %v: want a number > 0", s.Tol)
+	}
+	return s, nil
 }
