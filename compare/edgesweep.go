@@ -59,11 +59,13 @@ type EdgeHooks struct {
 // at T_edge(1 ± 1e-4). The points are stored by index, so the order does
 // not reach the output: the one schedule of herd edge and herd law.
 func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks EdgeHooks) []EdgePoint {
-	pts := make([]EdgePoint, len(settings))
+	// The workers write into work; a search still running when the pool
+	// returns (cancelled) never touches the points returned.
+	work := make([]EdgePoint, len(settings))
 	order := make([]int, len(settings))
 	weights := make([]float64, len(settings))
 	for i, s := range settings {
-		pts[i].Settings, order[i], weights[i] = s, i, EdgeCost(s)
+		work[i].Settings, order[i], weights[i] = s, i, EdgeCost(s)
 	}
 	sort.SliceStable(order, func(a, b int) bool { return weights[order[a]] > weights[order[b]] })
 	started := pool(len(settings), func(j int) {
@@ -71,7 +73,7 @@ func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks Edg
 		if hooks.Begin != nil {
 			hooks.Begin(i)
 		}
-		p := &pts[i]
+		p := &work[i]
 		p.Result, p.Err = meanfield.Edge(p.Settings)
 		if confirm && p.Err == nil && p.Result.Found {
 			s := p.Settings
@@ -86,8 +88,14 @@ func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks Edg
 			hooks.End(i, *p)
 		}
 	})
+	pts := make([]EdgePoint, len(settings))
 	for j, ok := range started {
-		pts[order[j]].Done = ok
+		i := order[j]
+		pts[i] = EdgePoint{Settings: settings[i]}
+		if ok {
+			pts[i] = work[i]
+			pts[i].Done = true
+		}
 	}
 	return pts
 }
