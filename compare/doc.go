@@ -17,6 +17,11 @@
 //     (FitLaw), the heavy-traffic limit lim_{λ→1} x_edge by polynomial
 //     (Richardson) extrapolation in 1 − λ (HeavyTrafficLimit), and where
 //     0.9(k − 2) is within a band of the edge (WithinBand, InBand).
+//   - Model sweeps (edgesweep.go, lawsweep.go, pointsweep.go,
+//     modelsweep.go, hysteresissweep.go): the points of herd edge, law,
+//     point, model and hysteresis expanded from their lists, computed on
+//     the caller's worker pool (Pool) and returned as typed rows; the law's
+//     rows carry its fits, limits and verdicts (AnalyseLaw).
 //   - Validation (validate.go, checks.go): one Row per check of the
 //     published figures (validation.md, embedded as Table): pass, fail, or
 //     disputed where the table records an independent re-run and herd

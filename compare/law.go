@@ -72,20 +72,7 @@ func FitLaw(k, x, sigma []float64) (LawFit, error) {
 	nan := math.NaN()
 	fit := LawFit{A: nan, B: nan, ASE: nan, BSE: nan, CorrAB: nan, Chi2: nan, Scale: nan,
 		MaxResidual: nan, MaxResidualK: nan, RMSResidual: nan, Weighted: sigma != nil}
-	var ks, xs, ws []float64
-	for i := range x {
-		w := 1.0
-		if sigma != nil {
-			if !(sigma[i] > 0) || math.IsInf(sigma[i], 0) {
-				continue
-			}
-			w = 1 / (sigma[i] * sigma[i])
-		}
-		if math.IsNaN(x[i]) || math.IsInf(x[i], 0) || math.IsNaN(k[i]) {
-			continue
-		}
-		ks, xs, ws = append(ks, k[i]), append(xs, x[i]), append(ws, w)
-	}
+	ks, xs, ws := lawPoints(k, x, sigma)
 	n := len(xs)
 	fit.Points = n
 	if n < 3 {
@@ -117,23 +104,8 @@ func FitLaw(k, x, sigma []float64) (LawFit, error) {
 	v00 := skk / det
 	v11 := sw / det
 	v01 := -sk / det
-	var chi2, rss float64
-	fit.Residuals = make([]float64, n)
-	maxAbs := -1.0
-	for i := range xs {
-		r := xs[i] - (c0 + c1*ks[i])
-		fit.Residuals[i] = r
-		chi2 += ws[i] * r * r
-		rss += r * r
-		if math.Abs(r) > maxAbs {
-			maxAbs = math.Abs(r)
-			fit.MaxResidual, fit.MaxResidualK = r, ks[i]
-		}
-	}
-	fit.DoF = n - 2
-	fit.Chi2 = chi2
-	fit.RMSResidual = math.Sqrt(rss / float64(n))
-	s2 := chi2 / float64(fit.DoF)
+	fit.residuals(ks, xs, ws, c0, c1)
+	s2 := fit.Chi2 / float64(fit.DoF)
 	if sigma != nil {
 		s2 = max(1, s2)
 	}
@@ -155,6 +127,49 @@ func FitLaw(k, x, sigma []float64) (LawFit, error) {
 		fit.CorrAB = 0
 	}
 	return fit, nil
+}
+
+// lawPoints returns the usable points of FitLaw and their weights: 1, or
+// 1/σ² with sigma; a point with a NaN or infinite x, a NaN k, or a σ not
+// in (0, ∞) is skipped.
+func lawPoints(k, x, sigma []float64) (ks, xs, ws []float64) {
+	for i := range x {
+		w := 1.0
+		if sigma != nil {
+			if !(sigma[i] > 0) || math.IsInf(sigma[i], 0) {
+				continue
+			}
+			w = 1 / (sigma[i] * sigma[i])
+		}
+		if math.IsNaN(x[i]) || math.IsInf(x[i], 0) || math.IsNaN(k[i]) {
+			continue
+		}
+		ks, xs, ws = append(ks, k[i]), append(xs, x[i]), append(ws, w)
+	}
+	return ks, xs, ws
+}
+
+// residuals sets the fit's residuals about the line x = c₀ + c₁k, the
+// largest, their weighted sum of squares χ² with its degrees of freedom,
+// and their rms.
+func (fit *LawFit) residuals(ks, xs, ws []float64, c0, c1 float64) {
+	n := len(xs)
+	var chi2, rss float64
+	fit.Residuals = make([]float64, n)
+	maxAbs := -1.0
+	for i := range xs {
+		r := xs[i] - (c0 + c1*ks[i])
+		fit.Residuals[i] = r
+		chi2 += ws[i] * r * r
+		rss += r * r
+		if math.Abs(r) > maxAbs {
+			maxAbs = math.Abs(r)
+			fit.MaxResidual, fit.MaxResidualK = r, ks[i]
+		}
+	}
+	fit.DoF = n - 2
+	fit.Chi2 = chi2
+	fit.RMSResidual = math.Sqrt(rss / float64(n))
 }
 
 // LimitSettings controls HeavyTrafficLimit. The zero value means the
@@ -224,26 +239,9 @@ func HeavyTrafficLimit(loads, x, sigma []float64, s LimitSettings) (Limit, error
 	}
 	nan := math.NaN()
 	lim := Limit{Value: nan, Err: nan, Correction: nan, Propagated: nan, Spread: nan}
-	type pt struct{ h, x, s float64 }
-	var pts []pt
-	for i, l := range loads {
-		if !(l > 0 && l < 1) {
-			return lim, fmt.Errorf("compare: heavy-traffic limit: load %v outside (0, 1)", l)
-		}
-		if math.IsNaN(x[i]) || math.IsInf(x[i], 0) {
-			continue
-		}
-		sd := 0.0
-		if sigma != nil && !math.IsNaN(sigma[i]) {
-			sd = sigma[i]
-		}
-		pts = append(pts, pt{1 - l, x[i], sd})
-	}
-	sort.Slice(pts, func(i, j int) bool { return pts[i].h < pts[j].h })
-	for i := 1; i < len(pts); i++ {
-		if pts[i].h == pts[i-1].h {
-			return lim, fmt.Errorf("compare: heavy-traffic limit: load %v given twice", 1-pts[i].h)
-		}
+	pts, err := limitPoints(loads, x, sigma)
+	if err != nil {
+		return lim, err
 	}
 	n := len(pts)
 	if n < 2 {
@@ -260,29 +258,16 @@ func HeavyTrafficLimit(loads, x, sigma []float64, s LimitSettings) (Limit, error
 	for _, p := range pts[:m+1] {
 		lim.Loads = append(lim.Loads, 1-p.h)
 	}
-	// weights returns the Lagrange weights Lᵢ(0) of the first q+1 points.
-	weights := func(q int) []float64 {
-		L := make([]float64, q+1)
-		for i := 0; i <= q; i++ {
-			L[i] = 1
-			for j := 0; j <= q; j++ {
-				if j != i {
-					L[i] *= pts[j].h / (pts[j].h - pts[i].h)
-				}
-			}
-		}
-		return L
-	}
 	lim.Orders = make([]float64, m+1)
 	for q := 0; q <= m; q++ {
 		var v float64
-		for i, l := range weights(q) {
+		for i, l := range lagrangeAtZero(pts[:q+1]) {
 			v += l * pts[i].x
 		}
 		lim.Orders[q] = v
 	}
 	var prop float64
-	for i, l := range weights(m) {
+	for i, l := range lagrangeAtZero(pts[:m+1]) {
 		prop += l * l * pts[i].s * pts[i].s
 	}
 	lim.Propagated = math.Sqrt(prop)
@@ -300,6 +285,51 @@ func HeavyTrafficLimit(loads, x, sigma []float64, s LimitSettings) (Limit, error
 	lim.Spread = hi - lo
 	lim.Converging = m < 2 || last <= math.Abs(lim.Orders[m-1]-lim.Orders[m-2])
 	return lim, nil
+}
+
+// limitPoint is one usable load of HeavyTrafficLimit: h = 1 − λ, the
+// edge x and its σ (0 when not given).
+type limitPoint struct{ h, x, s float64 }
+
+// limitPoints returns the usable points of HeavyTrafficLimit, nearest to
+// λ = 1 first, or an error for a load outside (0, 1) or given twice.
+func limitPoints(loads, x, sigma []float64) ([]limitPoint, error) {
+	var pts []limitPoint
+	for i, l := range loads {
+		if !(l > 0 && l < 1) {
+			return nil, fmt.Errorf("compare: heavy-traffic limit: load %v outside (0, 1)", l)
+		}
+		if math.IsNaN(x[i]) || math.IsInf(x[i], 0) {
+			continue
+		}
+		sd := 0.0
+		if sigma != nil && !math.IsNaN(sigma[i]) {
+			sd = sigma[i]
+		}
+		pts = append(pts, limitPoint{1 - l, x[i], sd})
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].h < pts[j].h })
+	for i := 1; i < len(pts); i++ {
+		if pts[i].h == pts[i-1].h {
+			return nil, fmt.Errorf("compare: heavy-traffic limit: load %v given twice", 1-pts[i].h)
+		}
+	}
+	return pts, nil
+}
+
+// lagrangeAtZero returns the Lagrange weights Lᵢ(0) = Π_{j≠i} hⱼ/(hⱼ − hᵢ)
+// of pts: the value at h = 0 of the polynomial through them is Σ Lᵢ(0)xᵢ.
+func lagrangeAtZero(pts []limitPoint) []float64 {
+	L := make([]float64, len(pts))
+	for i := range pts {
+		L[i] = 1
+		for j := range pts {
+			if j != i {
+				L[i] *= pts[j].h / (pts[j].h - pts[i].h)
+			}
+		}
+	}
+	return L
 }
 
 // LawRange is where a law is within a relative band of the edge, over a

@@ -3,185 +3,40 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
-	"sort"
 	"strconv"
 	"strings"
 
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
+	"herd/compare"
 	"herd/meanfield"
 )
 
 // lawScaled is the published rule of thumb for the edge: T(1−λ)² ≈ 0.9(k−2).
-func lawScaled(k int) float64 { return 0.9 * float64(k-2) }
+func lawScaled(k int) float64 { return compare.LawScaled(k) }
+
+// edgeOutput is where herd edge's answer goes, and how it is computed.
+type edgeOutput struct {
+	format, plot, progress string
+	workers                int
+	confirm                bool
+	base                   meanfield.EdgeSettings // the settings every search shares
+	ks                     []int
+	loads                  []float64
+}
 
 func runEdge(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "edge", "edge [--dispatchers LIST] [--load LIST] [flags]   (plain herd runs this)")
-	dispatchers := dispatchersList(fs, "2,3,4,5,6,8,10", "integers in [1, 256]")
-	load := loadList(fs, "0.8,0.9,0.95", edgeLoadHelp)
-	relTol := toleranceFlag(fs)
-	herdFull := fs.Bool("herd", false, "classify the herd below each edge fully (up to 400 maps; by default at most 40 maps and no more work than the edge search)")
-	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached and below_balanced")
-	progMode := addProgressFlag(fs)
-	sizes := addSizesFlag(fs, "job sizes of the model")
-	branchFrom := fs.Float64("branch-from", 0, "T(1−λ)² at which the footing search starts (it climbs by ×1.25 until every low board reaches the balanced state), 0 or in (0.02, 1000]; 0 means the law's estimate 0.9(k−2)")
-	out := addOutputFlags(fs, "edges computed")
-	plotFile := plotFlag(fs, "edge_scaled against k, one series per load, with the law 0.9(k−2),")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	fmtName, err := out.check()
+	settings, o, err := parseEdge(e, args)
 	if err != nil {
 		return err
 	}
-	if err := checkProgressMode(*progMode); err != nil {
-		return err
-	}
-	ks, err := intList("dispatchers", *dispatchers, 1)
-	if err != nil {
-		return err
-	}
-	loads, err := floatList("load", *load, inOpenUnit, "a number in (0, 1)")
-	if err != nil {
-		return err
-	}
-	if err := checkPlotPath(*plotFile); err != nil {
-		return err
-	}
-	if !(*relTol >= 1e-8 && *relTol < 0.1) {
-		return usagef("--tolerance %v: want a number in [1e-8, 0.1)", *relTol)
-	}
-	_, svc, err := modelSizes(*sizes)
-	if err != nil {
-		return err
-	}
-	if *branchFrom != 0 && !(*branchFrom > meanfield.DefaultEdgeMinScaled && *branchFrom <= meanfield.DefaultEdgeMaxScaled) {
-		return usagef("--branch-from %v: want 0 (the law's estimate) or T(1−λ)² in (%g, %g]", *branchFrom, meanfield.DefaultEdgeMinScaled, float64(meanfield.DefaultEdgeMaxScaled))
-	}
-	var settings []meanfield.EdgeSettings
-	for _, lam := range loads {
-		for _, k := range ks {
-			s := meanfield.EdgeSettings{Dispatchers: k, Load: lam, RelTol: *relTol, Service: svc, BranchFrom: *branchFrom}
-			if err := checkEdge(k, lam); err != nil {
-				return err
-			}
-			if *herdFull {
-				s.HerdFull, s.HerdMaps = true, 400
-			}
-			if err := s.Validate(); err != nil {
-				return usagef("%v", err)
-			}
-			settings = append(settings, s)
-		}
-	}
-	results, errs, checks, done := computeEdges(ctx, e, "edge", *progMode, settings, *out.workers, *confirm)
-
-	t := &table.Table{
-		Title: "herd edge: where the balanced state of k dispatchers with own tallies tips (refresh map, N → ∞)",
-		Meta: []table.Field{
-			{Key: "version", Value: version},
-			{Key: "tolerance", Value: strconv.FormatFloat(*relTol, 'g', -1, 64)},
-			{Key: "protocol", Value: "lowest T at which iteration from empty, all-at-1 and all-at-3 boards reaches a balanced fixed point"},
-		},
-		Columns: []table.Column{
-			{Name: "dispatchers"}, {Name: "load"}, {Name: "edge_refresh", Digits: 6},
-			{Name: "edge_scaled", Digits: 5}, {Name: "branch_scaled", Digits: 5}, {Name: "law_scaled", Digits: 3},
-			{Name: "ratio", Digits: 4}, {Name: "crossing"}, {Name: "node_radius", Digits: 3},
-			{Name: "herd_period"}, {Name: "herd_board_mean", Digits: 5},
-			{Name: "saddle_eigenvalue", Digits: 3}, {Name: "maps"}, {Name: "gaps"},
-		},
-	}
-	if *confirm {
-		t.Columns = append(t.Columns, table.Column{Name: "above_reached"}, table.Column{Name: "below_balanced"})
-		t.Notes = append(t.Notes, "confirmation by plain iteration: above_reached is the first low board (empty, one = all at 1, three = all at 3) reaching the balanced state at T_edge(1+1e-4); below_balanced how many of the three reach it at T_edge(1−1e-4) (0 confirms)")
-	}
-	addSizes(t, svc, true)
-	dev := map[float64]lawDeviation{}
-	var failures []string
-	for i, s := range settings {
-		if !done[i] {
-			continue
-		}
-		if errs[i] != nil {
-			failures = append(failures, fmt.Sprintf("k=%d λ=%g: %v", s.Dispatchers, s.Load, errs[i]))
-			continue
-		}
-		r := results[i]
-		law := lawScaled(s.Dispatchers)
-		var lawCell any = law
-		if s.Dispatchers < 2 {
-			lawCell = nil // the law is for k ≥ 2; one dispatcher never tips
-		}
-		row := []any{s.Dispatchers, s.Load, nil, nil, nil, lawCell, nil, r.Crossing, nil, nil, nil, nil, r.Maps, nil}
-		d := dev[s.Load]
-		if r.Status == meanfield.Found {
-			row[2], row[3] = r.Refresh, r.Scaled
-			if r.BranchScaled > 0 {
-				row[4] = r.BranchScaled
-			}
-			if law > 0 {
-				ratio := r.Scaled / law
-				row[6] = ratio
-				if x := ratio - 1; !d.any || math.Abs(x) >= math.Abs(d.worst) {
-					d.worst, d.worstK, d.any = x, s.Dispatchers, true
-				}
-			}
-			if !math.IsNaN(r.NodeRadius) {
-				row[8] = r.NodeRadius
-			}
-			switch {
-			case r.Herd.Period > 0:
-				row[9], row[10] = r.Herd.Period, r.Herd.BoardMean
-			case r.Herd.Status == meanfield.Aperiodic:
-				row[9], row[10] = "aperiodic", r.Herd.BoardMean
-			}
-			if !math.IsNaN(r.SaddleEigenvalue) {
-				row[11] = r.SaddleEigenvalue
-			}
-			if len(r.Gaps) > 0 {
-				row[13] = formatGaps(r.Gaps)
-			}
-		} else if law > 0 {
-			// The law predicts an edge the model does not have: the largest
-			// deviation there is, whatever the edges found elsewhere.
-			d.none = append(d.none, s.Dispatchers)
-		}
-		dev[s.Load] = d
-		if *confirm {
-			row = append(row, nil, nil)
-			if c := checks[i]; c != nil {
-				row[14] = "none"
-				if c.AboveStart >= 0 {
-					row[14] = []string{"empty", "one", "three"}[c.AboveStart]
-				}
-				row[15] = c.BelowBalanced
-			}
-		}
-		t.AddRow(row...)
-	}
-	for _, lam := range loads {
-		d, ok := dev[lam]
-		if !ok || (!d.any && len(d.none) == 0) {
-			continue
-		}
-		note := fmt.Sprintf("λ = %g: largest deviation from the law 0.9(k−2): ", lam)
-		switch {
-		case len(d.none) > 0 && d.any:
-			note += fmt.Sprintf("no edge at all for k = %s, where the law predicts one; among edges found %+.1f%% (k = %d)", joinInts(d.none), 100*d.worst, d.worstK)
-		case len(d.none) > 0:
-			note += fmt.Sprintf("no edge at all for k = %s, where the law predicts one", joinInts(d.none))
-		default:
-			note += fmt.Sprintf("%+.1f%% (k = %d)", 100*d.worst, d.worstK)
-		}
-		t.Notes = append(t.Notes, note)
-	}
-	t.Warnings = failures
-	err = writeTable(ctx, e, t, fmtName, func() error {
-		if *plotFile == "" {
+	pts := computeEdges(ctx, e, "edge", o.progress, settings, o.workers, o.confirm)
+	t, failures := edgeTable(pts, o)
+	err = writeTable(ctx, e, t, o.format, func() error {
+		if o.plot == "" {
 			return nil
 		}
-		return plotEdge(*plotFile, settings, results, done, ks, loads)
+		return plotEdge(o.plot, pts, o.ks, o.loads)
 	})
 	if err != nil {
 		return err
@@ -192,22 +47,177 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// lawDeviation is the footer's account of one load: the largest signed
-// deviation edge/law − 1 among edges found, and the k for which the law
-// predicts an edge (k ≥ 3) but the model finds none.
-type lawDeviation struct {
-	worst  float64
-	worstK int
-	any    bool
-	none   []int
+// parseEdge reads herd edge's flags into its edge searches, one per
+// (λ, k), each checked before any work.
+func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, error) {
+	var o edgeOutput
+	fs := newFlags(e, "edge", "edge [--dispatchers LIST] [--load LIST] [flags]   (plain herd runs this)")
+	dispatchers := dispatchersList(fs, "2,3,4,5,6,8,10", "integers in [1, 256]")
+	load := loadList(fs, "0.8,0.9,0.95", edgeLoadHelp)
+	relTol := addToleranceFlag(fs)
+	herdFull := fs.Bool("herd", false, "classify the herd below each edge fully (up to 400 maps; by default at most 40 maps and no more work than the edge search)")
+	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached and below_balanced")
+	progMode := addProgressFlag(fs)
+	sizes := addSizesFlag(fs, "job sizes of the model")
+	branchFrom := addBranchFromFlag(fs)
+	out := addOutputFlags(fs, "edges computed")
+	plotFile := plotFlag(fs, "edge_scaled against k, one series per load, with the law 0.9(k−2),")
+	if err := parse(fs, args); err != nil {
+		return nil, o, err
+	}
+	fmtName, err := out.check()
+	if err != nil {
+		return nil, o, err
+	}
+	if err := checkProgressMode(*progMode); err != nil {
+		return nil, o, err
+	}
+	o = edgeOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers, confirm: *confirm}
+	if o.ks, err = intList("dispatchers", *dispatchers, 1); err != nil {
+		return nil, o, err
+	}
+	if o.loads, err = floatList("load", *load, inOpenUnit, "a number in (0, 1)"); err != nil {
+		return nil, o, err
+	}
+	if err := checkPlotPath(*plotFile); err != nil {
+		return nil, o, err
+	}
+	if err := checkTolerance(*relTol); err != nil {
+		return nil, o, err
+	}
+	_, svc, err := modelSizes(*sizes)
+	if err != nil {
+		return nil, o, err
+	}
+	if err := checkBranchFrom(*branchFrom); err != nil {
+		return nil, o, err
+	}
+	o.base = meanfield.EdgeSettings{RelTol: *relTol, Service: svc, BranchFrom: *branchFrom}
+	if *herdFull {
+		o.base.HerdFull, o.base.HerdMaps = true, 400
+	}
+	settings := compare.EdgeGrid(o.ks, o.loads, o.base)
+	for _, s := range settings {
+		if err := checkEdge(s.Dispatchers, s.Load); err != nil {
+			return nil, o, err
+		}
+		if err := s.Validate(); err != nil {
+			return nil, o, usagef("%v", err)
+		}
+	}
+	return settings, o, nil
 }
 
-// edgeCost is the relative cost of one edge, for ordering and the time-left
-// estimate: the search's maps scale about as k² and as 1/(1−λ)³ (map rows
-// ∝ 1/(1−λ), windows ∝ T/k ∝ 1/(1−λ)², chain work per window ∝ k²).
-func edgeCost(s meanfield.EdgeSettings) float64 {
-	k := float64(max(s.Dispatchers, 3))
-	return k * k / math.Pow(1-s.Load, 3)
+// edgeCells is one row of the herd edge table, by column; a nil cell is
+// missing.
+type edgeCells struct {
+	dispatchers                                   int
+	load                                          float64
+	edgeRefresh, edgeScaled, branchScaled, law    any
+	ratio                                         any
+	crossing                                      string
+	nodeRadius, herdPeriod, herdBoardMean, saddle any
+	maps                                          int
+	gaps                                          any
+	aboveReached, belowBalanced                   any
+}
+
+func (c edgeCells) row(confirm bool) []any {
+	row := []any{c.dispatchers, c.load, c.edgeRefresh, c.edgeScaled, c.branchScaled, c.law,
+		c.ratio, c.crossing, c.nodeRadius, c.herdPeriod, c.herdBoardMean, c.saddle, c.maps, c.gaps}
+	if confirm {
+		row = append(row, c.aboveReached, c.belowBalanced)
+	}
+	return row
+}
+
+// newEdgeCells is the row of one edge search that finished without error.
+func newEdgeCells(p compare.EdgePoint) edgeCells {
+	s, r := p.Settings, p.Result
+	c := edgeCells{dispatchers: s.Dispatchers, load: s.Load, crossing: r.Crossing, maps: r.Maps}
+	law := lawScaled(s.Dispatchers)
+	if s.Dispatchers >= 2 {
+		c.law = law // the law is for k ≥ 2; one dispatcher never tips
+	}
+	if r.Status == meanfield.Found {
+		c.edgeRefresh, c.edgeScaled = r.Refresh, r.Scaled
+		if r.BranchScaled > 0 {
+			c.branchScaled = r.BranchScaled
+		}
+		if law > 0 {
+			c.ratio = r.Scaled / law
+		}
+		c.nodeRadius, c.saddle = finite(r.NodeRadius), finite(r.SaddleEigenvalue)
+		switch {
+		case r.Herd.Period > 0:
+			c.herdPeriod, c.herdBoardMean = r.Herd.Period, r.Herd.BoardMean
+		case r.Herd.Status == meanfield.Aperiodic:
+			c.herdPeriod, c.herdBoardMean = "aperiodic", r.Herd.BoardMean
+		}
+		if len(r.Gaps) > 0 {
+			c.gaps = formatGaps(r.Gaps)
+		}
+	}
+	if ch := p.Check; ch != nil {
+		c.aboveReached = "none"
+		if ch.AboveStart >= 0 {
+			c.aboveReached = []string{"empty", "one", "three"}[ch.AboveStart]
+		}
+		c.belowBalanced = ch.BelowBalanced
+	}
+	return c
+}
+
+// edgeTable is herd edge's table, and the searches that failed.
+func edgeTable(pts []compare.EdgePoint, o edgeOutput) (*table.Table, []string) {
+	t := &table.Table{
+		Title: "herd edge: where the balanced state of k dispatchers with own tallies tips (refresh map, N → ∞)",
+		Meta: []table.Field{
+			{Key: "version", Value: version},
+			{Key: "tolerance", Value: strconv.FormatFloat(o.base.RelTol, 'g', -1, 64)},
+			{Key: "protocol", Value: "lowest T at which iteration from empty, all-at-1 and all-at-3 boards reaches a balanced fixed point"},
+		},
+		Columns: []table.Column{
+			{Name: "dispatchers"}, {Name: "load"}, {Name: "edge_refresh", Digits: 6},
+			{Name: "edge_scaled", Digits: 5}, {Name: "branch_scaled", Digits: 5}, {Name: "law_scaled", Digits: 3},
+			{Name: "ratio", Digits: 4}, {Name: "crossing"}, {Name: "node_radius", Digits: 3},
+			{Name: "herd_period"}, {Name: "herd_board_mean", Digits: 5},
+			{Name: "saddle_eigenvalue", Digits: 3}, {Name: "maps"}, {Name: "gaps"},
+		},
+	}
+	if o.confirm {
+		t.Columns = append(t.Columns, table.Column{Name: "above_reached"}, table.Column{Name: "below_balanced"})
+		t.Notes = append(t.Notes, "confirmation by plain iteration: above_reached is the first low board (empty, one = all at 1, three = all at 3) reaching the balanced state at T_edge(1+1e-4); below_balanced how many of the three reach it at T_edge(1−1e-4) (0 confirms)")
+	}
+	addSizes(t, o.base.Service, true)
+	var failures []string
+	for _, p := range pts {
+		switch {
+		case !p.Done:
+		case p.Err != nil:
+			failures = append(failures, fmt.Sprintf("k=%d λ=%g: %v", p.Settings.Dispatchers, p.Settings.Load, p.Err))
+		default:
+			t.AddRow(newEdgeCells(p).row(o.confirm)...)
+		}
+	}
+	for _, d := range compare.LawDeviations(pts, o.loads) {
+		t.Notes = append(t.Notes, deviationNote(d))
+	}
+	t.Warnings = failures
+	return t, failures
+}
+
+// deviationNote is the footer's account of one load's deviation from the
+// law.
+func deviationNote(d compare.LawDeviation) string {
+	note := fmt.Sprintf("λ = %g: largest deviation from the law 0.9(k−2): ", d.Load)
+	switch {
+	case len(d.None) > 0 && d.Any:
+		return note + fmt.Sprintf("no edge at all for k = %s, where the law predicts one; among edges found %+.1f%% (k = %d)", joinInts(d.None), 100*d.Worst, d.WorstK)
+	case len(d.None) > 0:
+		return note + fmt.Sprintf("no edge at all for k = %s, where the law predicts one", joinInts(d.None))
+	}
+	return note + fmt.Sprintf("%+.1f%% (k = %d)", 100*d.Worst, d.WorstK)
 }
 
 // formatGaps writes gaps as "lo–hi" ranges of T(1−λ)², joined by "; ".
@@ -219,7 +229,7 @@ func formatGaps(gaps []meanfield.EdgeGap) string {
 	return strings.Join(parts, "; ")
 }
 
-func plotEdge(path string, settings []meanfield.EdgeSettings, results []meanfield.EdgeResult, done []bool, ks []int, loads []float64) error {
+func plotEdge(path string, pts []compare.EdgePoint, ks []int, loads []float64) error {
 	fig := plotting.Figure{
 		Title:  "edge of the balanced state (refresh map, N → ∞)",
 		XLabel: "dispatchers k",
@@ -227,10 +237,10 @@ func plotEdge(path string, settings []meanfield.EdgeSettings, results []meanfiel
 	}
 	for _, lam := range loads {
 		sr := plotting.Series{Name: "λ = " + strconv.FormatFloat(lam, 'g', -1, 64)}
-		for i, s := range settings {
-			if done[i] && s.Load == lam && results[i].Status == meanfield.Found {
-				sr.X = append(sr.X, float64(s.Dispatchers))
-				sr.Y = append(sr.Y, results[i].Scaled)
+		for _, p := range pts {
+			if p.Done && p.Settings.Load == lam && p.Result.Status == meanfield.Found {
+				sr.X = append(sr.X, float64(p.Settings.Dispatchers))
+				sr.Y = append(sr.Y, p.Result.Scaled)
 			}
 		}
 		fig.Series = append(fig.Series, sr)
@@ -247,60 +257,37 @@ func plotEdge(path string, settings []meanfield.EdgeSettings, results []meanfiel
 	return nil
 }
 
-// computeEdges computes the edges of settings on the worker pool, longest
-// first, with progress on stderr in mode (progressAuto, …), and with
-// confirm each found edge's plain-iteration check: the one schedule of
-// herd edge and herd law. Results are stored by index, so the order does
-// not reach the output; done[i] is false for an edge not finished
-// (Ctrl-C).
-func computeEdges(ctx context.Context, e *env, name, mode string, settings []meanfield.EdgeSettings, workers int, confirm bool) (results []meanfield.EdgeResult, errs []error, checks []*meanfield.EdgeConfirmation, done []bool) {
-	results = make([]meanfield.EdgeResult, len(settings))
-	errs = make([]error, len(settings))
-	checks = make([]*meanfield.EdgeConfirmation, len(settings))
+// computeEdges computes the edges of settings (compare.Edges) on the
+// worker pool, with progress on stderr in mode (progressAuto, …): the one
+// schedule of herd edge and herd law.
+func computeEdges(ctx context.Context, e *env, name, mode string, settings []meanfield.EdgeSettings, workers int, confirm bool) []compare.EdgePoint {
 	labels := make([]string, len(settings))
 	weights := make([]float64, len(settings))
 	for i, s := range settings {
 		labels[i] = fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
-		weights[i] = edgeCost(s)
+		weights[i] = compare.EdgeCost(s)
 	}
 	prog := newItemProgress(e.stderr, mode, name, "edges", labels, weights)
-	// Longest first: an edge's cost grows with k and 1/(1−λ) (edgeCost), so
-	// starting those first keeps the workers busy to the end.
-	order := make([]int, len(settings))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return weights[order[a]] > weights[order[b]] })
-	started := parallel(ctx, len(settings), workers, func(j int) {
-		i := order[j]
-		prog.begin(i)
-		results[i], errs[i] = meanfield.Edge(settings[i])
-		if confirm && errs[i] == nil && results[i].Status == meanfield.Found {
-			s := settings[i]
-			c, err := meanfield.ConfirmEdge(meanfield.ConfirmSettings{Dispatchers: s.Dispatchers, Load: s.Load, Edge: results[i].Refresh, Rel: 1e-4, Service: s.Service})
-			if err != nil {
-				errs[i] = fmt.Errorf("confirmation: %w", err)
-			} else {
-				checks[i] = &c
-			}
-		}
-		switch {
-		case errs[i] != nil:
-			prog.end(i, "failed")
-		case checks[i] != nil && !checks[i].Confirmed():
-			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" NOT confirmed")
-		case checks[i] != nil:
-			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64)+" confirmed")
-		case results[i].Status == meanfield.Found:
-			prog.end(i, "edge "+strconv.FormatFloat(results[i].Scaled, 'f', 4, 64))
-		default:
-			prog.end(i, "none")
-		}
-	}, nil)
+	pts := compare.Edges(settings, confirm, workerPool(ctx, workers, nil), compare.EdgeHooks{
+		Begin: prog.begin,
+		End:   func(i int, p compare.EdgePoint) { prog.end(i, edgeStatus(p)) },
+	})
 	prog.close()
-	done = make([]bool, len(settings))
-	for j, ok := range started {
-		done[order[j]] = ok
+	return pts
+}
+
+// edgeStatus is one edge's outcome as progress reports it.
+func edgeStatus(p compare.EdgePoint) string {
+	scaled := strconv.FormatFloat(p.Result.Scaled, 'f', 4, 64)
+	switch {
+	case p.Err != nil:
+		return "failed"
+	case p.Check != nil && !p.Check.Confirmed():
+		return "edge " + scaled + " NOT confirmed"
+	case p.Check != nil:
+		return "edge " + scaled + " confirmed"
+	case p.Result.Status == meanfield.Found:
+		return "edge " + scaled
 	}
-	return results, errs, checks, done
+	return "none"
 }

@@ -85,11 +85,6 @@ func partitionedFlag(fs *pflag.FlagSet, note string) *bool {
 	return fs.Bool("partitioned", false, "each dispatcher owns a contiguous block of N/k servers"+note)
 }
 
-// toleranceFlag defines --tolerance of the edge searches.
-func toleranceFlag(fs *pflag.FlagSet) *float64 {
-	return fs.Float64("tolerance", 1e-4, "relative precision of each edge in T")
-}
-
 // sizesFlag defines --sizes: what the sizes are of, then the values
 // allowed.
 func sizesFlag(fs *pflag.FlagSet, what, values string) *string {

@@ -13,17 +13,47 @@ import (
 	"herd/sim"
 )
 
-// hystPoint is one (T, start) of herd hysteresis.
-type hystPoint struct {
-	T     float64
-	start sim.Start
-	model meanfield.HerdAttractor
-	mErr  error
-	sim   sim.Summary
-	hasS  bool
+// hysteresisOutput is where herd hysteresis's answer goes.
+type hysteresisOutput struct {
+	format, plot string
+	workers      int
 }
 
 func runHysteresis(ctx context.Context, e *env, args []string) error {
+	s, o, err := parseHysteresis(e, args)
+	if err != nil {
+		return err
+	}
+	rows := s.Rows()
+	// The simulations' runs, checked before the model starts.
+	tasks, err := s.Tasks(rows)
+	if err != nil {
+		return simUsage(err, map[string]string{"Start": "starts", "Horizon": "refreshes"})
+	}
+	// Model points in parallel, then the simulations.
+	prog := newProgress(e.stderr, "hysteresis", "model points")
+	h := compare.HysteresisModel(s, rows, workerPool(ctx, o.workers, prog.update))
+	prog.finish()
+	if s.Servers > 0 && ctx.Err() == nil {
+		sp := newProgress(e.stderr, "hysteresis", "runs")
+		compare.HysteresisSim(ctx, s, &h, tasks, o.workers, sp.weigh(runCosts(tasks)).notify)
+		sp.finish()
+	}
+	t, band := hysteresisTable(s, h)
+	return writeTable(ctx, e, t, o.format, func() error {
+		if o.plot == "" {
+			return nil
+		}
+		return plotHysteresis(o.plot, h.Rows, band, s.Servers)
+	})
+}
+
+// parseHysteresis reads herd hysteresis's flags into the settings of its
+// sweep, checking every point against the model's and the simulator's
+// limits before any work.
+func parseHysteresis(e *env, args []string) (compare.HysteresisSettings, hysteresisOutput, error) {
+	var s compare.HysteresisSettings
+	var o hysteresisOutput
 	fs := newFlags(e, "hysteresis", "hysteresis [--dispatchers K] [--load L] [--refresh LIST] [--starts LIST] [--servers N] [flags]")
 	k := dispatchersFlag(fs, 5, modelRangeHelp.dispatchers+" for the model")
 	load := loadFlag(fs, 0.9, modelRangeHelp.load)
@@ -40,147 +70,122 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	plotFile := plotFlag(fs, "both branches against T (log axes), model lines and simulator points, bistable range shaded,")
 	out := addOutputFlags(fs, "points computed")
 	if err := parse(fs, args); err != nil {
-		return err
+		return s, o, err
 	}
 	fmtName, err := out.check()
 	if err != nil {
-		return err
+		return s, o, err
 	}
 	if err := checkPlotPath(*plotFile); err != nil {
-		return err
+		return s, o, err
 	}
-	switch {
-	case *k < 1:
-		return usagef("--dispatchers %d: want an integer ≥ 1", *k)
-	case !inOpenUnit(*load):
-		return usagef("--load %v: want a number in (0, 1)", *load)
-	case *servers < 0:
-		return usagef("--servers %d: want 0 (model only) or an integer ≥ 1", *servers)
-	case *servers > 0 && *partitioned && *servers < *k:
-		return usagef("--partitioned needs --servers ≥ --dispatchers, have %d < %d", *servers, *k)
-	case *runs < 2 || *runs > maxSweepRuns:
-		return usagef("--runs %d: want an integer in [2, %d]", *runs, maxSweepRuns)
-	case *refreshes < 4:
-		return usagef("--refreshes %d: want an integer ≥ 4", *refreshes)
+	o = hysteresisOutput{format: fmtName, plot: *plotFile, workers: *out.workers}
+	s = compare.HysteresisSettings{Dispatchers: *k, Load: *load, Partitioned: *partitioned, Bistable: *bistable,
+		Servers: *servers, Runs: *runs, Refreshes: *refreshes, Seed: *seed, Board: modelBoard}
+	if err := checkHysteresisFlags(s); err != nil {
+		return s, o, err
 	}
 	ta, err := sim.ParseTally(*tally)
 	if err != nil || ta == sim.TallyNone {
-		return usagef("--tally %q: want own, shared or scaled", *tally)
+		return s, o, usagef("--tally %q: want own, shared or scaled", *tally)
 	}
-	ts, err := floatList("refresh", *refresh, positive, "a number > 0 (service times)")
-	if err != nil {
-		return err
+	s.Tally = ta
+	if s.Refresh, err = floatList("refresh", *refresh, positive, "a number > 0 (service times)"); err != nil {
+		return s, o, err
 	}
-	sts, err := parsedList("starts", *starts, simStart("starts"))
-	if err != nil {
-		return err
+	if s.Starts, err = parsedList("starts", *starts, simStart("starts")); err != nil {
+		return s, o, err
 	}
-	simSizes, svc, err := modelSizes(*sizes)
-	if err != nil {
-		return err
+	if s.Sizes, s.Service, err = modelSizes(*sizes); err != nil {
+		return s, o, err
 	}
-	// The model: own tallies as they are; shared tallies and partitions are
-	// the k = 1 map as N → ∞; the scaled tally has no model.
-	modelK := *k
-	modelNote := ""
-	hasModel := true
-	switch {
-	case ta == sim.TallyScaled:
-		hasModel = false
-		modelNote = "the scaled tally has no model here (see meanfield/hysteresis.go): simulator only"
-	case ta == sim.TallyShared || *partitioned:
-		modelK = 1
-		modelNote = "shared tallies and partitions are the k = 1 refresh map as N → ∞"
-	}
+	return s, o, checkHysteresisPoints(s)
+}
 
-	if hasModel && *bistable {
-		if err := checkEdge(modelK, *load); err != nil {
+// checkHysteresisFlags checks herd hysteresis's single-valued flags.
+func checkHysteresisFlags(s compare.HysteresisSettings) error {
+	switch {
+	case s.Dispatchers < 1:
+		return usagef("--dispatchers %d: want an integer ≥ 1", s.Dispatchers)
+	case !inOpenUnit(s.Load):
+		return usagef("--load %v: want a number in (0, 1)", s.Load)
+	case s.Servers < 0:
+		return usagef("--servers %d: want 0 (model only) or an integer ≥ 1", s.Servers)
+	case s.Servers > 0 && s.Partitioned && s.Servers < s.Dispatchers:
+		return usagef("--partitioned needs --servers ≥ --dispatchers, have %d < %d", s.Servers, s.Dispatchers)
+	case s.Runs < 2 || s.Runs > maxSweepRuns:
+		return usagef("--runs %d: want an integer in [2, %d]", s.Runs, maxSweepRuns)
+	case s.Refreshes < 4:
+		return usagef("--refreshes %d: want an integer ≥ 4", s.Refreshes)
+	}
+	return nil
+}
+
+// checkHysteresisPoints checks every (T, start) against the model's
+// limits (when there is a model) and the runs in all against the sweep's.
+func checkHysteresisPoints(s compare.HysteresisSettings) error {
+	modelK, hasModel, _ := s.Model()
+	if hasModel && s.Bistable {
+		if err := checkEdge(modelK, s.Load); err != nil {
 			return usagef("%v; the bistable range starts from the edge (--bistable=false skips it)", err)
 		}
 	}
-	var pts []*hystPoint
-	for _, T := range ts {
+	n := 0
+	for _, T := range s.Refresh {
 		if hasModel {
-			if err := checkModel(modelK, *load, T); err != nil {
+			if err := checkModel(modelK, s.Load, T); err != nil {
 				return err
 			}
 		}
-		for _, st := range sts {
+		for _, st := range s.Starts {
 			if hasModel {
 				if _, err := modelStartRows("starts", st.String(), st.Value, st.PerRefresh, T); err != nil {
 					return err
 				}
 			}
-			if len(pts)*(*runs) >= maxSweepRuns {
+			if n*s.Runs >= maxSweepRuns {
 				return usagef("--refresh and --starts give more than %d runs in all: shorten them", maxSweepRuns)
 			}
-			pts = append(pts, &hystPoint{T: T, start: st})
+			n++
 		}
 	}
-	// The simulations' runs, checked before the model starts.
-	var tasks []sim.Task
-	if *servers > 0 {
-		for _, p := range pts {
-			c := sim.Config{Servers: *servers, Dispatchers: *k, Load: *load, Refresh: p.T,
-				Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: ta, Partitioned: *partitioned,
-				Start: p.start, Horizon: float64(*refreshes) * p.T, Sizes: simSizes}
-			if err := c.Validate(); err != nil {
-				return simUsage(err, map[string]string{"Start": "starts", "Horizon": "refreshes"})
-			}
-			key := c.Key()
-			for rep := 0; rep < *runs; rep++ {
-				tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(*seed, key, rep)})
-			}
-		}
-	}
-	// Model points in parallel, then the simulations.
-	var bis meanfield.BistableResult
-	var bisErr error
-	jobs := len(pts)
-	if hasModel && *bistable {
-		jobs++
-	}
-	prog := newProgress(e.stderr, "hysteresis", "model points")
-	done := []bool{}
-	if hasModel {
-		done = parallel(ctx, jobs, *out.workers, func(i int) {
-			if i == len(pts) {
-				bis, bisErr = meanfield.Bistable(meanfield.BistableSettings{Dispatchers: modelK, Load: *load, Service: svc})
-				return
-			}
-			p := pts[i]
-			r := meanfield.Refresh{Dispatchers: modelK, Load: *load, Period: p.T, Service: svc}
-			p.model, p.mErr = meanfield.FindHerdAttractor(r, svc.Lift(modelBoard(p.start, p.T)), meanfield.HerdSettings{})
-		}, prog.update)
-	}
-	prog.finish()
-	if *servers > 0 && ctx.Err() == nil {
-		sp := newProgress(e.stderr, "hysteresis", "runs")
-		res, sdone, _ := sim.RunAllNotify(ctx, tasks, *out.workers, sp.weigh(runCosts(tasks)).notify)
-		sp.finish()
-		for i, p := range pts {
-			ok := true
-			for _, d := range sdone[i**runs : (i+1)**runs] {
-				ok = ok && d
-			}
-			if ok {
-				p.sim, p.hasS = sim.Summarize(tasks[i**runs].Config, res[i**runs:(i+1)**runs]), true
-			}
-		}
-	}
+	return nil
+}
 
+// hysteresisCells is one row of the herd hysteresis table, by column;
+// a nil cell is missing.
+type hysteresisCells struct {
+	dispatchers                            int
+	load, refresh                          float64
+	start                                  string
+	modelAttractor, modelHerd              any
+	modelBoardMean, modelResponse          any
+	servers, simResponse, simSE, simBoard  any
+	modelResponseSE, modelTruncation, maps any
+}
+
+func (c hysteresisCells) row() []any {
+	return []any{c.dispatchers, c.load, c.refresh, c.start,
+		c.modelAttractor, c.modelHerd, c.modelBoardMean, c.modelResponse,
+		c.servers, c.simResponse, c.simSE, c.simBoard,
+		c.modelResponseSE, c.modelTruncation, c.maps}
+}
+
+// hysteresisTable is herd hysteresis's table and the bistable band of its
+// plot (nil when there is none).
+func hysteresisTable(s compare.HysteresisSettings, h compare.Hysteresis) (*table.Table, *plotting.Band) {
 	t := &table.Table{
 		Title: "herd hysteresis: the balanced and herd branches (least loaded with tallies) against T",
 		Meta: []table.Field{
 			{Key: "version", Value: version},
-			{Key: "dispatchers", Value: strconv.Itoa(*k)},
-			{Key: "load", Value: strconv.FormatFloat(*load, 'g', -1, 64)},
-			{Key: "tally", Value: ta.String()},
-			{Key: "partitioned", Value: strconv.FormatBool(*partitioned)},
-			{Key: "servers", Value: strconv.Itoa(*servers)},
-			{Key: "runs", Value: strconv.Itoa(*runs)},
-			{Key: "refreshes", Value: strconv.Itoa(*refreshes)},
-			{Key: "seed", Value: strconv.FormatUint(*seed, 10)},
+			{Key: "dispatchers", Value: strconv.Itoa(s.Dispatchers)},
+			{Key: "load", Value: strconv.FormatFloat(s.Load, 'g', -1, 64)},
+			{Key: "tally", Value: s.Tally.String()},
+			{Key: "partitioned", Value: strconv.FormatBool(s.Partitioned)},
+			{Key: "servers", Value: strconv.Itoa(s.Servers)},
+			{Key: "runs", Value: strconv.Itoa(s.Runs)},
+			{Key: "refreshes", Value: strconv.Itoa(s.Refreshes)},
+			{Key: "seed", Value: strconv.FormatUint(s.Seed, 10)},
 		},
 		Columns: []table.Column{
 			{Name: "dispatchers"}, {Name: "load"}, {Name: "refresh"}, {Name: "start"},
@@ -189,50 +194,46 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 			{Name: "model_response_se", Digits: 2}, {Name: "model_truncation", Digits: 1}, {Name: "model_maps"},
 		},
 	}
-	if modelNote != "" {
-		t.Notes = append(t.Notes, modelNote)
+	if _, _, note := s.Model(); note != "" {
+		t.Notes = append(t.Notes, note)
 	}
-	addSizes(t, svc, false)
-	for i, p := range pts {
-		row := []any{*k, *load, p.T, p.start.String(), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil}
-		if hasModel && i < len(done) && done[i] {
-			if p.mErr != nil && p.model.Status == meanfield.Unconverged {
-				t.Warnings = append(t.Warnings, fmt.Sprintf("T = %g, start %s: the model did not settle: %v", p.T, p.start, p.mErr))
+	addSizes(t, s.Service, false)
+	for _, r := range h.Rows {
+		c := hysteresisCells{dispatchers: s.Dispatchers, load: s.Load, refresh: r.Refresh, start: r.Start.String()}
+		if r.HasModel {
+			if r.ModelErr != nil && r.Model.Status == meanfield.Unconverged {
+				t.Warnings = append(t.Warnings, fmt.Sprintf("T = %g, start %s: the model did not settle: %v", r.Refresh, r.Start, r.ModelErr))
 			}
-			a := p.model
-			row[4], row[5] = herdKind(a), a.Herd
-			row[6], row[7] = finite(a.BoardMean), finite(a.Response)
-			row[12], row[13], row[14] = finite(a.ResponseSE), a.Truncation, a.Maps
+			a := r.Model
+			c.modelAttractor, c.modelHerd = herdKind(a), a.Herd
+			c.modelBoardMean, c.modelResponse = finite(a.BoardMean), finite(a.Response)
+			c.modelResponseSE, c.modelTruncation, c.maps = finite(a.ResponseSE), a.Truncation, a.Maps
 		}
-		if p.hasS {
-			row[8], row[9], row[10], row[11] = *servers, p.sim.Response.Mean, finite(p.sim.Response.SE), p.sim.Board.Mean
+		if r.HasSim {
+			c.servers, c.simResponse, c.simSE, c.simBoard = s.Servers, r.Sim.Response.Mean, finite(r.Sim.Response.SE), r.Sim.Board.Mean
 		}
-		t.AddRow(row...)
+		t.AddRow(c.row()...)
 	}
-	var band *plotting.Band
-	if hasModel && *bistable && len(done) > len(pts) && done[len(pts)] {
-		if bisErr != nil {
-			t.Warnings = append(t.Warnings, "bistable range: "+bisErr.Error())
-		} else {
-			t.Notes = append(t.Notes, bistableNote(bis))
-			if !math.IsNaN(bis.Low) && !math.IsNaN(bis.High) {
-				band = &plotting.Band{XMin: bis.Low, XMax: bis.High, Label: "bistable (model)"}
-			}
-		}
+	if !h.HasBistable {
+		return t, nil
 	}
-	return writeTable(ctx, e, t, fmtName, func() error {
-		if *plotFile == "" {
-			return nil
-		}
-		return plotHysteresis(*plotFile, pts, band, hasModel, *servers)
-	})
+	if h.BistableErr != nil {
+		t.Warnings = append(t.Warnings, "bistable range: "+h.BistableErr.Error())
+		return t, nil
+	}
+	bis := h.Bistable
+	t.Notes = append(t.Notes, bistableNote(bis))
+	if math.IsNaN(bis.Low) || math.IsNaN(bis.High) {
+		return t, nil
+	}
+	return t, &plotting.Band{XMin: bis.Low, XMax: bis.High, Label: "bistable (model)"}
 }
 
 func herdKind(a meanfield.HerdAttractor) string { return compare.AttractorName(a) }
 
 func bistableNote(b meanfield.BistableResult) string { return compare.BistableNote(b) }
 
-func plotHysteresis(path string, pts []*hystPoint, band *plotting.Band, hasModel bool, servers int) error {
+func plotHysteresis(path string, rows []compare.HysteresisRow, band *plotting.Band, servers int) error {
 	fig := plotting.Figure{
 		Title:  "the trap door: balanced and herd branches",
 		XLabel: "refresh period T (service times)",
@@ -242,21 +243,21 @@ func plotHysteresis(path string, pts []*hystPoint, band *plotting.Band, hasModel
 	order := []string{}
 	lines := map[string]*plotting.Series{}
 	dots := map[string]*plotting.Series{}
-	for _, p := range pts {
-		name := p.start.String()
+	for _, p := range rows {
+		name := p.Start.String()
 		if _, ok := lines[name]; !ok {
 			order = append(order, name)
 			lines[name] = &plotting.Series{Name: "model, start " + name, Line: true, Group: name}
 			dots[name] = &plotting.Series{Name: fmt.Sprintf("simulator N = %d, start %s", servers, name), Group: name}
 		}
-		if hasModel && !math.IsNaN(p.model.Response) && p.model.Response > 0 {
-			lines[name].X = append(lines[name].X, p.T)
-			lines[name].Y = append(lines[name].Y, p.model.Response)
+		if p.HasModel && !math.IsNaN(p.Model.Response) && p.Model.Response > 0 {
+			lines[name].X = append(lines[name].X, p.Refresh)
+			lines[name].Y = append(lines[name].Y, p.Model.Response)
 		}
-		if p.hasS {
-			dots[name].X = append(dots[name].X, p.T)
-			dots[name].Y = append(dots[name].Y, p.sim.Response.Mean)
-			dots[name].YErr = append(dots[name].YErr, ci95(p.sim.Response.SE, p.sim.Response.N))
+		if p.HasSim {
+			dots[name].X = append(dots[name].X, p.Refresh)
+			dots[name].Y = append(dots[name].Y, p.Sim.Response.Mean)
+			dots[name].YErr = append(dots[name].YErr, ci95(p.Sim.Response.SE, p.Sim.Response.N))
 		}
 	}
 	for _, n := range order {

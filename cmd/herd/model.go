@@ -6,46 +6,12 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/spf13/pflag"
+
 	"herd/cmd/internal/table"
+	"herd/compare"
 	"herd/meanfield"
-	"herd/sim"
 )
-
-// modelPolicy is a policy of herd model: the mean-field counterpart of a
-// simulator rule.
-type modelPolicy struct {
-	name string // random, rr, sqd, ll
-	d    int
-}
-
-func parseModelPolicy(s string) (modelPolicy, error) {
-	p, err := sim.ParsePolicy(s)
-	if err != nil {
-		return modelPolicy{}, err
-	}
-	switch p.Kind {
-	case sim.Random:
-		return modelPolicy{"random", 1}, nil
-	case sim.RoundRobin:
-		return modelPolicy{"rr", 1}, nil
-	case sim.BestOfD:
-		return modelPolicy{"sqd", p.D}, nil
-	case sim.LeastLoaded:
-		return modelPolicy{"ll", 1}, nil
-	}
-	return modelPolicy{}, fmt.Errorf("policy %q has no mean-field model here: want random, rr, sqd:D (sq2) or ll", s)
-}
-
-func (p modelPolicy) String() string {
-	switch p.name {
-	case "sqd":
-		if p.d == 2 {
-			return "sq2"
-		}
-		return "sqd:" + strconv.Itoa(p.d)
-	}
-	return p.name
-}
 
 func runModel(ctx context.Context, e *env, args []string) error {
 	return runModelSweep(ctx, e, args, nil)
@@ -65,115 +31,104 @@ type modelRun struct {
 // runModelSweep is herd model; with merged set (herd merge) its points are
 // taken from a sharded sweep's parts instead of computed.
 func runModelSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
-	fs := newFlags(e, "model", "model --policy LIST --load LIST --refresh LIST [--servers LIST]   (one row per combination)")
-	policy := fs.String("policy", "random,rr,sq2,ll", "random (M/M/1), rr (E_N/M/1; D/M/1 when --servers 0), sqd:D / sq2 (supermarket, or periodic-update SQ(D) sampling with replacement), ll (periodic-update least loaded) (list)")
-	load := loadList(fs, "0.9", "in (0, 1)")
-	refresh := refreshList(fs, "0", "≥ 0; 0 is a live board; in [0.01, 1e4] for sqd:D (then D ≤ 64) and ll")
-	servers := serversList(fs, "0", "for round robin (E_N/M/1); 0 means N → ∞ (D/M/1); other policies ignore it")
-	out := addOutputFlags(fs, "points computed")
-	shard := addShardFlags(fs, nil)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := shard.check(fs); err != nil {
-		return err
-	}
-	fmtName, err := out.check()
+	fs, shard, pts, fmtName, workers, err := parseModel(e, args)
 	if err != nil {
 		return err
-	}
-	pols, err := parsedList("policy", *policy, parseModelPolicy)
-	if err != nil {
-		return err
-	}
-	loads, err := floatList("load", *load, inOpenUnit, "a number in (0, 1)")
-	if err != nil {
-		return err
-	}
-	ts, err := floatList("refresh", *refresh, nonNegative, "a number ≥ 0 (0 is a live board)")
-	if err != nil {
-		return err
-	}
-	ns, err := intList("servers", *servers, 0)
-	if err != nil {
-		return err
-	}
-	type row struct {
-		p       modelPolicy
-		lam, T  float64
-		n       int
-		res     meanfield.ClassicResult
-		err     error
-		ignored bool
-	}
-	var rows []*row
-	for _, p := range pols {
-		for _, lam := range loads {
-			for _, T := range ts {
-				if err := checkClassic(p.name, p.d, T); err != nil {
-					return err
-				}
-				for _, n := range ns {
-					if len(rows) >= maxSweepRuns {
-						return usagef("the lists give more than %d points: shorten them", maxSweepRuns)
-					}
-					rows = append(rows, &row{p: p, lam: lam, T: T, n: n})
-				}
-			}
-		}
 	}
 	sw := &sweep{e: e, command: "model", fs: fs, flags: shard, merged: merged}
-	for _, r := range rows {
+	for _, p := range pts {
 		sw.ids = append(sw.ids, fmt.Sprintf("model policy=%s load=%s refresh=%s servers=%d",
-			r.p, strconv.FormatFloat(r.lam, 'g', -1, 64), strconv.FormatFloat(r.T, 'g', -1, 64), r.n))
+			p.Policy, strconv.FormatFloat(p.Load, 'g', -1, 64), strconv.FormatFloat(p.Refresh, 'g', -1, 64), p.Servers))
 	}
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, modelRun)) error {
-		res := make([]meanfield.ClassicResult, len(idx))
-		errs := make([]error, len(idx))
 		prog := newProgress(e.stderr, "model", "points")
-		ok := parallel(ctx, len(idx), *out.workers, func(k int) {
-			r := rows[idx[k]]
-			res[k], errs[k] = meanfield.ClassicModel(meanfield.ClassicSettings{Policy: r.p.name, Choices: r.p.d, Load: r.lam, Refresh: r.T, Servers: r.n})
-		}, prog.update)
+		res, errs, ok := compare.ModelResults(pts, idx, workerPool(ctx, workers, prog.update))
 		prog.finish()
 		for k, i := range idx {
 			if !ok[k] {
 				continue
 			}
 			if errs[k] != nil && !errors.Is(errs[k], meanfield.ErrNotConverged) {
-				r := rows[i]
-				return usagef("--policy %s --load %g --refresh %g: %v", r.p, r.lam, r.T, errs[k])
+				p := pts[i]
+				return usagef("--policy %s --load %g --refresh %g: %v", p.Policy, p.Load, p.Refresh, errs[k])
 			}
-			m := modelRun{Response: jfloat(res[k].ResponseMean), Queue: jfloat(res[k].QueueMean), Period: res[k].Period,
-				Converged: res[k].Status == meanfield.FixedPoint || res[k].Status == meanfield.Periodic, ResponseSE: jfloat(res[k].ResponseSE), Iterations: res[k].Maps}
-			if errs[k] != nil {
-				m.Err = errs[k].Error()
-			}
-			put(i, m)
+			put(i, newModelRun(res[k], errs[k]))
 		}
 		return ctx.Err()
 	})
 	if handled || (runErr != nil && ctx.Err() == nil) {
 		return runErr
 	}
-	for i, r := range rows {
-		if done[i] {
-			m := got[i]
-			st := meanfield.Aperiodic
-			if m.Converged {
-				st = meanfield.FixedPoint
-				if m.Period > 1 {
-					st = meanfield.Periodic
-				}
-			}
-			r.res = meanfield.ClassicResult{ResponseMean: float64(m.Response), QueueMean: float64(m.Queue), Period: m.Period,
-				Status: st, ResponseSE: float64(m.ResponseSE), Stats: meanfield.Stats{Maps: m.Iterations}}
-			if m.Err != "" {
-				r.err = errors.New(m.Err)
-			}
-		}
+	t, failed := modelTable(pts, got, done)
+	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {
+		return err
 	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d point(s) did not converge: %s", len(failed), failed[0])
+	}
+	return nil
+}
 
+// parseModel reads herd model's flags into its points, one per
+// (policy, λ, T, N), each checked before any work.
+func parseModel(e *env, args []string) (fs *pflag.FlagSet, shard *shardFlags, pts []compare.ModelPoint, format string, workers int, err error) {
+	fs = newFlags(e, "model", "model --policy LIST --load LIST --refresh LIST [--servers LIST]   (one row per combination)")
+	policy := fs.String("policy", "random,rr,sq2,ll", "random (M/M/1), rr (E_N/M/1; D/M/1 when --servers 0), sqd:D / sq2 (supermarket, or periodic-update SQ(D) sampling with replacement), ll (periodic-update least loaded) (list)")
+	load := loadList(fs, "0.9", "in (0, 1)")
+	refresh := refreshList(fs, "0", "≥ 0; 0 is a live board; in [0.01, 1e4] for sqd:D (then D ≤ 64) and ll")
+	servers := serversList(fs, "0", "for round robin (E_N/M/1); 0 means N → ∞ (D/M/1); other policies ignore it")
+	out := addOutputFlags(fs, "points computed")
+	shard = addShardFlags(fs, nil)
+	if err = parse(fs, args); err != nil {
+		return
+	}
+	if err = shard.check(fs); err != nil {
+		return
+	}
+	if format, err = out.check(); err != nil {
+		return
+	}
+	workers = *out.workers
+	pols, err := parsedList("policy", *policy, compare.ParseModelPolicy)
+	if err != nil {
+		return
+	}
+	loads, err := floatList("load", *load, inOpenUnit, "a number in (0, 1)")
+	if err != nil {
+		return
+	}
+	ts, err := floatList("refresh", *refresh, nonNegative, "a number ≥ 0 (0 is a live board)")
+	if err != nil {
+		return
+	}
+	ns, err := intList("servers", *servers, 0)
+	if err != nil {
+		return
+	}
+	pts, err = compare.ModelGrid(pols, loads, ts, ns, func(i int, p compare.ModelPoint) error {
+		if err := checkClassic(p.Policy.Name, p.Policy.D, p.Refresh); err != nil {
+			return err
+		}
+		if i >= maxSweepRuns {
+			return usagef("the lists give more than %d points: shorten them", maxSweepRuns)
+		}
+		return nil
+	})
+	return
+}
+
+// newModelRun keeps what herd model prints of one point.
+func newModelRun(r meanfield.ClassicResult, err error) modelRun {
+	m := modelRun{Response: jfloat(r.ResponseMean), Queue: jfloat(r.QueueMean), Period: r.Period,
+		Converged: r.Status == meanfield.FixedPoint || r.Status == meanfield.Periodic, ResponseSE: jfloat(r.ResponseSE), Iterations: r.Maps}
+	if err != nil {
+		m.Err = err.Error()
+	}
+	return m
+}
+
+// modelTable is herd model's table and the points that did not converge.
+func modelTable(pts []compare.ModelPoint, got []modelRun, done []bool) (*table.Table, []string) {
 	t := &table.Table{
 		Title: "herd model: classic mean-field models (N → ∞ unless round robin with --servers)",
 		Meta:  []table.Field{{Key: "version", Value: version}},
@@ -184,26 +139,30 @@ func runModelSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 		},
 	}
 	var failed []string
-	for i, r := range rows {
+	for i, p := range pts {
 		if !done[i] {
 			continue
 		}
-		if r.err != nil {
-			failed = append(failed, fmt.Sprintf("%s λ=%g T=%g: %v", r.p, r.lam, r.T, r.err))
+		m := got[i]
+		if m.Err != "" {
+			failed = append(failed, fmt.Sprintf("%s λ=%g T=%g: %v", p.Policy, p.Load, p.Refresh, m.Err))
 			continue
 		}
-		if r.res.Status == meanfield.Aperiodic {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("%s at λ = %g, T = %g: the period map has no fixed point or short cycle (irregular); the row is a long-run average with its standard error", r.p, r.lam, r.T))
+		if !m.Converged {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s at λ = %g, T = %g: the period map has no fixed point or short cycle (irregular); the row is a long-run average with its standard error", p.Policy, p.Load, p.Refresh))
 		}
-		t.AddRow(r.p.String(), r.lam, r.T, r.n, r.res.ResponseMean, r.res.QueueMean, r.res.Period,
-			r.res.Status != meanfield.Aperiodic, finite(r.res.ResponseSE), r.res.Maps)
+		t.AddRow(p.Policy.String(), p.Load, p.Refresh, p.Servers, float64(m.Response), float64(m.Queue), m.Period,
+			m.Converged, finite(float64(m.ResponseSE)), m.Iterations)
 	}
 	t.Warnings = append(t.Warnings, failed...)
-	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {
-		return err
+	return t, failed
+}
+
+// workerPool is compare's Pool on the command line's worker pool: at most
+// workers calls at once, none started after ctx is cancelled, progress
+// after each call.
+func workerPool(ctx context.Context, workers int, progress func(done, total int)) compare.Pool {
+	return func(n int, work func(i int)) []bool {
+		return parallel(ctx, n, workers, work, progress)
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%d point(s) did not converge: %s", len(failed), failed[0])
-	}
-	return nil
 }

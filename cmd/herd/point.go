@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 
+	"github.com/spf13/pflag"
+
 	"herd/cmd/internal/table"
+	"herd/compare"
 	"herd/meanfield"
 )
 
@@ -62,125 +64,40 @@ func (r pointRun) attractor() meanfield.HerdAttractor {
 		BoardMeanSE: float64(r.BoardMeanSE), ResponseSE: float64(r.ResponseSE), Averaged: r.Averaged, Drift: float64(r.Drift)}
 }
 
-// pointAttractor finds the attractor of one point with
-// FindHerdAttractor, whose classification (herd hysteresis uses the same)
-// recognises an orbit that stays in the herd regime without settling as
-// aperiodic, with orbit averages and their standard errors. A fixed point
-// or cycle, or an orbit that establishes nothing, is then found again by
-// FindAttractor from the same start, as before, for the spectral radius
-// of a fixed point and the last map of an unconverged orbit.
-func pointAttractor(r meanfield.Refresh, start []float64, maxIter int, tol float64) (meanfield.HerdAttractor, error) {
-	if tol < 1 {
-		h, err := meanfield.FindHerdAttractor(r, start, meanfield.HerdSettings{AttractorSettings: meanfield.AttractorSettings{MaxIter: maxIter, Tol: tol}})
-		if err != nil && !errors.Is(err, meanfield.ErrNotConverged) {
-			return h, err
-		}
-		if h.Status == meanfield.Aperiodic {
-			h.SpectralRadius = math.NaN()
-			return h, nil
-		}
-	}
-	a, err := meanfield.FindAttractor(r, start, meanfield.AttractorSettings{MaxIter: maxIter, Tol: tol, Spectrum: true})
-	return meanfield.HerdAttractor{Attractor: a}, err
+// pointJob is one point of herd point: the map, its start board and the
+// start as given.
+type pointJob struct {
+	compare.PointJob
+	start startState
+}
+
+// pointOutput is where herd point's answer goes, and how it is computed.
+type pointOutput struct {
+	format   string
+	workers  int
+	settings compare.PointSettings
+	svc      meanfield.Service
 }
 
 // runPointSweep is herd point; with merged set (herd merge) its points are
 // taken from a sharded sweep's parts instead of computed.
 func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
-	fs := newFlags(e, "point", "point --dispatchers K --load L --refresh T [--start S] [flags]   (lists allowed: one row per combination)")
-	dispatchers := dispatchersList(fs, "5", modelRangeHelp.dispatchers)
-	load := loadList(fs, "0.9", modelRangeHelp.load)
-	refresh := refreshList(fs, "", modelRangeHelp.refresh+"; required")
-	start := startFlag(fs, "start", "empty", pointStarts, modelRangeHelp.start)
-	maxIter := fs.Int("max-iter", 5000, "most refresh-map applications before giving up")
-	tol := fs.Float64("tol", 1e-10, "convergence: L1 distance between a board and the one a period earlier")
-	sizes := addSizesFlag(fs, "job sizes of the model")
-	out := addOutputFlags(fs, "points computed")
-	shard := addShardFlags(fs, nil)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := shard.check(fs); err != nil {
-		return err
-	}
-	fmtName, err := out.check()
+	fs, shard, jobs, o, err := parsePoint(e, args)
 	if err != nil {
 		return err
-	}
-	if *refresh == "" {
-		return usagef("--refresh is required: the board refresh period T > 0 in service times")
-	}
-	ks, err := intList("dispatchers", *dispatchers, 1)
-	if err != nil {
-		return err
-	}
-	loads, err := floatList("load", *load, inOpenUnit, "a number in (0, 1)")
-	if err != nil {
-		return err
-	}
-	ts, err := floatList("refresh", *refresh, positive, "a number > 0 (service times)")
-	if err != nil {
-		return err
-	}
-	starts, err := parsedList("start", *start, pointStarts.parser("start"))
-	if err != nil {
-		return err
-	}
-	_, svc, err := modelSizes(*sizes)
-	if err != nil {
-		return err
-	}
-	switch {
-	case *maxIter < 1:
-		return usagef("--max-iter %d: want an integer ≥ 1", *maxIter)
-	case !(*tol > 0) || math.IsInf(*tol, 0):
-		return usagef("--tol %v: want a number > 0", *tol)
-	}
-
-	type job struct {
-		r     meanfield.Refresh
-		start startState
-		rows  int
-	}
-	var jobs []job
-	for _, k := range ks {
-		for _, lam := range loads {
-			for _, T := range ts {
-				if err := checkModel(k, lam, T); err != nil {
-					return err
-				}
-				for _, st := range starts {
-					r := meanfield.Refresh{Dispatchers: k, Load: lam, Period: T, Service: svc}
-					if err := r.Validate(); err != nil {
-						return usagef("%v", err)
-					}
-					q, err := st.rows(T)
-					if err != nil {
-						return err
-					}
-					if len(jobs) >= maxSweepRuns {
-						return usagef("the lists give more than %d points: shorten them", maxSweepRuns)
-					}
-					jobs = append(jobs, job{r, st, q})
-				}
-			}
-		}
 	}
 	sw := &sweep{e: e, command: "point", fs: fs, flags: shard, merged: merged}
-	for _, j := range jobs {
+	compute := make([]compare.PointJob, len(jobs))
+	for i, j := range jobs {
+		compute[i] = j.PointJob
 		sw.ids = append(sw.ids, fmt.Sprintf("point dispatchers=%d load=%s refresh=%s start=%s",
-			j.r.Dispatchers, strconv.FormatFloat(j.r.Load, 'g', -1, 64), strconv.FormatFloat(j.r.Period, 'g', -1, 64), j.start.name)+sizesID(svc))
+			j.Refresh.Dispatchers, strconv.FormatFloat(j.Refresh.Load, 'g', -1, 64), strconv.FormatFloat(j.Refresh.Period, 'g', -1, 64), j.start.name)+sizesID(o.svc))
 	}
 	// A point whose map fails (not merely unconverged) stops the command
 	// before any output, as it always has; a shard with one writes no part.
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, pointRun)) error {
-		res := make([]meanfield.HerdAttractor, len(idx))
-		errs := make([]error, len(idx))
 		prog := newProgress(e.stderr, "point", "points")
-		ok := parallel(ctx, len(idx), *out.workers, func(k int) {
-			j := jobs[idx[k]]
-			res[k], errs[k] = pointAttractor(j.r, svc.Lift(j.start.board(j.r.Load, j.rows)), *maxIter, *tol)
-		}, prog.update)
+		res, errs, ok := compare.PointAttractors(compute, idx, o.settings, workerPool(ctx, o.workers, prog.update))
 		prog.finish()
 		for k, i := range idx {
 			if !ok[k] {
@@ -196,13 +113,108 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	if handled || (runErr != nil && ctx.Err() == nil) {
 		return runErr
 	}
+	t, failed := pointTable(jobs, got, done, o)
+	if err := writeTable(ctx, e, t, o.format, nil); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d point(s) did not converge: %s", len(failed), failed[0])
+	}
+	return nil
+}
 
+// parsePoint reads herd point's flags into its points, one per
+// (k, λ, T, start), each checked before any work.
+func parsePoint(e *env, args []string) (*pflag.FlagSet, *shardFlags, []pointJob, pointOutput, error) {
+	var o pointOutput
+	fs := newFlags(e, "point", "point --dispatchers K --load L --refresh T [--start S] [flags]   (lists allowed: one row per combination)")
+	dispatchers := dispatchersList(fs, "5", modelRangeHelp.dispatchers)
+	load := loadList(fs, "0.9", modelRangeHelp.load)
+	refresh := refreshList(fs, "", modelRangeHelp.refresh+"; required")
+	start := startFlag(fs, "start", "empty", pointStarts, modelRangeHelp.start)
+	iter := addIterationFlags(fs)
+	sizes := addSizesFlag(fs, "job sizes of the model")
+	out := addOutputFlags(fs, "points computed")
+	shard := addShardFlags(fs, nil)
+	if err := parse(fs, args); err != nil {
+		return fs, shard, nil, o, err
+	}
+	if err := shard.check(fs); err != nil {
+		return fs, shard, nil, o, err
+	}
+	fmtName, err := out.check()
+	if err != nil {
+		return fs, shard, nil, o, err
+	}
+	o.format, o.workers = fmtName, *out.workers
+	if *refresh == "" {
+		return fs, shard, nil, o, usagef("--refresh is required: the board refresh period T > 0 in service times")
+	}
+	ks, err := intList("dispatchers", *dispatchers, 1)
+	if err != nil {
+		return fs, shard, nil, o, err
+	}
+	loads, err := floatList("load", *load, inOpenUnit, "a number in (0, 1)")
+	if err != nil {
+		return fs, shard, nil, o, err
+	}
+	ts, err := floatList("refresh", *refresh, positive, "a number > 0 (service times)")
+	if err != nil {
+		return fs, shard, nil, o, err
+	}
+	starts, err := parsedList("start", *start, pointStarts.parser("start"))
+	if err != nil {
+		return fs, shard, nil, o, err
+	}
+	if _, o.svc, err = modelSizes(*sizes); err != nil {
+		return fs, shard, nil, o, err
+	}
+	if o.settings, err = iter.check(); err != nil {
+		return fs, shard, nil, o, err
+	}
+	jobs, err := pointJobs(ks, loads, ts, starts, o.svc)
+	return fs, shard, jobs, o, err
+}
+
+// pointJobs expands the lists into points, k outermost, checking each
+// against the map's limits and their number against the sweep's.
+func pointJobs(ks []int, loads, ts []float64, starts []startState, svc meanfield.Service) ([]pointJob, error) {
+	var jobs []pointJob
+	for _, k := range ks {
+		for _, lam := range loads {
+			for _, T := range ts {
+				if err := checkModel(k, lam, T); err != nil {
+					return nil, err
+				}
+				for _, st := range starts {
+					r := meanfield.Refresh{Dispatchers: k, Load: lam, Period: T, Service: svc}
+					if err := r.Validate(); err != nil {
+						return nil, usagef("%v", err)
+					}
+					q, err := st.rows(T)
+					if err != nil {
+						return nil, err
+					}
+					if len(jobs) >= maxSweepRuns {
+						return nil, usagef("the lists give more than %d points: shorten them", maxSweepRuns)
+					}
+					board := func() []float64 { return st.board(lam, q) }
+					jobs = append(jobs, pointJob{compare.PointJob{Refresh: r, Board: board}, st})
+				}
+			}
+		}
+	}
+	return jobs, nil
+}
+
+// pointTable is herd point's table and the points that did not converge.
+func pointTable(jobs []pointJob, got []pointRun, done []bool, o pointOutput) (*table.Table, []string) {
 	t := &table.Table{
 		Title: "herd point: the refresh map's attractor from a start board (k dispatchers with own tallies, N → ∞)",
 		Meta: []table.Field{
 			{Key: "version", Value: version},
-			{Key: "max_iter", Value: strconv.Itoa(*maxIter)},
-			{Key: "tol", Value: strconv.FormatFloat(*tol, 'g', -1, 64)},
+			{Key: "max_iter", Value: strconv.Itoa(o.settings.MaxIter)},
+			{Key: "tol", Value: strconv.FormatFloat(o.settings.Tol, 'g', -1, 64)},
 		},
 		Columns: []table.Column{
 			{Name: "dispatchers"}, {Name: "load"}, {Name: "refresh"}, {Name: "start"},
@@ -213,7 +225,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 			{Name: "board_mean_se", Digits: 2}, {Name: "response_se", Digits: 2}, {Name: "averaged"}, {Name: "drift", Digits: 2},
 		},
 	}
-	addSizes(t, svc, false)
+	addSizes(t, o.svc, false)
 	var failed []string
 	aperiodic := 0
 	for i, j := range jobs {
@@ -223,30 +235,20 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 		a := got[i].attractor()
 		if a.Status == meanfield.Unconverged {
 			failed = append(failed, fmt.Sprintf("k=%d λ=%g T=%g start %s: no fixed point, cycle or stationary herd after %d maps (residual %.3g; the row describes the last map)",
-				j.r.Dispatchers, j.r.Load, j.r.Period, j.start.name, a.Maps, a.Residual))
-		}
-		var radius any
-		if !math.IsNaN(a.SpectralRadius) {
-			radius = a.SpectralRadius
+				j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, j.start.name, a.Maps, a.Residual))
 		}
 		var bse, rse, avg, drift any
 		if a.Status == meanfield.Aperiodic {
 			bse, rse, avg, drift = a.BoardMeanSE, a.ResponseSE, a.Averaged, a.Drift
 			aperiodic++
 		}
-		t.AddRow(j.r.Dispatchers, j.r.Load, j.r.Period, j.start.name, herdKind(a),
-			a.BoardMean, a.QueueMean, a.Response, radius, a.CutPhase, a.Maps, a.Truncation,
+		t.AddRow(j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, j.start.name, herdKind(a),
+			a.BoardMean, a.QueueMean, a.Response, finite(a.SpectralRadius), a.CutPhase, a.Maps, a.Truncation,
 			a.Balanced, a.Residual, bse, rse, avg, drift)
 	}
 	if aperiodic > 0 {
 		t.Notes = append(t.Notes, "aperiodic: a herd that stays in the herd regime without settling (herd hysteresis's classification); its means are averages over the last `averaged` maps, with batch-means standard errors and the board mean's drift per map")
 	}
 	t.Warnings = failed
-	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {
-		return err
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%d point(s) did not converge: %s", len(failed), failed[0])
-	}
-	return nil
+	return t, failed
 }

@@ -32,12 +32,28 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 	rows, runErr := compare.Validate(ctx, compare.Options{Quick: *quick, Seed: *seed, Workers: *out.workers, Progress: prog.update})
 	prog.finish()
 
+	t := validateTable(rows, *quick, *seed)
+	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if n := compare.Failed(rows); n > 0 {
+		return fmt.Errorf("%d check(s) failed", n)
+	}
+	return nil
+}
+
+// validateTable is herd validate's table: one row per check, and the
+// counts of each verdict.
+func validateTable(rows []compare.Row, quick bool, seed uint64) *table.Table {
 	t := &table.Table{
 		Title: "herd validate: closed forms, models and the simulator against validation.md",
 		Meta: []table.Field{
 			{Key: "version", Value: version},
-			{Key: "quick", Value: strconv.FormatBool(*quick)},
-			{Key: "seed", Value: strconv.FormatUint(*seed, 10)},
+			{Key: "quick", Value: strconv.FormatBool(quick)},
+			{Key: "seed", Value: strconv.FormatUint(seed, 10)},
 		},
 		Columns: []table.Column{
 			{Name: "check"}, {Name: "source"}, {Name: "published"},
@@ -55,16 +71,7 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 		len(rows), count[compare.Pass], count[compare.Fail], count[compare.Disputed]),
 		fmt.Sprintf("a simulated mean over n runs passes within t(%g, n−1) standard errors of its reference (false-alarm rate %g per check); disputed: herd misses the published figure but agrees with the independent re-run that validation.md records; the figures, their sources and readings: herd validate --table",
 			1-compare.FalseAlarm/2, compare.FalseAlarm))
-	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {
-		return err
-	}
-	if runErr != nil {
-		return runErr
-	}
-	if n := compare.Failed(rows); n > 0 {
-		return fmt.Errorf("%d check(s) failed", n)
-	}
-	return nil
+	return t
 }
 
 // finite returns x, or nil (printed as missing) for NaN and ±Inf.

@@ -1,0 +1,144 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"herd/meanfield"
+)
+
+// LawScaled is the published rule of thumb for the edge:
+// T(1−λ)² ≈ 0.9(k−2).
+func LawScaled(k int) float64 { return 0.9 * float64(k-2) }
+
+// EdgeGrid returns the edge searches of herd edge and herd law: one per
+// (λ, k), load outermost, each with base's other fields.
+func EdgeGrid(ks []int, loads []float64, base meanfield.EdgeSettings) []meanfield.EdgeSettings {
+	settings := make([]meanfield.EdgeSettings, 0, len(ks)*len(loads))
+	for _, lam := range loads {
+		for _, k := range ks {
+			s := base
+			s.Dispatchers, s.Load = k, lam
+			settings = append(settings, s)
+		}
+	}
+	return settings
+}
+
+// EdgeCost is the relative cost of one edge, for ordering and the
+// time-left estimate: the search's maps scale about as k² and as
+// 1/(1−λ)³ (map rows ∝ 1/(1−λ), windows ∝ T/k ∝ 1/(1−λ)², chain work
+// per window ∝ k²).
+func EdgeCost(s meanfield.EdgeSettings) float64 {
+	k := float64(max(s.Dispatchers, 3))
+	return k * k / math.Pow(1-s.Load, 3)
+}
+
+// EdgePoint is one edge search's outcome: Done is false for a search not
+// finished (cancelled); Err is its failure; Check the plain-iteration
+// confirmation when it was asked for and the edge was found.
+type EdgePoint struct {
+	Settings meanfield.EdgeSettings
+	Done     bool
+	Result   meanfield.EdgeResult
+	Err      error
+	Check    *meanfield.EdgeConfirmation
+}
+
+// EdgeHooks report an edge search starting and ending (for progress);
+// either may be nil. They may be called from several goroutines at once.
+type EdgeHooks struct {
+	Begin func(i int)
+	End   func(i int, p EdgePoint)
+}
+
+// Edges computes the edges of settings (meanfield.Edge) on pool, costliest
+// first (EdgeCost), so the workers stay busy to the end; with confirm,
+// each edge found is checked by plain iteration (meanfield.ConfirmEdge)
+// at T_edge(1 ± 1e-4). The points are stored by index, so the order does
+// not reach the output: the one schedule of herd edge and herd law.
+func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks EdgeHooks) []EdgePoint {
+	// The workers write into work; a search still running when the pool
+	// returns (cancelled) never touches the points returned.
+	work := make([]EdgePoint, len(settings))
+	order := make([]int, len(settings))
+	weights := make([]float64, len(settings))
+	for i, s := range settings {
+		work[i].Settings, order[i], weights[i] = s, i, EdgeCost(s)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return weights[order[a]] > weights[order[b]] })
+	started := pool(len(settings), func(j int) {
+		i := order[j]
+		if hooks.Begin != nil {
+			hooks.Begin(i)
+		}
+		p := &work[i]
+		p.Result, p.Err = meanfield.Edge(p.Settings)
+		if confirm && p.Err == nil && p.Result.Status == meanfield.Found {
+			s := p.Settings
+			c, err := meanfield.ConfirmEdge(meanfield.ConfirmSettings{Dispatchers: s.Dispatchers, Load: s.Load, Edge: p.Result.Refresh, Rel: 1e-4, Service: s.Service})
+			if err != nil {
+				p.Err = fmt.Errorf("confirmation: %w", err)
+			} else {
+				p.Check = &c
+			}
+		}
+		if hooks.End != nil {
+			hooks.End(i, *p)
+		}
+	})
+	pts := make([]EdgePoint, len(settings))
+	for j, ok := range started {
+		i := order[j]
+		pts[i] = EdgePoint{Settings: settings[i]}
+		if ok {
+			pts[i] = work[i]
+			pts[i].Done = true
+		}
+	}
+	return pts
+}
+
+// LawDeviation is, for one load, how far the edges found deviate from
+// the law 0.9(k−2): the largest signed deviation edge/law − 1 (Worst, at
+// WorstK; Any is false when no edge with a positive law was found), and
+// the k for which the law predicts an edge (k ≥ 3) but the model finds
+// none.
+type LawDeviation struct {
+	Load   float64
+	Worst  float64
+	WorstK int
+	Any    bool
+	None   []int
+}
+
+// LawDeviations returns the deviation of each load that has an edge or a
+// missing one to report, in the order of loads. Points not done or
+// failed do not count.
+func LawDeviations(pts []EdgePoint, loads []float64) []LawDeviation {
+	var out []LawDeviation
+	for _, lam := range loads {
+		d := LawDeviation{Load: lam}
+		for _, p := range pts {
+			law := LawScaled(p.Settings.Dispatchers)
+			if !p.Done || p.Err != nil || p.Settings.Load != lam || law <= 0 {
+				continue
+			}
+			if p.Result.Status != meanfield.Found {
+				// The law predicts an edge the model does not have: the
+				// largest deviation there is, whatever the edges found
+				// elsewhere.
+				d.None = append(d.None, p.Settings.Dispatchers)
+				continue
+			}
+			if x := p.Result.Scaled/law - 1; !d.Any || math.Abs(x) >= math.Abs(d.Worst) {
+				d.Worst, d.WorstK, d.Any = x, p.Settings.Dispatchers, true
+			}
+		}
+		if d.Any || len(d.None) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}

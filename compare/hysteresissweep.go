@@ -1,0 +1,163 @@
+package compare
+
+import (
+	"context"
+
+	"herd/meanfield"
+	"herd/sim"
+)
+
+// HysteresisSettings are the points of herd hysteresis: the balanced and
+// herd branches of k dispatchers (least loaded with tallies) against the
+// refresh period T, one point per (T, start state), each as the refresh
+// map's attractor and, with Servers > 0, as simulated runs; and the
+// model's bistable range.
+type HysteresisSettings struct {
+	Dispatchers int
+	Load        float64
+	Refresh     []float64   // the periods T, in mean service times
+	Starts      []sim.Start // the start states, each at every T
+	Tally       sim.Tally   // own, shared or scaled
+	Partitioned bool
+	Sizes       sim.Sizes         // the simulator's job sizes
+	Service     meanfield.Service // the model's service law for Sizes
+	// Bistable asks for the model's bistable range (meanfield.Bistable).
+	Bistable bool
+	// Board is the refresh map's start board for a start state at period
+	// T (the command line's one mapping of start states to boards).
+	Board func(st sim.Start, T float64) []float64
+	// The simulator: Servers 0 means the model only; otherwise Runs runs
+	// of Refreshes refresh periods each per point, seeds mixed from Seed.
+	Servers, Runs, Refreshes int
+	Seed                     uint64
+}
+
+// Model returns the refresh map that stands for the settings: own tallies
+// as they are (k); shared tallies and partitions are the k = 1 map as
+// N → ∞; the scaled tally has no model (ok false). note says which, for
+// the table ("" for own tallies).
+func (s HysteresisSettings) Model() (k int, ok bool, note string) {
+	switch {
+	case s.Tally == sim.TallyScaled:
+		return s.Dispatchers, false, "the scaled tally has no model here (see meanfield/hysteresis.go): simulator only"
+	case s.Tally == sim.TallyShared || s.Partitioned:
+		return 1, true, "shared tallies and partitions are the k = 1 refresh map as N → ∞"
+	}
+	return s.Dispatchers, true, ""
+}
+
+// HysteresisRow is one (T, start) of herd hysteresis: the model's
+// attractor when it was computed (HasModel) and the simulator's summary
+// when all its runs finished (HasSim).
+type HysteresisRow struct {
+	Refresh  float64
+	Start    sim.Start
+	HasModel bool
+	Model    meanfield.HerdAttractor
+	ModelErr error // FindHerdAttractor's error, if any
+	HasSim   bool
+	Sim      sim.Summary
+}
+
+// Hysteresis is herd hysteresis's answer: one row per (T, start), T
+// outermost, and the bistable range when it was asked for and computed
+// (HasBistable; BistableErr when it failed).
+type Hysteresis struct {
+	Rows        []HysteresisRow
+	HasBistable bool
+	Bistable    meanfield.BistableResult
+	BistableErr error
+}
+
+// Rows returns the points of s, one per (T, start), T outermost, with
+// nothing computed yet.
+func (s HysteresisSettings) Rows() []HysteresisRow {
+	rows := make([]HysteresisRow, 0, len(s.Refresh)*len(s.Starts))
+	for _, T := range s.Refresh {
+		for _, st := range s.Starts {
+			rows = append(rows, HysteresisRow{Refresh: T, Start: st})
+		}
+	}
+	return rows
+}
+
+// SimConfig is the simulator's configuration at one row.
+func (s HysteresisSettings) SimConfig(r HysteresisRow) sim.Config {
+	return sim.Config{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Refresh: r.Refresh,
+		Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: s.Tally, Partitioned: s.Partitioned,
+		Start: r.Start, Horizon: float64(s.Refreshes) * r.Refresh, Sizes: s.Sizes}
+}
+
+// Tasks returns the simulator's runs, Runs per row in row order (none
+// when Servers is 0), or the first configuration's Validate error.
+func (s HysteresisSettings) Tasks(rows []HysteresisRow) ([]sim.Task, error) {
+	if s.Servers == 0 {
+		return nil, nil
+	}
+	var tasks []sim.Task
+	for _, r := range rows {
+		c := s.SimConfig(r)
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+		key := c.Key()
+		for rep := 0; rep < s.Runs; rep++ {
+			tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(s.Seed, key, rep)})
+		}
+	}
+	return tasks, nil
+}
+
+// HysteresisModel computes the model's attractor at every row
+// (meanfield.FindHerdAttractor from the row's start board) and, with
+// s.Bistable, the bistable range (meanfield.Bistable), all on pool. It
+// does nothing when s has no model (Model).
+func HysteresisModel(s HysteresisSettings, rows []HysteresisRow, pool Pool) Hysteresis {
+	h := Hysteresis{Rows: rows}
+	k, ok, _ := s.Model()
+	if !ok {
+		return h
+	}
+	jobs := len(rows)
+	if s.Bistable {
+		jobs++
+	}
+	model := make([]meanfield.HerdAttractor, len(rows))
+	errs := make([]error, len(rows))
+	var bis meanfield.BistableResult
+	var bisErr error
+	done := pool(jobs, func(i int) {
+		if i == len(rows) {
+			bis, bisErr = meanfield.Bistable(meanfield.BistableSettings{Dispatchers: k, Load: s.Load, Service: s.Service})
+			return
+		}
+		r := meanfield.Refresh{Dispatchers: k, Load: s.Load, Period: rows[i].Refresh, Service: s.Service}
+		model[i], errs[i] = meanfield.FindHerdAttractor(r, s.Service.Lift(s.Board(rows[i].Start, rows[i].Refresh)), meanfield.HerdSettings{})
+	})
+	for i := range rows {
+		if done[i] {
+			h.Rows[i].HasModel, h.Rows[i].Model, h.Rows[i].ModelErr = true, model[i], errs[i]
+		}
+	}
+	if s.Bistable && done[len(rows)] {
+		h.HasBistable, h.Bistable, h.BistableErr = true, bis, bisErr
+	}
+	return h
+}
+
+// HysteresisSim runs tasks (Tasks) on at most workers goroutines and
+// stores each row's summary when all its runs finished; progress, if set,
+// is called after each run.
+func HysteresisSim(ctx context.Context, s HysteresisSettings, h *Hysteresis, tasks []sim.Task, workers int, notify func(i int, r sim.Result, done, total int)) {
+	res, done, _ := sim.RunAllNotify(ctx, tasks, workers, notify)
+	for i := range h.Rows {
+		lo, hi := i*s.Runs, (i+1)*s.Runs
+		ok := true
+		for _, d := range done[lo:hi] {
+			ok = ok && d
+		}
+		if ok {
+			h.Rows[i].Sim, h.Rows[i].HasSim = sim.Summarize(tasks[lo].Config, res[lo:hi]), true
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package compare
+
+import (
+	"fmt"
+	"strconv"
+
+	"herd/meanfield"
+	"herd/sim"
+)
+
+// Pool runs work(i) for i in [0, n) in parallel and reports which calls
+// finished (done[i] false for a call not started, or dropped when the
+// work was cancelled). The model sweeps run on the command line's one
+// worker pool through it; work writes its result by index, so the results
+// never depend on the number of workers.
+type Pool func(n int, work func(i int)) (done []bool)
+
+// ModelPolicy is a policy of herd model: the mean-field counterpart of a
+// simulator rule (meanfield.ClassicModel's name and d).
+type ModelPolicy struct {
+	Name string // random, rr, sqd, ll
+	D    int
+}
+
+// ParseModelPolicy reads a simulator policy (sim.ParsePolicy) that has a
+// classic mean-field model: random, rr, sqd:D (sq2) or ll.
+func ParseModelPolicy(s string) (ModelPolicy, error) {
+	p, err := sim.ParsePolicy(s)
+	if err != nil {
+		return ModelPolicy{}, err
+	}
+	switch p.Kind {
+	case sim.Random:
+		return ModelPolicy{"random", 1}, nil
+	case sim.RoundRobin:
+		return ModelPolicy{"rr", 1}, nil
+	case sim.BestOfD:
+		return ModelPolicy{"sqd", p.D}, nil
+	case sim.LeastLoaded:
+		return ModelPolicy{"ll", 1}, nil
+	}
+	return ModelPolicy{}, fmt.Errorf("policy %q has no mean-field model here: want random, rr, sqd:D (sq2) or ll", s)
+}
+
+func (p ModelPolicy) String() string {
+	if p.Name == "sqd" {
+		if p.D == 2 {
+			return "sq2"
+		}
+		return "sqd:" + strconv.Itoa(p.D)
+	}
+	return p.Name
+}
+
+// ModelPoint is one point of herd model: a policy at load λ, refresh
+// period T (0: a live board) and N servers (round robin's E_N/M/1; 0
+// means N → ∞).
+type ModelPoint struct {
+	Policy  ModelPolicy
+	Load    float64
+	Refresh float64
+	Servers int
+}
+
+// ModelGrid returns the points of herd model, one per (policy, λ, T, N),
+// policy outermost, calling check on each in turn and stopping at its
+// first error (a point beyond a model's range, or too many points).
+func ModelGrid(pols []ModelPolicy, loads, ts []float64, ns []int, check func(i int, p ModelPoint) error) ([]ModelPoint, error) {
+	var pts []ModelPoint
+	for _, p := range pols {
+		for _, lam := range loads {
+			for _, T := range ts {
+				for _, n := range ns {
+					pt := ModelPoint{Policy: p, Load: lam, Refresh: T, Servers: n}
+					if err := check(len(pts), pt); err != nil {
+						return nil, err
+					}
+					pts = append(pts, pt)
+				}
+			}
+		}
+	}
+	return pts, nil
+}
+
+// ModelResults computes the points at idx (meanfield.ClassicModel) on
+// pool: got[k] and errs[k] are pts[idx[k]]'s, done[k] false when it did
+// not finish.
+func ModelResults(pts []ModelPoint, idx []int, pool Pool) (got []meanfield.ClassicResult, errs []error, done []bool) {
+	got = make([]meanfield.ClassicResult, len(idx))
+	errs = make([]error, len(idx))
+	done = pool(len(idx), func(k int) {
+		p := pts[idx[k]]
+		got[k], errs[k] = meanfield.ClassicModel(meanfield.ClassicSettings{Policy: p.Policy.Name, Choices: p.Policy.D, Load: p.Load, Refresh: p.Refresh, Servers: p.Servers})
+	})
+	return got, errs, done
+}
