@@ -699,48 +699,25 @@ type runMsg struct {
 // runs still going then are paused at their next refresh and kept, to
 // be taken up where they stopped if a later question needs them.
 func (b *bracketer) resolve(ctx context.Context, x float64, q int) error {
-	s := b.s
-	reps, past := b.reps[x], b.past[x]
-	msgs := make(chan runMsg, 4*s.Workers+4)
-	flying := map[int]*flight{}
+	r := &resolution{b: b, x: x, q: q, reps: b.reps[x], past: b.past[x],
+		msgs: make(chan runMsg, 4*b.s.Workers+4), flying: map[int]*flight{}}
 	if b.paused == nil {
 		b.paused = map[float64]map[int]*flight{}
 	}
-	var err error
 	for {
-		settled := b.answer(x, q, s.Runs) != open
-		if q == 0 {
-			settled = b.verdicts(x, false, s.Runs).n == s.Runs
-		}
-		if settled || ctx.Err() != nil || err != nil {
-			for _, f := range flying {
+		settled := r.settled()
+		if settled || ctx.Err() != nil || r.err != nil {
+			for _, f := range r.flying {
 				f.stop.Store(true)
 			}
 		} else {
-			for rep := 0; rep < s.Runs && len(flying) < s.Workers; rep++ {
-				if reps[rep] != unknown || flying[rep] != nil || (q&(qAllCut|qAtMostOneCut) != 0 && past[rep]) {
-					continue
-				}
-				f := b.paused[x][rep]
-				delete(b.paused[x], rep)
-				if f == nil {
-					f = &flight{x: x, rep: rep}
-					task, det := b.task(x, rep)
-					f.det, f.T = det, task.Config.Refresh
-					if f.st, err = sim.NewStepper(task.Config, task.Seed); err != nil {
-						break
-					}
-				}
-				f.stop.Store(false)
-				flying[rep] = f
-				go b.fly(ctx, f, msgs)
-			}
+			r.launch(ctx)
 		}
-		if len(flying) == 0 {
+		if len(r.flying) == 0 {
 			b.stats()
 			switch {
-			case err != nil:
-				return err
+			case r.err != nil:
+				return r.err
 			case ctx.Err() != nil:
 				return ctx.Err()
 			case !settled:
@@ -748,39 +725,90 @@ func (b *bracketer) resolve(ctx context.Context, x float64, q int) error {
 			}
 			return nil
 		}
-		m := <-msgs
-		f := m.f
-		if arr := f.st.Result().Arrivals; arr > f.jobs {
-			b.res.Jobs += arr - f.jobs
-			f.jobs = arr
-		}
-		if m.past {
-			past[f.rep] = true
+		r.receive(<-r.msgs)
+	}
+}
+
+// resolution is one call of resolve: point x, question q, the runs in
+// flight and the first error.
+type resolution struct {
+	b      *bracketer
+	x      float64
+	q      int
+	reps   []int
+	past   []bool
+	msgs   chan runMsg
+	flying map[int]*flight
+	err    error
+}
+
+// settled says whether question q is answered (q = 0: every run done).
+func (r *resolution) settled() bool {
+	s := r.b.s
+	if r.q == 0 {
+		return r.b.verdicts(r.x, false, s.Runs).n == s.Runs
+	}
+	return r.b.answer(r.x, r.q, s.Runs) != open
+}
+
+// launch starts (or resumes) the lowest replications not yet known, up
+// to Workers in flight.
+func (r *resolution) launch(ctx context.Context) {
+	b, s, x := r.b, r.b.s, r.x
+	for rep := 0; rep < s.Runs && len(r.flying) < s.Workers; rep++ {
+		if r.reps[rep] != unknown || r.flying[rep] != nil || (r.q&(qAllCut|qAtMostOneCut) != 0 && r.past[rep]) {
 			continue
 		}
-		delete(flying, f.rep)
-		switch {
-		case m.ended:
-			reps[f.rep] = m.tipped
-			b.res.Runs++
-			b.done++
-			if b.store != nil && err == nil {
-				rec := b.record(x, f.rep)
-				rec.TippedAt = m.tipped
-				if e := b.store.Put(rec); e != nil {
-					err = fmt.Errorf("compare: recording a run: %w", e)
-				}
+		f := b.paused[x][rep]
+		delete(b.paused[x], rep)
+		if f == nil {
+			f = &flight{x: x, rep: rep}
+			task, det := b.task(x, rep)
+			f.det, f.T = det, task.Config.Refresh
+			if f.st, r.err = sim.NewStepper(task.Config, task.Seed); r.err != nil {
+				return
 			}
-			if b.notify != nil {
-				b.stats()
-				b.notify(b.done, b.needed(x))
-			}
-		case !f.st.Cancelled():
-			if b.paused[x] == nil {
-				b.paused[x] = map[int]*flight{}
-			}
-			b.paused[x][f.rep] = f
 		}
+		f.stop.Store(false)
+		r.flying[rep] = f
+		go b.fly(ctx, f, r.msgs)
+	}
+}
+
+// receive takes one report of a replication in flight: past Cut, ended
+// (recorded and counted) or paused (kept for a later question).
+func (r *resolution) receive(m runMsg) {
+	b, x, f := r.b, r.x, m.f
+	if arr := f.st.Result().Arrivals; arr > f.jobs {
+		b.res.Jobs += arr - f.jobs
+		f.jobs = arr
+	}
+	if m.past {
+		r.past[f.rep] = true
+		return
+	}
+	delete(r.flying, f.rep)
+	switch {
+	case m.ended:
+		r.reps[f.rep] = m.tipped
+		b.res.Runs++
+		b.done++
+		if b.store != nil && r.err == nil {
+			rec := b.record(x, f.rep)
+			rec.TippedAt = m.tipped
+			if e := b.store.Put(rec); e != nil {
+				r.err = fmt.Errorf("compare: recording a run: %w", e)
+			}
+		}
+		if b.notify != nil {
+			b.stats()
+			b.notify(b.done, b.needed(x))
+		}
+	case !f.st.Cancelled():
+		if b.paused[x] == nil {
+			b.paused[x] = map[int]*flight{}
+		}
+		b.paused[x][f.rep] = f
 	}
 }
 

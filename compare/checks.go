@@ -89,9 +89,20 @@ func gim1(f func() (meanfield.GIM1Result, error)) func() (float64, error) {
 	}
 }
 
-// checks is the validation list, in the order of validation.md.
+// checks is the validation list, in the order of validation.md: closed
+// forms, the simulator against closed forms and against published
+// figures, and the refresh map.
 func checks() []check {
-	cs := []check{
+	var cs []check
+	for _, group := range [][]check{closedFormChecks(), simClosedFormChecks(), simPublishedChecks(), mapChecks()} {
+		cs = append(cs, group...)
+	}
+	return cs
+}
+
+// closedFormChecks are the closed forms and the exact models.
+func closedFormChecks() []check {
+	return []check{
 		// Closed forms.
 		{name: "M/M/1 mean time, λ = 0.9", source: srcClosed, quick: true, run: func(context.Context, *validator) (Row, error) {
 			x, err := meanfield.MM1Response(0.9)
@@ -143,6 +154,12 @@ func checks() []check {
 			}
 			return row, nil
 		}},
+	}
+}
+
+// simClosedFormChecks are the simulator against closed forms.
+func simClosedFormChecks() []check {
+	return []check{
 		// Simulator against closed forms.
 		simCheck("sim random = M/M/1", srcSim, true, sim.Config{Policy: random}, 20000, 100000, 8, 8,
 			reference("10.08 ± 0.08", func() (float64, error) { return meanfield.MM1Response(0.9) }, 0, "")),
@@ -157,6 +174,12 @@ func checks() []check {
 			reference("51.1", func() (float64, error) { return meanfield.PKResponse(0.9, 11) }, 0, "")),
 		simCheck("sim random, h2 C = 30 = P-K", srcSim, false, sim.Config{Sizes: h2(30)}, 20000, 400000, 8, 8,
 			reference("139.9", func() (float64, error) { return meanfield.PKResponse(0.9, 31) }, 0, "")),
+	}
+}
+
+// simPublishedChecks are the simulator against published figures.
+func simPublishedChecks() []check {
+	return []check{
 		// Simulator against published figures.
 		simCheck("sim live least loaded", srcSim, true, sim.Config{Policy: ll}, 20000, 100000, 8, 8,
 			published("1.07", 1.065, 1.075)),
@@ -199,6 +222,12 @@ func checks() []check {
 		simCheck("sim 3 dispatchers, λ = 0.8, T = 30, N = 800", srcSim, false,
 			sim.Config{Servers: 800, Policy: ll, Tally: sim.TallyOwn, Dispatchers: 3, Load: 0.8, Refresh: 30}, 3000, 15000, 4, 4,
 			published("3.5–5.6", 3.5, 5.6)),
+	}
+}
+
+// mapChecks are the refresh map against published values and the law.
+func mapChecks() []check {
+	return []check{
 		// The refresh map.
 		mapCheck("map board mean, k = 1, T = 600", 1, 600, "4.73", 4.725, 4.735),
 		mapCheck("map board mean, k = 5, T = 400", 5, 400, "5.49", 5.485, 5.495),
@@ -234,7 +263,6 @@ func checks() []check {
 		edgeLawCheck(0.8, "up to about 15% above 0.9(k−2)", 1, 1.15, rerun08, 4),
 		edgeRerunCheck(0.8, rerun08, 4),
 	}
-	return cs
 }
 
 // mapCheck compares the refresh map's board mean at its attractor from an
