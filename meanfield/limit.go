@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // Limit is the heavy-traffic limit of the refresh map (model.md §2) as
@@ -148,12 +150,11 @@ type LimitResult struct {
 // transition matrix (n² floats) and workspace. It is not safe for
 // concurrent use.
 type LimitMap struct {
-	set   Limit
-	n     int
-	h     float64
-	kern  []float64 // kern[a*n+j]: node a to cell j over time x
-	tailK []float64 // tailK[a]: mass from node a beyond the last cell
-	w     []float64 // masses after the impulse
+	set  Limit
+	n    int
+	h    float64
+	step *rbmStep  // the Brownian step over the period x
+	w    []float64 // masses after the impulse
 }
 
 // NewLimitMap validates s and builds the transition matrix.
@@ -164,7 +165,7 @@ func NewLimitMap(s Limit) (*LimitMap, error) {
 	s = s.withDefaults()
 	n := int(math.Ceil(s.Length/s.Step)) + 1
 	m := &LimitMap{set: s, n: n, h: s.Step, w: make([]float64, n)}
-	m.kern, m.tailK = rbmMatrix(n, s.Step, s.Period)
+	m.step = newRBMStep(n, s.Step, s.Period)
 	return m, nil
 }
 
@@ -215,6 +216,85 @@ func rbmMatrix(n int, h, x float64) (kern, tail []float64) {
 		tail[a] = prev
 	}
 	return kern, tail
+}
+
+// rbmStep applies the matrix of rbmMatrix without forming it. With
+// S(a, j) = P_{ah}(Z_x > (j + ½)h) = toe(j + 1 − a) + e^{−2(j+½)h}·han(a + j + 1)
+// and S(a, −1) = 1, node a sends S(a, j−1) − S(a, j) to cell j, so the next
+// board is U(j−1) − U(j) with U(j) = Σ_a w_a S(a, j): a convolution of w
+// with toe plus e^{−2(j+½)h} times a convolution of the reversed w with
+// han, both by FFT (length ≥ 3n, zero-padded: no wrap-around). U(n − 1) is
+// the mass beyond the last cell.
+type rbmStep struct {
+	n          int
+	fft        *fourier.FFT
+	tHat, hHat []complex128 // transforms of the two tables
+	ez         []float64    // e^{−2(j+½)h}, j = 0 … n−1
+	buf        []float64
+	c1, c2     []complex128
+	u1, u2     []float64
+}
+
+func newRBMStep(n int, h, x float64) *rbmStep {
+	size := 1
+	for size < 3*n {
+		size *= 2
+	}
+	r := &rbmStep{n: n, fft: fourier.NewFFT(size), ez: make([]float64, n), buf: make([]float64, size),
+		u1: make([]float64, size), u2: make([]float64, size)}
+	sx := math.Sqrt(x) * math.Sqrt2
+	// tseq[m] = toe(d), d = m − n + 2 ∈ [−n+2, n]: C(j) = (w * tseq)[j + n − 1].
+	for m := 0; m <= 2*n-2; m++ {
+		d := float64(m - n + 2)
+		r.buf[m] = 0.5 * math.Erfc(((d-0.5)*h+x)/sx)
+	}
+	r.tHat = r.fft.Coefficients(nil, r.buf)
+	clear(r.buf)
+	// hseq[m] = han(m + 1), e = m + 1 ∈ [1, 2n]: D(j) = (w' * hseq)[n + j − 1],
+	// w'_b = w_{n−1−b}.
+	for m := 0; m <= 2*n-1; m++ {
+		e := float64(m + 1)
+		r.buf[m] = 0.5 * math.Erfc(((e-0.5)*h-x)/sx)
+	}
+	r.hHat = r.fft.Coefficients(nil, r.buf)
+	for j := range r.ez {
+		r.ez[j] = math.Exp(-2 * (float64(j) + 0.5) * h)
+	}
+	r.c1 = make([]complex128, len(r.tHat))
+	r.c2 = make([]complex128, len(r.tHat))
+	return r
+}
+
+// apply writes the next masses into dst[:n] and returns the mass beyond the
+// last cell.
+func (r *rbmStep) apply(dst, w []float64) float64 {
+	n, size := r.n, len(r.buf)
+	var total float64
+	clear(r.buf)
+	for a, v := range w {
+		r.buf[a] = v
+		total += v
+	}
+	r.fft.Coefficients(r.c1, r.buf)
+	clear(r.buf)
+	for a, v := range w {
+		r.buf[n-1-a] = v
+	}
+	r.fft.Coefficients(r.c2, r.buf)
+	for i := range r.c1 {
+		r.c1[i] *= r.tHat[i]
+		r.c2[i] *= r.hHat[i]
+	}
+	r.fft.Sequence(r.u1, r.c1)
+	r.fft.Sequence(r.u2, r.c2)
+	inv := 1 / float64(size)
+	prev := total // U(−1) = Σ w
+	for j := range n {
+		u := (r.u1[j+n-1] + r.ez[j]*r.u2[j+n-1]) * inv
+		dst[j] = prev - u
+		prev = u
+	}
+	return prev
 }
 
 // impulse writes into m.w the pushforward of board p under
@@ -271,19 +351,9 @@ func (m *LimitMap) Apply(dst, p []float64) ([]float64, LimitResult) {
 	}
 	dst = dst[:m.n]
 	mean, trunc := m.impulse(p)
-	clear(dst)
-	n := m.n
-	for a, v := range m.w {
-		if v == 0 {
-			continue
-		}
-		row := m.kern[a*n : (a+1)*n]
-		for j, kv := range row {
-			dst[j] += v * kv
-		}
-		dst[n-1] += v * m.tailK[a]
-		trunc += v * m.tailK[a]
-	}
+	tail := m.step.apply(dst, m.w)
+	dst[m.n-1] += tail
+	trunc += tail
 	return dst, LimitResult{BoardMean: mean, Truncation: trunc}
 }
 
@@ -295,19 +365,12 @@ func (m *LimitMap) ApplyMean(dst, p []float64, nodes int) ([]float64, LimitResul
 	gx, gw := gaussLegendre(nodes)
 	x := m.set.Period
 	var avg float64
+	at := make([]float64, m.n)
 	for i := range gx {
-		s := x * gx[i] // gaussLegendre is on [0, 1]
-		kern, tail := rbmMatrix(m.n, m.h, s)
-		var e float64
-		for a, v := range m.w {
-			if v == 0 {
-				continue
-			}
-			row := kern[a*m.n : (a+1)*m.n]
-			for j, kv := range row {
-				e += v * kv * float64(j) * m.h
-			}
-			e += v * tail[a] * float64(m.n-1) * m.h
+		tail := newRBMStep(m.n, m.h, x*gx[i]).apply(at, m.w) // gaussLegendre is on [0, 1]
+		e := tail * float64(m.n-1) * m.h
+		for j, v := range at {
+			e += v * float64(j) * m.h
 		}
 		avg += gw[i] * e
 	}

@@ -13,12 +13,16 @@ import (
 	"herd/meanfield"
 )
 
-// Default flags of herd law: the fit over k = 3 … 16 at the loads the
-// issue names, and the ladder of loads towards λ = 1.
+// Default flags of herd law: the fit over k = 3 … 16 at loads whose edges
+// take seconds, a ladder of two of them towards λ = 1, and the limit map for
+// λ → 1 itself (law_limit.go). --full-ladder restores the loads the issue
+// names (edges at λ ≥ 0.975 take minutes each).
 const (
 	lawDefaultDispatchers = "3,4,5,6,7,8,9,10,11,12,13,14,15,16"
-	lawDefaultLoads       = "0.8,0.9,0.95,0.99"
-	lawDefaultLadder      = "0.9,0.95,0.975,0.99"
+	lawDefaultLoads       = "0.8,0.9,0.95"
+	lawDefaultLadder      = "0.9,0.95"
+	lawFullLoads          = "0.8,0.9,0.95,0.99"
+	lawFullLadder         = "0.9,0.95,0.975,0.99"
 )
 
 // Columns of the herd law table (one table, rows of several kinds; cells a
@@ -40,11 +44,19 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 	order := fs.Int("order", 0, "highest order of the extrapolation polynomial in 1 − λ, in [1, ladder size − 1]; 0 means ladder size − 1")
 	band := fs.Float64("band", 0.1, "relative band of the verdict: the edge x is 'within' the law when |x/(0.9(k−2)) − 1| ≤ band, in (0, 1)")
 	relTol := fs.Float64("tolerance", 1e-4, "relative precision of each edge in T (as herd edge)")
+	limitStep := fs.Float64("limit-step", compare.DefaultMapLimitStep, "grid step of the heavy-traffic limit map in scaled queue units q = (1−λ)Q (x*(k) from steps h and h/2, extrapolated), in [0.001, 0.5]; 0 skips the limit map")
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := fs.String("plot", "", "also draw x_edge against k per load with the fitted lines, the limit x*(k) with error bars and the law, into FILE.png, .svg, .pdf or .eps")
 	progMode := addProgressFlag(fs)
+	full := fs.Bool("full-ladder", false, "default --load to "+lawFullLoads+" and --ladder to "+lawFullLadder+" (slow: edges at λ ≥ 0.975 take minutes each)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *full && !fs.Changed("load") {
+		*load = lawFullLoads
+	}
+	if *full && !fs.Changed("ladder") {
+		*ladder = lawFullLadder
 	}
 	fmtName, err := out.check()
 	if err != nil {
@@ -86,6 +98,9 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 	if !(*relTol > 0 && *relTol < 0.1) {
 		return usagef("--tolerance %v: want a number in (0, 0.1)", *relTol)
 	}
+	if *limitStep != 0 && !(*limitStep >= 1e-3 && *limitStep <= 0.5) {
+		return usagef("--limit-step %v: want a number in [0.001, 0.5], or 0 to skip the limit map", *limitStep)
+	}
 	if err := checkPlotPath(*plotFile); err != nil {
 		return err
 	}
@@ -122,6 +137,7 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 			{Key: "ladder", Value: *ladder},
 			{Key: "order", Value: strconv.Itoa(*order)},
 			{Key: "band", Value: strconv.FormatFloat(*band, 'g', -1, 64)},
+			{Key: "limit_step", Value: strconv.FormatFloat(*limitStep, 'g', -1, 64)},
 			{Key: "fit_weights", Value: "per load: unit weights, s.e. from the residuals (misfit = rms of residual/stated precision); limit: 1/x_se², s.e. scaled by max(1, misfit)"},
 			{Key: "x", Value: "T_edge(1−λ)², the refresh period at the edge of the balanced state in heavy-traffic units (herd edge's edge_scaled)"},
 		},
@@ -263,6 +279,10 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 			t.Notes = append(t.Notes, fmt.Sprintf("k = %d: edge within %g%% of 0.9(k−2) = %.3g for %s; no limit", k, 100**band, law, what))
 		}
 		t.AddRow(row...)
+	}
+	if *limitStep != 0 { // the heavy-traffic limit map (law_limit.go)
+		mr, merr, mdone := lawMapLimits(ctx, ks, *limitStep, *out.workers)
+		addMapLimitRows(t, ks, mr, merr, mdone, *band)
 	}
 	t.Warnings = append(t.Warnings, failures...)
 	err = writeTable(ctx, e, t, fmtName, func() error {
