@@ -178,47 +178,10 @@ func (m *LimitMap) StepSize() float64 { return m.h }
 // Settings returns the settings with defaults filled in.
 func (m *LimitMap) Settings() Limit { return m.set }
 
-// rbmMatrix returns the cell masses of reflected Brownian motion with drift
-// −1 and variance 1 after time x, from node a·h to cell j, and the mass
-// beyond the last cell. With S(y, z) = P_y(Z_x > z),
-// S(y, z) = Φᶜ((z − y + x)/√x) + e^{−2z}Φ((x − y − z)/√x): the first term
-// depends on z − y and the second, apart from e^{−2z}, on z + y, so both
-// are tabulated on the half-grid once.
-func rbmMatrix(n int, h, x float64) (kern, tail []float64) {
-	sx := math.Sqrt(x)
-	// Cell boundaries z_j = (j − ½)h for j = 1 … n; z_0 = 0.
-	// Toeplitz part: A(d) = Φᶜ((z − y + x)/√x) with z − y = (d − ½)h,
-	// d = j − a ∈ [−n+1, n]. Hankel part: B(e) = Φ((x − (e − ½)h)/√x)
-	// with y + z = (e − ½)h, e = a + j ∈ [1, 2n].
-	toe := make([]float64, 2*n+1) // index d + n
-	for d := -n + 1; d <= n; d++ {
-		toe[d+n] = 0.5 * math.Erfc(((float64(d)-0.5)*h+x)/(sx*math.Sqrt2))
-	}
-	han := make([]float64, 2*n+1)
-	for e := 1; e <= 2*n; e++ {
-		han[e] = 0.5 * math.Erfc(((float64(e)-0.5)*h-x)/(sx*math.Sqrt2))
-	}
-	ez := make([]float64, n+1) // e^{−2 z_j}
-	for j := 1; j <= n; j++ {
-		ez[j] = math.Exp(-2 * (float64(j) - 0.5) * h)
-	}
-	kern = make([]float64, n*n)
-	tail = make([]float64, n)
-	for a := range n {
-		row := kern[a*n : (a+1)*n]
-		prev := 1.0 // S(y, 0) = 1
-		for j := range n {
-			// upper boundary of cell j: z_{j+1} = (j + ½)h
-			s := toe[j+1-a+n] + ez[j+1]*han[a+j+1]
-			row[j] = prev - s
-			prev = s
-		}
-		tail[a] = prev
-	}
-	return kern, tail
-}
-
-// rbmStep applies the matrix of rbmMatrix without forming it. With
+// rbmStep applies the Brownian step of the limit map: reflected Brownian
+// motion with drift −1 and variance 1 for time x, from the nodes a·h to the
+// cells [(j − ½)h, (j + ½)h), without forming the n × n matrix (limit_test.go
+// keeps the dense matrix, rbmMatrix, as its reference). With
 // S(a, j) = P_{ah}(Z_x > (j + ½)h) = toe(j + 1 − a) + e^{−2(j+½)h}·han(a + j + 1)
 // and S(a, −1) = 1, node a sends S(a, j−1) − S(a, j) to cell j, so the next
 // board is U(j−1) − U(j) with U(j) = Σ_a w_a S(a, j): a convolution of w

@@ -6,6 +6,79 @@ import (
 	"testing"
 )
 
+// rbmMatrix, the reference for rbmStep, returns the cell masses of reflected Brownian motion with drift
+// −1 and variance 1 after time x, from node a·h to cell j, and the mass
+// beyond the last cell. With S(y, z) = P_y(Z_x > z),
+// S(y, z) = Φᶜ((z − y + x)/√x) + e^{−2z}Φ((x − y − z)/√x): the first term
+// depends on z − y and the second, apart from e^{−2z}, on z + y, so both
+// are tabulated on the half-grid once.
+func rbmMatrix(n int, h, x float64) (kern, tail []float64) {
+	sx := math.Sqrt(x)
+	// Cell boundaries z_j = (j − ½)h for j = 1 … n; z_0 = 0.
+	// Toeplitz part: A(d) = Φᶜ((z − y + x)/√x) with z − y = (d − ½)h,
+	// d = j − a ∈ [−n+1, n]. Hankel part: B(e) = Φ((x − (e − ½)h)/√x)
+	// with y + z = (e − ½)h, e = a + j ∈ [1, 2n].
+	toe := make([]float64, 2*n+1) // index d + n
+	for d := -n + 1; d <= n; d++ {
+		toe[d+n] = 0.5 * math.Erfc(((float64(d)-0.5)*h+x)/(sx*math.Sqrt2))
+	}
+	han := make([]float64, 2*n+1)
+	for e := 1; e <= 2*n; e++ {
+		han[e] = 0.5 * math.Erfc(((float64(e)-0.5)*h-x)/(sx*math.Sqrt2))
+	}
+	ez := make([]float64, n+1) // e^{−2 z_j}
+	for j := 1; j <= n; j++ {
+		ez[j] = math.Exp(-2 * (float64(j) - 0.5) * h)
+	}
+	kern = make([]float64, n*n)
+	tail = make([]float64, n)
+	for a := range n {
+		row := kern[a*n : (a+1)*n]
+		prev := 1.0 // S(y, 0) = 1
+		for j := range n {
+			// upper boundary of cell j: z_{j+1} = (j + ½)h
+			s := toe[j+1-a+n] + ez[j+1]*han[a+j+1]
+			row[j] = prev - s
+			prev = s
+		}
+		tail[a] = prev
+	}
+	return kern, tail
+}
+
+// TestLimitFFTMatchesDense: the FFT Brownian step equals the dense matrix
+// product to rounding, on a board with mass everywhere.
+func TestLimitFFTMatchesDense(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		n    int
+		h, x float64
+	}{{50, 0.1, 0.3}, {301, 0.02, 1}, {700, 0.05, 20}} {
+		kern, tail := rbmMatrix(c.n, c.h, c.x)
+		w := make([]float64, c.n)
+		for a := range w {
+			w[a] = math.Exp(-float64(a)*c.h) * (1 + 0.5*math.Sin(float64(a)))
+		}
+		want := make([]float64, c.n)
+		var wantTail float64
+		for a, v := range w {
+			for j := range c.n {
+				want[j] += v * kern[a*c.n+j]
+			}
+			wantTail += v * tail[a]
+		}
+		got := make([]float64, c.n)
+		gotTail := newRBMStep(c.n, c.h, c.x).apply(got, w)
+		var d float64
+		for j := range got {
+			d = max(d, math.Abs(got[j]-want[j]))
+		}
+		if d > 1e-13 || math.Abs(gotTail-wantTail) > 1e-13 {
+			t.Errorf("n = %d, h = %g, x = %g: largest difference %.3g, tail %v vs %v", c.n, c.h, c.x, d, gotTail, wantTail)
+		}
+	}
+}
+
 // TestLimitRBMKernelMonteCarlo checks the closed-form transition law of
 // reflected Brownian motion (drift −1, variance 1) that the limit map uses
 // against an exact, independent sampler: X_x = y − x + √x·N; the minimum of
