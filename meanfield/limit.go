@@ -460,8 +460,10 @@ const limitMinX = 0.02
 // iterated from δ₀ (the scaled image of every low start of model.md §2),
 // converges to a balanced fixed point: the λ → 1 limit of the edge
 // T_edge(1 − λ)². It brackets the edge from the guess max(1, k − 2) and
-// bisects, assuming (as measured for k = 3 … 256) a single change from
-// herd to balanced as x grows. k ≤ 2 has no edge down to x = 0.02.
+// bisects, assuming a single change from herd to balanced as x grows
+// (TestLimitEdgeSingleChange scans x from 0.27(k−2) to 3(k−2) at k = 3
+// and 16 and finds one; so did scans at k = 4, 8 and 64). k ≤ 2 has no
+// edge down to x = 0.02.
 func LimitEdge(k int, s LimitEdgeSettings) (LimitEdgeResult, error) {
 	if err := (Limit{Dispatchers: k, Period: 1, Step: s.Step, Length: s.Length}).Validate(); err != nil {
 		return LimitEdgeResult{}, err

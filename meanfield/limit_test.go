@@ -319,3 +319,37 @@ func TestLimitEdge(t *testing.T) {
 		t.Errorf("k = 3: edge %v [%v, %v], want 0.9549 ± 0.0055 and a bracket within 1e-3", r.Edge, r.Lo, r.Hi)
 	}
 }
+
+// TestLimitEdgeSingleChange: from δ₀ the limit map goes to the herd below
+// one x and to the balanced state above it, with no window of the other
+// kind in between (LimitEdge's bisection relies on it), scanned on x =
+// 0.9(k − 2)·(0.3, 0.35, …, 3.3) with a coarse grid.
+func TestLimitEdgeSingleChange(t *testing.T) {
+	t.Parallel()
+	for _, k := range []int{3, 16} {
+		var s []byte
+		changes := 0
+		for i := 0; i <= 60; i++ {
+			x := 0.9 * float64(k-2) * (0.3 + 0.05*float64(i))
+			m, err := NewLimitMap(Limit{Dispatchers: k, Period: x, Step: 0.1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := IterateLimit(m, m.LimitBoardPoint(), 1e-10, 200000)
+			if err != nil {
+				t.Fatalf("k = %d, x = %g: %v", k, x, err)
+			}
+			c := byte('h')
+			if st.Balanced {
+				c = 'B'
+			}
+			if i > 0 && c != s[i-1] {
+				changes++
+			}
+			s = append(s, c)
+		}
+		if changes != 1 || s[0] != 'h' {
+			t.Errorf("k = %d: classes along x: %s; want herds (h) then balanced (B), one change", k, s)
+		}
+	}
+}
