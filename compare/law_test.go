@@ -292,11 +292,12 @@ func TestHeavyTrafficLimitTwoLadders(t *testing.T) {
 	}
 }
 
-// MapLimit on two grids: no edge at k = 2; at k = 4 the edge from the
-// default grids (h = 0.04, 0.02) and from finer ones (0.02, 0.01) agree
-// within the combined Richardson error estimates, and the estimate is
-// below 10⁻³ relative (the grid is second order: the extrapolated values
-// differ far less than the raw ones).
+// MapLimit on two grids: no edge at k = 2; at k = 4 the edge from grids
+// h = 0.08, 0.04 and from the default grids (0.04, 0.02) agree within the
+// combined Richardson error estimates, and the default's estimate is below
+// 10⁻³ relative (the grid is second order: the extrapolated values differ
+// far less than the raw ones). Measured: 1.90856 ± 0.0004 (raw 1.91008,
+// 1.90894) at the default; 1.90850 ± 0.00016 from h = 0.02, 0.01.
 func TestMapLimitGrids(t *testing.T) {
 	t.Parallel()
 	r, err := MapLimit(2, MapLimitSettings{Step: 0.08, RelTol: 1e-3})
@@ -310,11 +311,11 @@ func TestMapLimitGrids(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := MapLimit(4, MapLimitSettings{Step: 0.02})
+	b, err := MapLimit(4, MapLimitSettings{Step: 0.08})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("k = 4: h = 0.04/0.02: %.6f ± %.2g (raw %.6f, %.6f); h = 0.02/0.01: %.6f ± %.2g (raw %.6f)", a.Value, a.Err, a.Coarse.Edge, a.Fine.Edge, b.Value, b.Err, b.Fine.Edge)
+	t.Logf("k = 4: h = 0.04/0.02: %.6f ± %.2g (raw %.6f, %.6f); h = 0.08/0.04: %.6f ± %.2g (raw %.6f)", a.Value, a.Err, a.Coarse.Edge, a.Fine.Edge, b.Value, b.Err, b.Coarse.Edge)
 	if d := math.Abs(a.Value - b.Value); !(d <= math.Hypot(a.Err, b.Err)) || a.Err > 1e-3*a.Value {
 		t.Errorf("k = 4: %.6f ± %.2g and %.6f ± %.2g differ by %.2g, or the error is above 1e-3 relative", a.Value, a.Err, b.Value, b.Err, d)
 	}
