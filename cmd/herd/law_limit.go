@@ -55,6 +55,9 @@ func addMapLimitRows(t *table.Table, ks []int, res []compare.MapLimitResult, err
 		law := lawScaled(k)
 		row := make([]any, len(lawColumns))
 		row[0], row[1], row[6] = "limit_map", k, lawCell(law)
+		if k > 64 {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("k=%d: the limit map's grid error is checked up to k = 64 only; above it the impulse (slope k − 1) spreads each grid cell over (k − 1)·h and x_se may be too small — compare with a smaller --limit-step", k))
+		}
 		if r := res[j]; r.Exists {
 			xs[j], se[j] = r.Value, r.Err
 			row[4], row[5] = r.Value, r.Err
