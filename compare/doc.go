@@ -17,6 +17,8 @@
 //     (FitLaw), the heavy-traffic limit lim_{λ→1} x_edge by polynomial
 //     (Richardson) extrapolation in 1 − λ (HeavyTrafficLimit), and where
 //     0.9(k − 2) is within a band of the edge (WithinBand, InBand).
+//     law_limit.go: the same limit computed directly as the edge of the
+//     heavy-traffic limit map (MapLimit, meanfield.LimitEdge) on two grids.
 //   - Model sweeps (edgesweep.go, lawsweep.go, pointsweep.go,
 //     modelsweep.go, hysteresissweep.go): the points of herd edge, law,
 //     point, model and hysteresis expanded from their lists, computed on

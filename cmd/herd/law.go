@@ -11,12 +11,16 @@ import (
 	"herd/compare"
 )
 
-// Default flags of herd law: the fit over k = 3 … 16 at the loads the
-// issue names, and the ladder of loads towards λ = 1.
+// Default flags of herd law: the fit over k = 3 … 16 at loads whose edges
+// take seconds, a ladder of two of them towards λ = 1, and the limit map for
+// λ → 1 itself (law_limit.go). --full-ladder restores the loads the issue
+// names (edges at λ ≥ 0.975 take minutes each).
 const (
 	lawDefaultDispatchers = "3,4,5,6,7,8,9,10,11,12,13,14,15,16"
-	lawDefaultLoads       = "0.8,0.9,0.95,0.99"
-	lawDefaultLadder      = "0.9,0.95,0.975,0.99"
+	lawDefaultLoads       = "0.8,0.9,0.95"
+	lawDefaultLadder      = "0.9,0.95"
+	lawFullLoads          = "0.8,0.9,0.95,0.99"
+	lawFullLadder         = "0.9,0.95,0.975,0.99"
 )
 
 // Columns of the herd law table (one table, rows of several kinds; cells a
@@ -34,7 +38,8 @@ var lawColumns = []table.Column{
 type lawOutput struct {
 	format, plot, progress string
 	workers                int
-	ladder                 string // --ladder as given, for the table's meta
+	ladder                 string  // --ladder as given, for the table's meta
+	limitStep              float64 // grid step of the limit map; 0: skipped
 }
 
 func runLaw(ctx context.Context, e *env, args []string) error {
@@ -53,7 +58,11 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 	}
 	pts := computeEdges(ctx, e, "law", o.progress, settings, o.workers, false)
 	l := compare.AnalyseLaw(s, pts)
-	t := lawTable(s, l, o.ladder)
+	if o.limitStep != 0 { // the heavy-traffic limit map (law_limit.go)
+		mr, merr, mdone := lawMapLimits(ctx, s.Dispatchers, o.limitStep, o.workers)
+		l.AddMapLimits(s.Dispatchers, mr, merr, mdone, s.Band)
+	}
+	t := lawTable(s, l, o)
 	err = writeTable(ctx, e, t, o.format, func() error {
 		if o.plot == "" {
 			return nil
@@ -81,11 +90,19 @@ func parseLaw(e *env, args []string) (compare.LawSettings, lawOutput, error) {
 	order := fs.Int("order", 0, "highest order of the extrapolation polynomial in 1 − λ, in [1, ladder size − 1]; 0 means ladder size − 1")
 	band := fs.Float64("band", 0.1, "relative band of the verdict: the edge x is 'within' the law when |x/(0.9(k−2)) − 1| ≤ band, in (0, 1)")
 	relTol := addToleranceFlag(fs)
+	limitStep := fs.Float64("limit-step", compare.DefaultMapLimitStep, "grid step of the heavy-traffic limit map in scaled queue units q = (1−λ)Q (x*(k) from steps h and h/2, extrapolated), in [0.001, 0.5]; 0 skips the limit map")
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := plotFlag(fs, "x_edge against k per load with the fitted lines, the limit x*(k) with error bars and the law,")
 	progMode := addProgressFlag(fs)
+	full := fs.Bool("full-ladder", false, "default --load to "+lawFullLoads+" and --ladder to "+lawFullLadder+" (slow: edges at λ ≥ 0.975 take minutes each)")
 	if err := parse(fs, args); err != nil {
 		return s, o, err
+	}
+	if *full && !fs.Changed("load") {
+		*load = lawFullLoads
+	}
+	if *full && !fs.Changed("ladder") {
+		*ladder = lawFullLadder
 	}
 	fmtName, err := out.check()
 	if err != nil {
@@ -94,7 +111,7 @@ func parseLaw(e *env, args []string) (compare.LawSettings, lawOutput, error) {
 	if err := checkProgressMode(*progMode); err != nil {
 		return s, o, err
 	}
-	o = lawOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers, ladder: *ladder}
+	o = lawOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers, ladder: *ladder, limitStep: *limitStep}
 	s = compare.LawSettings{Order: *order, Band: *band, RelTol: *relTol}
 	if s.Dispatchers, s.FitLoads, s.Ladder, err = lawLists(*dispatchers, *load, *ladder); err != nil {
 		return s, o, err
@@ -107,6 +124,9 @@ func parseLaw(e *env, args []string) (compare.LawSettings, lawOutput, error) {
 	}
 	if err := checkTolerance(*relTol); err != nil {
 		return s, o, err
+	}
+	if *limitStep != 0 && !(*limitStep >= 1e-3 && *limitStep <= 0.5) {
+		return s, o, usagef("--limit-step %v: want a number in [0.001, 0.5], or 0 to skip the limit map", *limitStep)
 	}
 	if err := checkPlotPath(*plotFile); err != nil {
 		return s, o, err
@@ -143,15 +163,16 @@ func lawLists(dispatchers, load, ladder string) (ks []int, fitLoads, ladderLoads
 }
 
 // lawTable is herd law's table.
-func lawTable(s compare.LawSettings, l compare.Law, ladder string) *table.Table {
+func lawTable(s compare.LawSettings, l compare.Law, o lawOutput) *table.Table {
 	t := &table.Table{
 		Title: "herd law: the edge against 0.9(k−2) — fit x_edge = a(k − b) per load, heavy-traffic limit x*(k) = lim_{λ→1} x_edge, verdict",
 		Meta: []table.Field{
 			{Key: "version", Value: version},
 			{Key: "tolerance", Value: strconv.FormatFloat(s.RelTol, 'g', -1, 64)},
-			{Key: "ladder", Value: ladder},
+			{Key: "ladder", Value: o.ladder},
 			{Key: "order", Value: strconv.Itoa(s.Order)},
 			{Key: "band", Value: strconv.FormatFloat(s.Band, 'g', -1, 64)},
+			{Key: "limit_step", Value: strconv.FormatFloat(o.limitStep, 'g', -1, 64)},
 			{Key: "fit_weights", Value: "per load: unit weights, s.e. from the residuals (misfit = rms of residual/stated precision); limit: 1/x_se², s.e. scaled by max(1, misfit)"},
 			{Key: "x", Value: "T_edge(1−λ)², the refresh period at the edge of the balanced state in heavy-traffic units (herd edge's edge_scaled)"},
 		},

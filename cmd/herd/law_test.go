@@ -15,7 +15,8 @@ import (
 // A cheap herd law: three k at two light loads, coarse tolerance. k = 4 has
 // no edge at λ = 0.7 (herd edge finds none down to T(1−λ)² = 0.02), so the
 // fit at 0.7 has two points (a warning) and k = 4 has no limit (another).
-var lawSmall = []string{"law", "--dispatchers", "4,5,6", "--load", "0.7,0.75", "--ladder", "0.7,0.75", "--tolerance", "1e-3"}
+// The limit map runs on a coarse grid (h = 0.25), enough to exercise it.
+var lawSmall = []string{"law", "--dispatchers", "4,5,6", "--load", "0.7,0.75", "--ladder", "0.7,0.75", "--tolerance", "1e-3", "--limit-step", "0.25"}
 
 // herd law writes one table in three formats: the text is golden; CSV and
 // JSON, made with other worker counts, carry the same rows cell for cell
@@ -94,8 +95,9 @@ func TestLawOutputs(t *testing.T) {
 		}
 	}
 	// 6 edges, 1 fit (λ = 0.75), 2 × 2 extrapolation orders (k = 5, 6),
-	// 1 fit of the limits is impossible with two limits, 3 verdicts.
-	want := map[string]int{"edge": 6, "fit": 1, "extrapolation": 4, "verdict": 3}
+	// 1 fit of the limits is impossible with two limits, 3 verdicts, 3
+	// limit-map limits and their fit.
+	want := map[string]int{"edge": 6, "fit": 1, "extrapolation": 4, "verdict": 3, "limit_map": 3, "fit_limit_map": 1}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("%d %q rows, want %d (all: %v)", kinds[k], k, n, kinds)
@@ -120,7 +122,9 @@ func TestLawBadInput(t *testing.T) {
 		{[]string{"law", "--dispatchers", "3,3,4"}, "--dispatchers: 3 given twice"},
 		{[]string{"law", "--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
 		{[]string{"law", "--dispatchers", "300"}, "--dispatchers 300"},
-		{[]string{"law", "--order", "4"}, "--order 4: want an integer in [1, 3]"},
+		{[]string{"law", "--order", "4"}, "--order 4: want an integer in [1, 1]"},
+		{[]string{"law", "--full-ladder", "--order", "4"}, "--order 4: want an integer in [1, 3]"},
+		{[]string{"law", "--limit-step", "0.6"}, "--limit-step 0.6: want a number in [0.001, 0.5]"},
 		{[]string{"law", "--order", "-1"}, "--order -1"},
 		{[]string{"law", "--band", "0"}, "--band 0: want a number in (0, 1)"},
 		{[]string{"law", "--tolerance", "0.5"}, "--tolerance 0.5"},

@@ -1,0 +1,144 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"herd/meanfield"
+)
+
+// MapLimitSettings controls MapLimit. The zero value means the defaults.
+type MapLimitSettings struct {
+	// Step is the coarse grid step h of the limit map, in [1e-3, 0.5]; the
+	// fine grid has h/2. Zero means DefaultMapLimitStep.
+	Step float64
+	// RelTol is the relative width of each bisection bracket, in
+	// [1e-8, 1e-2]. Zero means 1e-4 (the bracket then adds less than the
+	// grid error to Err).
+	RelTol float64
+}
+
+// DefaultMapLimitStep is MapLimit's default coarse grid step: with its
+// half, the Richardson error estimate is below 10⁻³ relative for k ≤ 16.
+const DefaultMapLimitStep = 0.04
+
+// MapLimitResult is the heavy-traffic edge x*(k) of the limit map
+// (meanfield.Limit) on two grids and its Richardson extrapolation in the
+// grid step.
+type MapLimitResult struct {
+	// Exists is false when the map is balanced down to x = 0.02 (k ≤ 2);
+	// Value and Err are then NaN.
+	Exists bool
+	// Value is the grid-extrapolated edge Fine + (Fine − Coarse)/3 (the
+	// discretisation is second order in h; limit_test.go in meanfield
+	// measures it), Err its error estimate |Fine − Coarse|/3 combined in
+	// quadrature with the two bisection brackets' half-widths.
+	Value, Err float64
+	// Coarse and Fine are the edges at steps h and h/2.
+	Coarse, Fine meanfield.LimitEdgeResult
+}
+
+// MapLimit computes x*(k) = lim_{λ→1} T_edge(1 − λ)² directly, as the edge
+// of the heavy-traffic limit map (meanfield.Limit, meanfield.LimitEdge) on
+// grids of step h and h/2, extrapolated to h = 0 (L. F. Richardson, The
+// deferred approach to the limit, Phil. Trans. R. Soc. A 226, 1927).
+func MapLimit(k int, s MapLimitSettings) (MapLimitResult, error) {
+	nan := math.NaN()
+	res := MapLimitResult{Value: nan, Err: nan}
+	if s.Step == 0 {
+		s.Step = DefaultMapLimitStep
+	}
+	if s.RelTol == 0 {
+		s.RelTol = 1e-4
+	}
+	switch {
+	case !(s.Step >= 1e-3 && s.Step <= 0.5):
+		return res, fmt.Errorf("compare: map limit: Step = %v outside [1e-3, 0.5]", s.Step)
+	case !(s.RelTol >= 1e-8 && s.RelTol <= 1e-2):
+		return res, fmt.Errorf("compare: map limit: RelTol = %v outside [1e-8, 1e-2]", s.RelTol)
+	}
+	var err error
+	if res.Coarse, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: s.Step, RelTol: s.RelTol}); err != nil {
+		return res, fmt.Errorf("compare: map limit k = %d, h = %g: %w", k, s.Step, err)
+	}
+	if res.Fine, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: s.Step / 2, RelTol: s.RelTol}); err != nil {
+		return res, fmt.Errorf("compare: map limit k = %d, h = %g: %w", k, s.Step/2, err)
+	}
+	if res.Coarse.Exists != res.Fine.Exists {
+		return res, fmt.Errorf("compare: map limit k = %d: an edge on one grid only (h = %g: %v, h = %g: %v)",
+			k, s.Step, res.Coarse.Exists, s.Step/2, res.Fine.Exists)
+	}
+	if !res.Fine.Exists {
+		return res, nil
+	}
+	d := res.Fine.Edge - res.Coarse.Edge
+	res.Exists = true
+	res.Value = res.Fine.Edge + d/3
+	w1, w2 := (res.Coarse.Hi-res.Coarse.Lo)/2, (res.Fine.Hi-res.Fine.Lo)/2
+	res.Err = math.Sqrt(d*d/9 + w1*w1 + w2*w2)
+	return res, nil
+}
+
+// Kinds of the limit map's LawRows.
+const (
+	LawRowLimitMap    = "limit_map"
+	LawRowFitLimitMap = "fit_limit_map"
+)
+
+// AddMapLimits appends the limit map's answers to l: a limit_map row per
+// k of ks that finished (done[j]; errs[j] becomes a warning) with x*(k),
+// its error, the law, the ratio and whether x* lies within band of the
+// law; then the fit x* = a(k − b) on them (weights 1/x_se², Birge-scaled
+// as fit_limit) and notes.
+func (l *Law) AddMapLimits(ks []int, res []MapLimitResult, errs []error, done []bool, band float64) {
+	fk := make([]float64, len(ks))
+	xs := make([]float64, len(ks))
+	se := make([]float64, len(ks))
+	var parts []string
+	for j, k := range ks {
+		fk[j], xs[j], se[j] = float64(k), math.NaN(), math.NaN()
+		if !done[j] {
+			continue
+		}
+		if errs[j] != nil {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("k=%d: limit map: %v", k, errs[j]))
+			continue
+		}
+		if k > 64 {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("k=%d: the limit map's grid error is checked up to k = 64 only; above it the impulse (slope k − 1) spreads each grid cell over (k − 1)·h and x_se may be too small — compare with a smaller --limit-step", k))
+		}
+		row := newLawRow(LawRowLimitMap, k, math.NaN())
+		law := LawScaled(k)
+		if law > 0 {
+			row.Law = law
+		}
+		if r := res[j]; r.Exists {
+			xs[j], se[j] = r.Value, r.Err
+			row.X, row.XSE = r.Value, r.Err
+			if law > 0 {
+				row.Ratio = r.Value / law
+				row.LimitInBand = InBand(r.Value, r.Err, law, band)
+			}
+			parts = append(parts, fmt.Sprintf("k = %d: %s", k, pm(r.Value, r.Err)))
+		} else {
+			parts = append(parts, fmt.Sprintf("k = %d: none", k))
+		}
+		l.Rows = append(l.Rows, row)
+	}
+	if len(parts) == 0 {
+		return
+	}
+	l.Notes = append(l.Notes, "limit map x*(k) (λ → 1 computed directly, no extrapolation in λ): "+strings.Join(parts, "; "))
+	f, err := FitLaw(fk, xs, se)
+	if err != nil {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("limit map: no fit: %v", err))
+		return
+	}
+	misfit := math.Sqrt(f.Chi2 / float64(f.DoF))
+	row := newLawRow(LawRowFitLimitMap, 0, math.NaN())
+	row.Fit, row.Misfit = &f, misfit
+	l.Rows = append(l.Rows, row)
+	l.Notes = append(l.Notes, fmt.Sprintf("limit map: x* = %s·(k − %s), %d points, largest residual %+.3g at k = %g (misfit %.3g)",
+		pm(f.A, f.ASE), pm(f.B, f.BSE), f.Points, f.MaxResidual, f.MaxResidualK, misfit))
+}

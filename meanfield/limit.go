@@ -1,0 +1,536 @@
+package meanfield
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+)
+
+// Limit is the heavy-traffic limit of the refresh map (model.md §2) as
+// λ → 1 with k fixed: queue lengths scaled by 1 − λ, time by (1 − λ)².
+//
+// # Scaling
+//
+// q = (1 − λ)Q is the scaled queue, s = (1 − λ)²t the scaled time and
+// x = T(1 − λ)² the scaled refresh period, the quantity the edge law
+// T_edge ≈ 0.9(k − 2)/(1 − λ)² is written in. The state is the law μ of the
+// scaled board B.
+//
+// # The map
+//
+// One period of the refresh map splits, as λ → 1, into two steps.
+//
+// (i) The fill, an instantaneous impulse. The water level climbs through the
+// board in unscaled time τ_b = (k/λ)Σ_{u<b}F(u) = O(k/(1 − λ)), scaled time
+// O(1 − λ) → 0. Past the top of the board every window lasts k/λ, so the
+// level at time t is v(t) = b̄ + λt/k, and a server whose board reads b,
+// once reached, holds b + k(v(t) − b) − t = k·b̄ − (k−1)b − (1−λ)t jobs.
+// A server with b above the mean drains, without arrivals, until the level
+// reaches it at τ_b; if it empties first it idles for τ_b − b, and the
+// reflection adds that back: its queue after the fill is
+// k·b̄ − (k−1)b + (τ_b − b)⁺. In scaled units (1 − λ)τ_b → k·E(q − B)⁺, and
+// k·b̄ − (k−1)q + (k·E(q − B)⁺ − q)⁺ simplifies (E(B − q) + E(q − B)⁺ =
+// E(B − q)⁺) to
+//
+//	g(q) = max( k·q̄ − (k − 1)·q,  k·E(B − q)⁺ ),   q̄ = E B.
+//
+// The first branch is the overcorrection (k = 1 sends every server to the
+// mean, k = 2 reflects about it, k ≥ 3 expands deviations by k − 1 with a
+// sign flip); the second is the idling of the servers the level reaches
+// last. Arrivals inside the fill are deterministic to within k jobs (each
+// window delivers exactly k), service over O(k/(1−λ)) time fluctuates by
+// O(√(k/(1−λ))) jobs, so the scaled impulse is deterministic.
+//
+// (ii) The rest of the period, a reflected Brownian motion. After the fill
+// every server receives k jobs per window of length k/λ, a counting process
+// within k of λt, so arrivals carry no diffusive variance; exponential
+// service contributes variance rate 1. In scaled units each server is an
+// independent reflected Brownian motion with drift −1 and variance 1 run for
+// scaled time x, whose transition law is (Harrison 1985, §1.8, with
+// μ = −1, σ = 1)
+//
+//	P_y(Z_s > z) = Φᶜ((z − y + s)/√s) + e^{−2z} Φ((s − y − z)/√s),  z ≥ 0.
+//
+// The next board is the law of Z_x started from g(B). The time-averaged
+// scaled queue over the period, (1/x)∫₀ˣ E Z_s ds, is the limit of
+// (1 − λ)·QueueMean; by Little's law the mean time in system is QueueMean/λ
+// ≈ q_avg/(1 − λ).
+//
+// # Discretisation
+//
+// μ is held as masses on the grid q_i = i·h, i = 0 … n − 1, with
+// L = (n − 1)h the truncation. The impulse maps each node to g(q_i)
+// exactly and splits its mass between the two neighbouring nodes in
+// proportion (mass and mean preserved); the Brownian step moves node
+// q_a to the cells [(j − ½)h, (j + ½)h) (the first cell [0, ½h)) by the
+// closed-form law above, the cell mass going to node j. Mass beyond the
+// last cell, and mass the impulse sends beyond L, is kept on the last node
+// and counted as Truncation. Errors are O(h²) in the board and its
+// moments (limit_test.go measures them) once (k − 1)h is well below the
+// Brownian spread √x (checked to k = 64; at k = 128 grids h = 0.32, 0.16,
+// 0.08 are not yet second order, since the impulse's slope k − 1 spreads
+// neighbouring nodes (k − 1)h apart), and the transition matrix is
+// Toeplitz plus diagonal-scaled Hankel, so it costs O(n) evaluations of
+// erfc and O(n²) arithmetic to build; one application costs O(n²).
+//
+// References:
+//   - J. M. Harrison, Brownian Motion and Stochastic Flow Systems, Wiley,
+//     1985, §1.8 (transition law of reflected Brownian motion with drift).
+//   - J. F. C. Kingman, On queues in heavy traffic, J. R. Stat. Soc. B 24,
+//     1962 (the heavy-traffic scaling).
+//   - model.md §2 (the refresh map this is the limit of).
+type Limit struct {
+	// Dispatchers is k, in [1, 256].
+	Dispatchers int
+	// Period is the scaled refresh period x = T(1 − λ)², in (0, 1e4].
+	Period float64
+	// Step is the grid step h in scaled queue units, in [1e-4, 1]. Zero
+	// means DefaultLimitStep.
+	Step float64
+	// Length is the truncation L (largest grid point) in scaled queue
+	// units, in [1, 1e5]. Zero means DefaultLimitLength(k, x).
+	Length float64
+}
+
+// DefaultLimitStep is the default grid step of the limit map.
+const DefaultLimitStep = 0.02
+
+// maxLimitNodes bounds the grid of the limit map (its matrix is n²).
+const maxLimitNodes = 20000
+
+// DefaultLimitLength is the default truncation of the limit map: the
+// balanced board's impulse sends the emptiest servers to about k·q̄ with
+// q̄ ≲ 1, after which the Brownian step spreads them by a few √x; the
+// default is 8 + k + 6√x.
+func DefaultLimitLength(k int, x float64) float64 {
+	return 8 + float64(k) + 6*math.Sqrt(x)
+}
+
+// Validate reports the first setting out of range, naming the field.
+func (s Limit) Validate() error {
+	switch {
+	case s.Dispatchers < 1 || s.Dispatchers > maxRefreshDispatchers:
+		return fmt.Errorf("meanfield: Dispatchers = %d outside [1, %d]", s.Dispatchers, maxRefreshDispatchers)
+	case !(s.Period > 0 && s.Period <= 1e4):
+		return fmt.Errorf("meanfield: Period = %v outside (0, 1e4]", s.Period)
+	case s.Step != 0 && !(s.Step >= 1e-4 && s.Step <= 1):
+		return fmt.Errorf("meanfield: Step = %v outside [1e-4, 1] (0 means %g)", s.Step, DefaultLimitStep)
+	case s.Length != 0 && !(s.Length >= 1 && s.Length <= 1e5):
+		return fmt.Errorf("meanfield: Length = %v outside [1, 1e5] (0 means 8 + k + 6√x)", s.Length)
+	}
+	s = s.withDefaults()
+	if n := s.Length/s.Step + 1; n > maxLimitNodes {
+		return fmt.Errorf("meanfield: Length/Step = %.0f grid nodes above %d", n-1, maxLimitNodes)
+	}
+	return nil
+}
+
+func (s Limit) withDefaults() Limit {
+	if s.Step == 0 {
+		s.Step = DefaultLimitStep
+	}
+	if s.Length == 0 {
+		s.Length = DefaultLimitLength(s.Dispatchers, s.Period)
+	}
+	return s
+}
+
+// LimitResult is one application of the limit map.
+type LimitResult struct {
+	// BoardMean is q̄, the mean of the input board.
+	BoardMean float64
+	// QueueMean is the time-averaged mean scaled queue over the period,
+	// (1/x)∫₀ˣ E Z_s ds; only computed by LimitMap.ApplyMean (else 0).
+	QueueMean float64
+	// Truncation is the mass kept on the last node because it went beyond
+	// the truncation L in this application.
+	Truncation float64
+}
+
+// LimitMap applies the limit map on a fixed grid; it holds the Brownian
+// transition matrix (n² floats) and workspace. It is not safe for
+// concurrent use.
+type LimitMap struct {
+	set  Limit
+	n    int
+	h    float64
+	step *rbmStep  // the Brownian step over the period x
+	w    []float64 // masses after the impulse
+}
+
+// NewLimitMap validates s and builds the transition matrix.
+func NewLimitMap(s Limit) (*LimitMap, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	s = s.withDefaults()
+	n := int(math.Ceil(s.Length/s.Step)) + 1
+	m := &LimitMap{set: s, n: n, h: s.Step, w: make([]float64, n)}
+	m.step = newRBMStep(n, s.Step, s.Period)
+	return m, nil
+}
+
+// Nodes is the number of grid nodes n; a board is a slice of n masses.
+func (m *LimitMap) Nodes() int { return m.n }
+
+// StepSize is the grid step h.
+func (m *LimitMap) StepSize() float64 { return m.h }
+
+// Settings returns the settings with defaults filled in.
+func (m *LimitMap) Settings() Limit { return m.set }
+
+// rbmStep applies the Brownian step of the limit map: reflected Brownian
+// motion with drift −1 and variance 1 for time x, from the nodes a·h to the
+// cells [(j − ½)h, (j + ½)h), without forming the n × n matrix (limit_test.go
+// keeps the dense matrix, rbmMatrix, as its reference). With
+// S(a, j) = P_{ah}(Z_x > (j + ½)h) = toe(j + 1 − a) + e^{−2(j+½)h}·han(a + j + 1)
+// and S(a, −1) = 1, node a sends S(a, j−1) − S(a, j) to cell j, so the next
+// board is U(j−1) − U(j) with U(j) = Σ_a w_a S(a, j): a convolution of w
+// with toe plus e^{−2(j+½)h} times a convolution of the reversed w with
+// han, both by FFT (length ≥ 3n, zero-padded: no wrap-around). U(n − 1) is
+// the mass beyond the last cell.
+type rbmStep struct {
+	n          int
+	fft        *fourier.FFT
+	tHat, hHat []complex128 // transforms of the two tables
+	ez         []float64    // e^{−2(j+½)h}, j = 0 … n−1
+	buf        []float64
+	c1, c2     []complex128
+	u1, u2     []float64
+}
+
+func newRBMStep(n int, h, x float64) *rbmStep {
+	size := 1
+	for size < 3*n {
+		size *= 2
+	}
+	r := &rbmStep{n: n, fft: fourier.NewFFT(size), ez: make([]float64, n), buf: make([]float64, size),
+		u1: make([]float64, size), u2: make([]float64, size)}
+	sx := math.Sqrt(x) * math.Sqrt2
+	// tseq[m] = toe(d), d = m − n + 2 ∈ [−n+2, n]: C(j) = (w * tseq)[j + n − 1].
+	for m := 0; m <= 2*n-2; m++ {
+		d := float64(m - n + 2)
+		r.buf[m] = 0.5 * math.Erfc(((d-0.5)*h+x)/sx)
+	}
+	r.tHat = r.fft.Coefficients(nil, r.buf)
+	clear(r.buf)
+	// hseq[m] = han(m + 1), e = m + 1 ∈ [1, 2n]: D(j) = (w' * hseq)[n + j − 1],
+	// w'_b = w_{n−1−b}.
+	for m := 0; m <= 2*n-1; m++ {
+		e := float64(m + 1)
+		r.buf[m] = 0.5 * math.Erfc(((e-0.5)*h-x)/sx)
+	}
+	r.hHat = r.fft.Coefficients(nil, r.buf)
+	for j := range r.ez {
+		r.ez[j] = math.Exp(-2 * (float64(j) + 0.5) * h)
+	}
+	r.c1 = make([]complex128, len(r.tHat))
+	r.c2 = make([]complex128, len(r.tHat))
+	return r
+}
+
+// apply writes the next masses into dst[:n] and returns the mass beyond the
+// last cell.
+func (r *rbmStep) apply(dst, w []float64) float64 {
+	n, size := r.n, len(r.buf)
+	var total float64
+	clear(r.buf)
+	for a, v := range w {
+		r.buf[a] = v
+		total += v
+	}
+	r.fft.Coefficients(r.c1, r.buf)
+	clear(r.buf)
+	for a, v := range w {
+		r.buf[n-1-a] = v
+	}
+	r.fft.Coefficients(r.c2, r.buf)
+	for i := range r.c1 {
+		r.c1[i] *= r.tHat[i]
+		r.c2[i] *= r.hHat[i]
+	}
+	r.fft.Sequence(r.u1, r.c1)
+	r.fft.Sequence(r.u2, r.c2)
+	inv := 1 / float64(size)
+	prev := total // U(−1) = Σ w
+	for j := range n {
+		u := (r.u1[j+n-1] + r.ez[j]*r.u2[j+n-1]) * inv
+		dst[j] = prev - u
+		prev = u
+	}
+	return prev
+}
+
+// impulse writes into m.w the pushforward of board p under
+// g(q) = max(k q̄ − (k−1)q, k E(B − q)⁺), returns q̄ and the mass sent
+// beyond the last node (kept there).
+func (m *LimitMap) impulse(p []float64) (mean, trunc float64) {
+	n, h, k := m.n, m.h, float64(m.set.Dispatchers)
+	var mass float64
+	for i, v := range p {
+		mass += v
+		mean += v * float64(i) * h
+	}
+	if mass > 0 {
+		mean /= mass
+	}
+	clear(m.w)
+	// Suffix sums for E(B − q_i)⁺ = Σ_{j>i} p_j (q_j − q_i).
+	var s0, s1 float64
+	for i := n - 1; i >= 0; i-- {
+		q := float64(i) * h
+		above := s1 - q*s0 // Σ_{j>i} p_j(q_j − q_i), unnormalised
+		if mass > 0 {
+			above /= mass
+		}
+		g := math.Max(k*mean-(k-1)*q, k*above)
+		if v := p[i]; v != 0 {
+			u := g / h
+			a := int(u)
+			if a >= n-1 {
+				m.w[n-1] += v
+				if g > float64(n-1)*h*(1+1e-12) {
+					trunc += v
+				}
+			} else {
+				f := u - float64(a)
+				m.w[a] += v * (1 - f)
+				m.w[a+1] += v * f
+			}
+		}
+		s0 += p[i]
+		s1 += p[i] * q
+	}
+	return mean, trunc
+}
+
+// Apply maps the board p (n masses on the grid) to the next board, written
+// into dst (allocated if nil or short) and returned.
+func (m *LimitMap) Apply(dst, p []float64) ([]float64, LimitResult) {
+	if len(p) != m.n {
+		panic(fmt.Sprintf("meanfield: LimitMap.Apply: board has %d nodes, want %d", len(p), m.n))
+	}
+	if cap(dst) < m.n {
+		dst = make([]float64, m.n)
+	}
+	dst = dst[:m.n]
+	mean, trunc := m.impulse(p)
+	tail := m.step.apply(dst, m.w)
+	dst[m.n-1] += tail
+	trunc += tail
+	return dst, LimitResult{BoardMean: mean, Truncation: trunc}
+}
+
+// ApplyMean is Apply plus the time-averaged mean scaled queue over the
+// period, by Gauss–Legendre quadrature in s over [0, x] of E Z_s (each
+// node's transition matrix built afresh, so it costs nodes × the matrix).
+func (m *LimitMap) ApplyMean(dst, p []float64, nodes int) ([]float64, LimitResult) {
+	dst, res := m.Apply(dst, p)
+	gx, gw := gaussLegendre(nodes)
+	x := m.set.Period
+	var avg float64
+	at := make([]float64, m.n)
+	for i := range gx {
+		tail := newRBMStep(m.n, m.h, x*gx[i]).apply(at, m.w) // gaussLegendre is on [0, 1]
+		e := tail * float64(m.n-1) * m.h
+		for j, v := range at {
+			e += v * float64(j) * m.h
+		}
+		avg += gw[i] * e
+	}
+	res.QueueMean = avg
+	return dst, res
+}
+
+// LimitBoardPoint returns the board with all mass on node 0 (δ₀, the empty
+// board: every low start of model.md §2 scales to it).
+func (m *LimitMap) LimitBoardPoint() []float64 {
+	p := make([]float64, m.n)
+	p[0] = 1
+	return p
+}
+
+// ErrLimitDiverged is returned, wrapped, when iteration of the limit map
+// leaves the balanced state: the board spreads beyond its truncation.
+var ErrLimitDiverged = errors.New("meanfield: limit map iteration diverged (board beyond truncation)")
+
+// LimitEdgeSettings tunes LimitEdge; the zero value means the defaults.
+type LimitEdgeSettings struct {
+	// Step and Length are the grid (Limit.Step, Limit.Length); zero means
+	// the defaults.
+	Step, Length float64
+	// RelTol is the relative width of the final bracket on x, in
+	// [1e-8, 0.1]; zero means 1e-4.
+	RelTol float64
+	// Tol is the L1 change between successive boards below which the
+	// iteration counts as converged, in [1e-14, 1e-6]; zero means 1e-10.
+	Tol float64
+	// MaxIter bounds the iterations of one classification, in [10, 1e7];
+	// zero means 200000.
+	MaxIter int
+}
+
+func (s LimitEdgeSettings) withDefaults() LimitEdgeSettings {
+	if s.RelTol == 0 {
+		s.RelTol = 1e-4
+	}
+	if s.Tol == 0 {
+		s.Tol = 1e-10
+	}
+	if s.MaxIter == 0 {
+		s.MaxIter = 200000
+	}
+	return s
+}
+
+// Validate reports the first setting out of range, naming the field.
+func (s LimitEdgeSettings) Validate() error {
+	switch {
+	case s.RelTol != 0 && !(s.RelTol >= 1e-8 && s.RelTol <= 0.1):
+		return fmt.Errorf("meanfield: RelTol = %v outside [1e-8, 0.1] (0 means 1e-4)", s.RelTol)
+	case s.Tol != 0 && !(s.Tol >= 1e-14 && s.Tol <= 1e-6):
+		return fmt.Errorf("meanfield: Tol = %v outside [1e-14, 1e-6] (0 means 1e-10)", s.Tol)
+	case s.MaxIter != 0 && (s.MaxIter < 10 || s.MaxIter > 1e7):
+		return fmt.Errorf("meanfield: MaxIter = %d outside [10, 1e7] (0 means 200000)", s.MaxIter)
+	}
+	return nil
+}
+
+// LimitState is the outcome of iterating the limit map from a board.
+type LimitState struct {
+	// Balanced reports convergence to a fixed point (L1 change below Tol).
+	Balanced bool
+	// Board is the last board; at a balanced state, the fixed point.
+	Board []float64
+	// BoardMean is the mean of the last board.
+	BoardMean float64
+	// Iterations counts applications of the map.
+	Iterations int
+	// Change is the L1 change of the last application.
+	Change float64
+	// Truncation is the mass the last application sent beyond L.
+	Truncation float64
+}
+
+// IterateLimit iterates m from board p0 until the board converges (L1
+// change ≤ tol: Balanced), the board reaches the truncation (mass beyond L
+// above 1e-9: the herd, which in the limit spreads without bound), or
+// maxIter applications (neither; err wraps ErrNotConverged).
+func IterateLimit(m *LimitMap, p0 []float64, tol float64, maxIter int) (LimitState, error) {
+	p := append([]float64(nil), p0...)
+	q := make([]float64, len(p))
+	var st LimitState
+	for it := 1; it <= maxIter; it++ {
+		var res LimitResult
+		q, res = m.Apply(q, p)
+		var d float64
+		for i := range p {
+			d += math.Abs(q[i] - p[i])
+		}
+		p, q = q, p
+		st = LimitState{Board: p, BoardMean: res.BoardMean, Iterations: it, Change: d, Truncation: res.Truncation}
+		switch {
+		case res.Truncation > 1e-9:
+			return st, nil
+		case d <= tol:
+			st.Balanced = true
+			return st, nil
+		}
+	}
+	return st, fmt.Errorf("meanfield: limit map k = %d, x = %g: no convergence in %d iterations (change %.3g): %w",
+		m.set.Dispatchers, m.set.Period, maxIter, st.Change, ErrNotConverged)
+}
+
+// LimitEdgeResult is the heavy-traffic edge x*(k) of the limit map.
+type LimitEdgeResult struct {
+	// Edge is the midpoint of the final bracket [Lo, Hi]: at Hi iteration
+	// from δ₀ converges to a balanced fixed point, at Lo it does not.
+	Edge, Lo, Hi float64
+	// Exists is false for k ≤ 2 (balanced down to x = MinX): Edge is 0.
+	Exists bool
+	// BoardMean is the balanced fixed point's mean at Hi.
+	BoardMean float64
+	// Nodes is the grid size at Hi; Maps counts applications of the map.
+	Nodes, Maps int
+}
+
+// limitMinX is the smallest x LimitEdge looks at (model.md §2's 0.02).
+const limitMinX = 0.02
+
+// LimitEdge finds x*(k), the lowest scaled period at which the limit map,
+// iterated from δ₀ (the scaled image of every low start of model.md §2),
+// converges to a balanced fixed point: the λ → 1 limit of the edge
+// T_edge(1 − λ)². It brackets the edge from the guess max(1, k − 2) and
+// bisects, assuming a single change from herd to balanced as x grows
+// (TestLimitEdgeSingleChange scans x from 0.27(k−2) to 3(k−2) at k = 3
+// and 16 and finds one; so did scans at k = 4, 8 and 64). k ≤ 2 has no
+// edge down to x = 0.02.
+func LimitEdge(k int, s LimitEdgeSettings) (LimitEdgeResult, error) {
+	if err := (Limit{Dispatchers: k, Period: 1, Step: s.Step, Length: s.Length}).Validate(); err != nil {
+		return LimitEdgeResult{}, err
+	}
+	if err := s.Validate(); err != nil {
+		return LimitEdgeResult{}, err
+	}
+	s = s.withDefaults()
+	var res LimitEdgeResult
+	classify := func(x float64) (LimitState, *LimitMap, error) {
+		m, err := NewLimitMap(Limit{Dispatchers: k, Period: x, Step: s.Step, Length: s.Length})
+		if err != nil {
+			return LimitState{}, nil, err
+		}
+		st, err := IterateLimit(m, m.LimitBoardPoint(), s.Tol, s.MaxIter)
+		res.Maps += st.Iterations
+		return st, m, err
+	}
+	hi := math.Max(1, float64(k-2))
+	lo := 0.0
+	for {
+		st, m, err := classify(hi)
+		if err != nil {
+			return res, err
+		}
+		if st.Balanced {
+			res.BoardMean, res.Nodes = st.BoardMean, m.Nodes()
+			break
+		}
+		lo = hi
+		if hi *= 1.5; hi > 1e4 {
+			return res, fmt.Errorf("meanfield: limit edge k = %d above x = 1e4: %w", k, ErrNotConverged)
+		}
+	}
+	if lo == 0 {
+		for lo = hi / 1.5; ; lo /= 1.5 {
+			if lo < limitMinX {
+				res.Hi = hi
+				return res, nil // no edge
+			}
+			st, m, err := classify(lo)
+			if err != nil {
+				return res, err
+			}
+			if !st.Balanced {
+				break
+			}
+			hi = lo
+			res.BoardMean, res.Nodes = st.BoardMean, m.Nodes()
+		}
+	}
+	for hi-lo > s.RelTol*hi {
+		mid := 0.5 * (lo + hi)
+		st, m, err := classify(mid)
+		if err != nil {
+			return res, err
+		}
+		if st.Balanced {
+			hi = mid
+			res.BoardMean, res.Nodes = st.BoardMean, m.Nodes()
+		} else {
+			lo = mid
+		}
+	}
+	res.Lo, res.Hi, res.Edge, res.Exists = lo, hi, 0.5*(lo+hi), true
+	return res, nil
+}
