@@ -75,11 +75,11 @@ type phaseMap struct {
 	ph       phaseType
 	glx, glw []float64
 
-	// The input state, normalised.
+	// The input state, normalised, and its windows (cum = F(v) per
+	// level, top = the highest level of the board).
+	windowWalk
 	x         []float64
-	cum       []float64 // F(v) per level
 	s1, s2    []float64 // s1[v*P+i] = Σ_{b>v} x(b, i), s2 the same with weight b
-	top       int       // highest level of the board
 	boardMean float64
 
 	// The water: levels [0, hi), state layout of Service.
@@ -112,16 +112,8 @@ type phaseMap struct {
 // the Gauss–Legendre rule glx, glw on [0, 1].
 func newPhaseMap(set Refresh, glx, glw []float64) *phaseMap {
 	ph := set.Service.phaseType()
-	return &phaseMap{set: set, k: set.Dispatchers, P: ph.n, ph: ph, glx: glx, glw: glw}
-}
-
-// windowLen returns W_v = k F(v)/λ, with F = 1 past the top of the board.
-func (m *phaseMap) windowLen(v int) float64 {
-	f := 1.0
-	if v < m.top {
-		f = m.cum[v]
-	}
-	return float64(m.k) * f / m.set.Load
+	return &phaseMap{set: set, k: set.Dispatchers, P: ph.n, ph: ph, glx: glx, glw: glw,
+		windowWalk: windowWalk{k: set.Dispatchers, load: set.Load, period: set.Period}}
 }
 
 // apply is RefreshMap.Apply for a state x (layout of Service): it checks
@@ -178,19 +170,7 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		}
 	}
 
-	nwin := 0
-	{
-		tau := 0.0
-		for v := 0; ; v++ {
-			w := m.windowLen(v)
-			nwin++
-			if tau+w > T {
-				break
-			}
-			tau += w
-		}
-	}
-	m.trimEps = m.set.Tol / (4 * float64(nwin+1))
+	m.trimEps = m.count(m.set.Tol)
 	m.chainEps = m.trimEps
 	m.pmfEps = m.set.Tol * 1e-6
 	m.trunc = 0
@@ -213,40 +193,21 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		}
 	}
 
-	var integral float64
-	tau := 0.0
-	v := 0
-	for ; ; v++ {
+	v, integral, _ := m.walk(&res, func(v int, _ float64) bool {
 		if v <= m.top && m.cum[v] > 0 && (v == 0 || m.cum[v] > m.cum[v-1]) {
 			m.inject(v)
 		}
-		if m.rowErr {
-			return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
+		return !m.rowErr
+	}, func(v int, _, w, l float64, cut bool) (float64, bool) {
+		pl := &m.cut
+		if !cut {
+			pl = &m.full
 		}
-		w := m.windowLen(v)
-		if w == 0 {
-			continue
+		if cut || !m.full.valid || m.full.w != w {
+			m.plan(pl, w, l)
 		}
-		if tau+w <= T {
-			if !m.full.valid || m.full.w != w {
-				m.plan(&m.full, w, w)
-			}
-			integral += m.evolve(&m.full, v)
-			tau += w
-		} else {
-			s := T - tau
-			m.plan(&m.cut, w, s)
-			integral += m.evolve(&m.cut, v)
-			res.Window = v
-			res.Windows = v + 1
-			res.CutPhase = s / w
-			res.KinkDistance = math.Min(s, w-s)
-			break
-		}
-		if m.rowErr {
-			return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
-		}
-	}
+		return m.evolve(pl, v), !m.rowErr
+	})
 	if m.rowErr {
 		return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
 	}
