@@ -112,8 +112,7 @@ type phaseMap struct {
 // the Gauss–Legendre rule glx, glw on [0, 1].
 func newPhaseMap(set Refresh, glx, glw []float64) *phaseMap {
 	ph := set.Service.phaseType()
-	return &phaseMap{set: set, k: set.Dispatchers, P: ph.n, ph: ph, glx: glx, glw: glw,
-		windowWalk: windowWalk{k: set.Dispatchers, load: set.Load, period: set.Period}}
+	return &phaseMap{set: set, k: set.Dispatchers, P: ph.n, ph: ph, glx: glx, glw: glw}
 }
 
 // apply is RefreshMap.Apply for a state x (layout of Service): it checks
@@ -134,6 +133,9 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		return RefreshResult{}, fmt.Errorf("meanfield: state mass = %v, want 1 (within 1e-6)", total)
 	}
 	P, lam, T := m.P, m.set.Load, m.set.Period
+	// The settings are read at every application (callers may change
+	// the period of a map between applications).
+	m.windowWalk = windowWalk{k: m.k, load: lam, period: T, cum: m.cum}
 	L := len(x)
 	for L > 1 && x[L-1] == 0 {
 		L--
