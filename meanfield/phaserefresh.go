@@ -532,6 +532,8 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 		}
 	}
 
+	// Two phases and no phase changes (h2): one fused pass per slice.
+	two := P == 2 && len(ph.moves) == 0
 	for step := 0; step <= pl.n; step++ {
 		jmax := min(step, k)
 		wn := pl.uw[step]
@@ -539,7 +541,13 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 			lv := hi + j
 			sl := cur[j*R : j*R+stateLen(lv, P)]
 			var fm float64
-			for q := 1; q < lv; q++ {
+			if two {
+				for q := 1; q < lv; q++ {
+					base := 1 + (q-1)*2
+					fm += float64(q) * (sl[base] + sl[base+1])
+				}
+			}
+			for q := 1; q < lv && !two; q++ {
 				base := 1 + (q-1)*P
 				var s float64
 				for _, y := range sl[base : base+P] {
@@ -568,6 +576,14 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 			lv := hi + j
 			c := cur[j*R : j*R+stateLen(lv, P)]
 			nx := nxt[j*R : j*R+stateLen(lv, P)]
+			if two {
+				var cm []float64
+				if j > 0 {
+					cm = cur[(j-1)*R : (j-1)*R+stateLen(lv, P)]
+				}
+				stepSlice2(nx, c, cm, lv, a, inv, exit, selfW, alpha)
+				continue
+			}
 			var comp float64
 			if lv > 1 {
 				for i := 0; i < P; i++ {
@@ -713,6 +729,67 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 	return integral
 }
 
+// drainRows2 is drainStep's pass over the rows d < top of G_i for two
+// phases without phase changes: the same operations in the same order, so
+// the same result to the bit. It returns the completions from the last
+// row over Λ and the drain mean with this law's part added.
+func (m *phaseMap) drainRows2(gi, gn, ga, cwi []float64, top int, wn, inv float64, last bool, dm float64) (float64, float64) {
+	e0, e1 := m.ph.exit[0], m.ph.exit[1]
+	sd0, sd1 := m.selfD[0], m.selfD[1]
+	al0, al1 := m.ph.alpha[0], m.ph.alpha[1]
+	var prev float64
+	for d := 0; d < top; d++ {
+		y0, y1 := gi[2*d], gi[2*d+1]
+		dm += cwi[d] * (y0 + y1)
+		if wn != 0 {
+			ga[2*d] += wn * y0
+			ga[2*d+1] += wn * y1
+		}
+		if !last {
+			gn[2*d] = sd0*y0 + al0*prev
+			gn[2*d+1] = sd1*y1 + al1*prev
+		}
+		prev = (e0*y0 + e1*y1) * inv
+	}
+	return prev, dm
+}
+
+// stepSlice2 is one uniformised step of the water's slice c into nx for
+// two phases without phase changes, the arrivals from the slice below (cm,
+// nil for j = 0) fused in; the same operations in the same order as the
+// general step in evolve, so the same result to the bit.
+func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha []float64) {
+	e0, e1 := exit[0], exit[1]
+	s0, s1 := selfW[0], selfW[1]
+	al0, al1 := alpha[0], alpha[1]
+	var comp float64
+	if lv > 1 {
+		comp = e0*c[1] + e1*c[2]
+	}
+	nx[0] = (1-a)*c[0] + inv*comp
+	nx = nx[:1+2*(lv-1)]
+	c = c[:len(nx)]
+	for q := 1; q < lv; q++ {
+		base := 1 + (q-1)*2
+		comp = 0
+		if q+1 < lv {
+			comp = (e0*c[base+2] + e1*c[base+3]) * inv
+		}
+		x0 := s0*c[base] + al0*comp
+		x1 := s1*c[base+1] + al1*comp
+		if cm != nil {
+			if q == 1 {
+				x0 += a * al0 * cm[0]
+				x1 += a * al1 * cm[0]
+			} else {
+				x0 += a * cm[base-2]
+				x1 += a * cm[base-1]
+			}
+		}
+		nx[base], nx[base+1] = x0, x1
+	}
+}
+
 // trimDrain drops the drain law's top rows (the frontier the uniformised
 // steps push up one row per step, far beyond the completions that happen)
 // while their mass, weighted by the classes still draining, adds up to
@@ -791,8 +868,11 @@ func (m *phaseMap) drainStep(wn, inv float64, last bool) float64 {
 		gn := m.gn[i*D*P : (i+1)*D*P]
 		ga := m.gacc[i*D*P : (i+1)*D*P]
 		cwi := m.cw[i*D : (i+1)*D]
-		var prev float64 // completions from d − 1, over Λ
-		for d := 0; d < top; d++ {
+		var prev float64                  // completions from d − 1, over Λ
+		if P == 2 && len(ph.moves) == 0 { // h2: the same operations, unrolled
+			prev, dm = m.drainRows2(gi, gn, ga, cwi, top, wn, inv, last, dm)
+		}
+		for d := 0; d < top && !(P == 2 && len(ph.moves) == 0); d++ {
 			row := gi[d*P : d*P+P]
 			var s, comp float64
 			for j, y := range row {
