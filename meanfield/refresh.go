@@ -941,6 +941,7 @@ func (pl *winPlan) applyOp(out, src []float64, lo, split, k int) (massIn, massOu
 const (
 	lazyMaxWindows  = 64
 	lazyTailWindows = 16
+	lazyMinRows     = 32
 )
 
 // startLazy considers a run of full windows from window v (starting at
@@ -974,12 +975,22 @@ func (m *RefreshMap) startLazy(v int, tau float64) {
 	// Work per window of the convolution: about k + 17√W per row; of the
 	// run's: about 17√ΣW per far row. A far row starts at about
 	// ΣW + 9√ΣW (the Poisson tail at Tol·10⁻⁶).
-	hi := float64(m.hi)
+	// The far rows end below the top rows kept in the water (at most
+	// the tail below the largest run's budget).
+	top := m.hi
+	{
+		var tail float64
+		for top > m.lo && tail+m.water[top-1] < lazyTailWindows*lazyMaxWindows*m.trimEps {
+			tail += m.water[top-1]
+			top--
+		}
+	}
+	hi := float64(top)
 	best, bestGain := 0, 0.0
 	for n := 4; n <= cnt; n *= 2 {
 		s := sums[n]
 		far := hi - (s + 9*math.Sqrt(s) + 1)
-		if far <= 0 {
+		if far < lazyMinRows {
 			break
 		}
 		gain := far * (float64(n)*(k+17*math.Sqrt(s/float64(n))) - 17*math.Sqrt(s))
