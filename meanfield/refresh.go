@@ -941,7 +941,7 @@ func (pl *winPlan) applyOp(out, src []float64, lo, split, k int) (massIn, massOu
 const (
 	lazyMaxWindows  = 64
 	lazyTailWindows = 16
-	lazyMinRows     = 32
+	lazyMinRows     = 512
 )
 
 // startLazy considers a run of full windows from window v (starting at
