@@ -75,11 +75,11 @@ type phaseMap struct {
 	ph       phaseType
 	glx, glw []float64
 
-	// The input state, normalised.
+	// The input state, normalised, and its windows (cum = F(v) per
+	// level, top = the highest level of the board).
+	windowWalk
 	x         []float64
-	cum       []float64 // F(v) per level
 	s1, s2    []float64 // s1[v*P+i] = Σ_{b>v} x(b, i), s2 the same with weight b
-	top       int       // highest level of the board
 	boardMean float64
 
 	// The water: levels [0, hi), state layout of Service.
@@ -115,15 +115,6 @@ func newPhaseMap(set Refresh, glx, glw []float64) *phaseMap {
 	return &phaseMap{set: set, k: set.Dispatchers, P: ph.n, ph: ph, glx: glx, glw: glw}
 }
 
-// windowLen returns W_v = k F(v)/λ, with F = 1 past the top of the board.
-func (m *phaseMap) windowLen(v int) float64 {
-	f := 1.0
-	if v < m.top {
-		f = m.cum[v]
-	}
-	return float64(m.k) * f / m.set.Load
-}
-
 // apply is RefreshMap.Apply for a state x (layout of Service): it checks
 // that x is a probability vector, normalises it and returns the next state
 // in dst's storage when large enough.
@@ -142,6 +133,9 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		return RefreshResult{}, fmt.Errorf("meanfield: state mass = %v, want 1 (within 1e-6)", total)
 	}
 	P, lam, T := m.P, m.set.Load, m.set.Period
+	// The settings are read at every application (callers may change
+	// the period of a map between applications).
+	m.windowWalk = windowWalk{k: m.k, load: lam, period: T, cum: m.cum}
 	L := len(x)
 	for L > 1 && x[L-1] == 0 {
 		L--
@@ -178,19 +172,7 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		}
 	}
 
-	nwin := 0
-	{
-		tau := 0.0
-		for v := 0; ; v++ {
-			w := m.windowLen(v)
-			nwin++
-			if tau+w > T {
-				break
-			}
-			tau += w
-		}
-	}
-	m.trimEps = m.set.Tol / (4 * float64(nwin+1))
+	m.trimEps = m.count(m.set.Tol)
 	m.chainEps = m.trimEps
 	m.pmfEps = m.set.Tol * 1e-6
 	m.trunc = 0
@@ -213,40 +195,21 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		}
 	}
 
-	var integral float64
-	tau := 0.0
-	v := 0
-	for ; ; v++ {
+	v, integral, _ := m.walk(&res, func(v int, _ float64) bool {
 		if v <= m.top && m.cum[v] > 0 && (v == 0 || m.cum[v] > m.cum[v-1]) {
 			m.inject(v)
 		}
-		if m.rowErr {
-			return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
+		return !m.rowErr
+	}, func(v int, _, w, l float64, cut bool) (float64, bool) {
+		pl := &m.cut
+		if !cut {
+			pl = &m.full
 		}
-		w := m.windowLen(v)
-		if w == 0 {
-			continue
+		if cut || !m.full.valid || m.full.w != w {
+			m.plan(pl, w, l)
 		}
-		if tau+w <= T {
-			if !m.full.valid || m.full.w != w {
-				m.plan(&m.full, w, w)
-			}
-			integral += m.evolve(&m.full, v)
-			tau += w
-		} else {
-			s := T - tau
-			m.plan(&m.cut, w, s)
-			integral += m.evolve(&m.cut, v)
-			res.Window = v
-			res.Windows = v + 1
-			res.CutPhase = s / w
-			res.KinkDistance = math.Min(s, w-s)
-			break
-		}
-		if m.rowErr {
-			return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
-		}
-	}
+		return m.evolve(pl, v), !m.rowErr
+	})
 	if m.rowErr {
 		return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
 	}
@@ -569,6 +532,8 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 		}
 	}
 
+	// Two phases and no phase changes (h2): one fused pass per slice.
+	two := P == 2 && len(ph.moves) == 0
 	for step := 0; step <= pl.n; step++ {
 		jmax := min(step, k)
 		wn := pl.uw[step]
@@ -576,7 +541,13 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 			lv := hi + j
 			sl := cur[j*R : j*R+stateLen(lv, P)]
 			var fm float64
-			for q := 1; q < lv; q++ {
+			if two {
+				for q := 1; q < lv; q++ {
+					base := 1 + (q-1)*2
+					fm += float64(q) * (sl[base] + sl[base+1])
+				}
+			}
+			for q := 1; q < lv && !two; q++ {
 				base := 1 + (q-1)*P
 				var s float64
 				for _, y := range sl[base : base+P] {
@@ -605,6 +576,14 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 			lv := hi + j
 			c := cur[j*R : j*R+stateLen(lv, P)]
 			nx := nxt[j*R : j*R+stateLen(lv, P)]
+			if two {
+				var cm []float64
+				if j > 0 {
+					cm = cur[(j-1)*R : (j-1)*R+stateLen(lv, P)]
+				}
+				stepSlice2(nx, c, cm, lv, a, inv, exit, selfW, alpha)
+				continue
+			}
 			var comp float64
 			if lv > 1 {
 				for i := 0; i < P; i++ {
@@ -750,6 +729,67 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 	return integral
 }
 
+// drainRows2 is drainStep's pass over the rows d < top of G_i for two
+// phases without phase changes: the same operations in the same order, so
+// the same result to the bit. It returns the completions from the last
+// row over Λ and the drain mean with this law's part added.
+func (m *phaseMap) drainRows2(gi, gn, ga, cwi []float64, top int, wn, inv float64, last bool, dm float64) (float64, float64) {
+	e0, e1 := m.ph.exit[0], m.ph.exit[1]
+	sd0, sd1 := m.selfD[0], m.selfD[1]
+	al0, al1 := m.ph.alpha[0], m.ph.alpha[1]
+	var prev float64
+	for d := 0; d < top; d++ {
+		y0, y1 := gi[2*d], gi[2*d+1]
+		dm += cwi[d] * (y0 + y1)
+		if wn != 0 {
+			ga[2*d] += wn * y0
+			ga[2*d+1] += wn * y1
+		}
+		if !last {
+			gn[2*d] = sd0*y0 + al0*prev
+			gn[2*d+1] = sd1*y1 + al1*prev
+		}
+		prev = (e0*y0 + e1*y1) * inv
+	}
+	return prev, dm
+}
+
+// stepSlice2 is one uniformised step of the water's slice c into nx for
+// two phases without phase changes, the arrivals from the slice below (cm,
+// nil for j = 0) fused in; the same operations in the same order as the
+// general step in evolve, so the same result to the bit.
+func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha []float64) {
+	e0, e1 := exit[0], exit[1]
+	s0, s1 := selfW[0], selfW[1]
+	al0, al1 := alpha[0], alpha[1]
+	var comp float64
+	if lv > 1 {
+		comp = e0*c[1] + e1*c[2]
+	}
+	nx[0] = (1-a)*c[0] + inv*comp
+	nx = nx[:1+2*(lv-1)]
+	c = c[:len(nx)]
+	for q := 1; q < lv; q++ {
+		base := 1 + (q-1)*2
+		comp = 0
+		if q+1 < lv {
+			comp = (e0*c[base+2] + e1*c[base+3]) * inv
+		}
+		x0 := s0*c[base] + al0*comp
+		x1 := s1*c[base+1] + al1*comp
+		if cm != nil {
+			if q == 1 {
+				x0 += a * al0 * cm[0]
+				x1 += a * al1 * cm[0]
+			} else {
+				x0 += a * cm[base-2]
+				x1 += a * cm[base-1]
+			}
+		}
+		nx[base], nx[base+1] = x0, x1
+	}
+}
+
 // trimDrain drops the drain law's top rows (the frontier the uniformised
 // steps push up one row per step, far beyond the completions that happen)
 // while their mass, weighted by the classes still draining, adds up to
@@ -828,8 +868,11 @@ func (m *phaseMap) drainStep(wn, inv float64, last bool) float64 {
 		gn := m.gn[i*D*P : (i+1)*D*P]
 		ga := m.gacc[i*D*P : (i+1)*D*P]
 		cwi := m.cw[i*D : (i+1)*D]
-		var prev float64 // completions from d − 1, over Λ
-		for d := 0; d < top; d++ {
+		var prev float64                  // completions from d − 1, over Λ
+		if P == 2 && len(ph.moves) == 0 { // h2: the same operations, unrolled
+			prev, dm = m.drainRows2(gi, gn, ga, cwi, top, wn, inv, last, dm)
+		}
+		for d := 0; d < top && !(P == 2 && len(ph.moves) == 0); d++ {
 			row := gi[d*P : d*P+P]
 			var s, comp float64
 			for j, y := range row {

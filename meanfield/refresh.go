@@ -218,11 +218,11 @@ type RefreshMap struct {
 	k        int
 	glx, glw []float64 // Gauss–Legendre on [0, 1]
 
-	// The current board.
+	// The current board: its windows (cum = F(v), top = len(p) − 1) and
+	// suffix sums.
+	windowWalk
 	p      []float64 // normalised input
-	cum    []float64 // F(v)
 	s1, s2 []float64 // Σ_{b>x} p_b and Σ_{b>x} b p_b
-	top    int       // len(p) − 1
 
 	// The water distribution A(q), nonzero only on rows [lo, hi).
 	water, tmp []float64
@@ -232,7 +232,26 @@ type RefreshMap struct {
 	cur, nxt, acc []float64
 	mom           []float64 // (step n, j) first moments Σ_q q·vₙ(q, j)
 
-	full, cut winPlan
+	// Plans: full windows inside the board (each its own length), full
+	// windows past the top (all of length k/λ, kept across applications
+	// while their settings hold), the cut window.
+	full, far, cut winPlan
+	unit           []float64 // a unit start vector for buildOp
+
+	// Lazy far rows (startLazy): rows [lzLo, lzLo+len(lz)) of the water
+	// set aside for the windows before lzEnd, with their mass, current
+	// first moment and the service time and arrivals they owe.
+	lz              []float64
+	lzLo, lzEnd     int
+	lzOn            bool
+	lzMass, lzFirst float64
+	lzTime          float64
+	lzArr, lzN      int
+
+	// noShortcuts (tests only) turns the window operator and the lazy
+	// far rows off: every window runs the chain and the convolution.
+	noShortcuts bool
+	lzPMF       []float64
 	// Poisson(t) laws at the last two window boundaries: window v's end is
 	// window v+1's start, where class v+1 is injected, so each boundary's
 	// law is computed once and serves the injection and both drain
@@ -255,18 +274,34 @@ type RefreshMap struct {
 type winPlan struct {
 	w, l, r float64
 	valid   bool
-	a, d    float64   // r/Λ and 1/Λ
-	n       int       // last uniformisation step
-	uw      []float64 // Pois(Λl; n), n = 0..N
-	endJ    []float64 // weight of slice j at l: Pois(r(w−l); k−j)/Pois(rw; k)
-	nodeU   []float64 // node times u_i in [0, l]
-	nodeP   []float64 // node i, step n: Pois(Λu_i; n)
-	nodeJ   []float64 // node i, slice j: Pois(r(w−u_i); k−j)/Pois(rw; k)
-	q0      int       // rows ≥ q0 cannot empty in the window
-	kmin    int       // shift of kern[0]
-	kern    []float64 // law of Binomial(k, l/w) − Pois(l)
-	krev    []float64 // kern reversed
-	pbuf    []float64
+	// The truncation budgets the plan was made for (with w and l, the
+	// whole of its inputs for a given map).
+	chainEps, pmfEps float64
+	a, d             float64   // r/Λ and 1/Λ
+	n                int       // last uniformisation step
+	uw               []float64 // Pois(Λl; n), n = 0..N
+	endJ             []float64 // weight of slice j at l: Pois(r(w−l); k−j)/Pois(rw; k)
+	nodeU            []float64 // node times u_i in [0, l]
+	nodeP            []float64 // node i, step n: Pois(Λu_i; n)
+	nodeJ            []float64 // node i, slice j: Pois(r(w−u_i); k−j)/Pois(rw; k)
+	q0               int       // rows ≥ q0 cannot empty in the window
+	kmin             int       // shift of kern[0]
+	kern             []float64 // law of Binomial(k, l/w) − Pois(l)
+	krev             []float64 // kern reversed
+	pbuf             []float64
+
+	// The window operator (buildOp), built when many windows share the
+	// plan: column q (rows 0 … q + k) at op[Σ_{q'<q}(q' + k + 1):], its
+	// mass opSum[q] and its integral opInt[q].
+	opOK         bool
+	op           []float64
+	opSum, opInt []float64
+}
+
+// matches reports whether pl was planned for a piece of length l in a
+// window of length w with the given truncation budgets.
+func (pl *winPlan) matches(w, l, chainEps, pmfEps float64) bool {
+	return pl.valid && pl.w == w && pl.l == l && pl.chainEps == chainEps && pl.pmfEps == pmfEps
 }
 
 // NewRefreshMap validates r and returns a map with an empty workspace.
@@ -296,15 +331,6 @@ func grow(s []float64, n int) []float64 {
 	return s
 }
 
-// windowLen returns W_v = k F(v)/λ, with F = 1 past the top of the board.
-func (m *RefreshMap) windowLen(v int) float64 {
-	f := 1.0
-	if v < m.top {
-		f = m.cum[v]
-	}
-	return float64(m.k) * f / m.set.Load
-}
-
 // Apply applies the map to the board p and returns the result, whose Next
 // reuses the storage of dst when it is large enough. p must be a
 // probability vector (non-negative, summing to 1 within 1e-6); it is
@@ -328,6 +354,9 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 		return RefreshResult{}, fmt.Errorf("meanfield: board mass = %v, want 1 (within 1e-6)", total)
 	}
 	lam, T := m.set.Load, m.set.Period
+	// The settings are read at every application (callers may change
+	// the period of a map between applications).
+	m.windowWalk = windowWalk{k: m.k, load: lam, period: T, cum: m.cum}
 
 	// The board, its cumulative and suffix sums.
 	n := len(p)
@@ -357,66 +386,52 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 		}
 	}
 
-	// First pass: count the windows begun before T.
-	nwin := 0
-	{
-		tau := 0.0
-		for v := 0; ; v++ {
-			w := m.windowLen(v)
-			nwin++
-			if tau+w > T {
-				break
-			}
-			tau += w
-		}
-	}
-	m.trimEps = m.set.Tol / (4 * float64(nwin+1))
+	m.trimEps = m.count(m.set.Tol)
 	m.chainEps = m.trimEps
 	m.pmfEps = m.set.Tol * 1e-6
 	m.trunc = 0
 	m.steps = 0
 	m.rows = n
 	m.rowErr = false
-	m.full.valid = false
 	m.laws[0].valid, m.laws[1].valid = false, false
 	m.lo, m.hi = 0, 0
 	m.water = m.water[:0]
+	m.lzOn = false
 
-	var integral float64
-	tau := 0.0
-	v := 0
-	for ; ; v++ {
+	v, integral, _ := m.walk(&res, func(v int, tau float64) bool {
 		// Class v joins the water at τ_v with its pure-death law.
 		if v < n && m.p[v] > 0 {
 			m.inject(v, tau)
+		}
+		return !m.rowErr
+	}, func(v int, tau, w, l float64, cut bool) (float64, bool) {
+		if m.lzOn && (cut || v >= m.lzEnd) {
+			m.flushLazy()
 			if m.rowErr {
-				return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
+				return 0, false
 			}
 		}
-		w := m.windowLen(v)
-		if w == 0 {
-			continue // F(v) = 0: no server is in the water yet
+		if !cut && !m.lzOn && !m.noShortcuts {
+			m.startLazy(v, tau)
 		}
-		if tau+w <= T {
-			if !m.full.valid || m.full.w != w {
-				m.plan(&m.full, w, w)
-			}
-			integral += m.evolve(&m.full, tau, v)
-			tau += w
-		} else {
-			s := T - tau
-			m.plan(&m.cut, w, s)
-			integral += m.evolve(&m.cut, tau, v)
-			res.Window = v
-			res.Windows = v + 1
-			res.CutPhase = s / w
-			res.KinkDistance = math.Min(s, w-s)
-			break
+		if cut {
+			m.plan(&m.cut, w, l)
+			return m.evolve(&m.cut, tau, v, false), !m.rowErr
 		}
-		if m.rowErr {
-			return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
+		pl := &m.full
+		if v >= m.top {
+			pl = &m.far
 		}
-	}
+		if !pl.matches(w, w, m.chainEps, m.pmfEps) {
+			m.plan(pl, w, w)
+		}
+		// The operator costs about q0/2 windows of the chain to build
+		// and little to apply; the choice depends on this input only,
+		// so the result does not depend on what the map computed
+		// before.
+		useOp := pl == &m.far && 4*m.nfar >= pl.q0 && !m.noShortcuts
+		return m.evolve(pl, tau, v, useOp), !m.rowErr
+	})
 	if m.rowErr {
 		return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
 	}
@@ -558,6 +573,8 @@ func (m *RefreshMap) plan(pl *winPlan, w, l float64) {
 	r := m.set.RateScale * float64(k) / w
 	lam := r + 1
 	pl.w, pl.l, pl.r, pl.valid = w, l, r, true
+	pl.chainEps, pl.pmfEps = m.chainEps, m.pmfEps
+	pl.opOK = false
 	pl.a, pl.d = r/lam, 1/lam
 	pk := poissonAt(r*w, k)
 
@@ -645,8 +662,9 @@ func poissonHead(dst []float64, x, pk float64) {
 // evolve moves the water through one window piece described by pl,
 // starting at absolute time tau in window v, and returns ∫ E[q] dt over the
 // piece: Gauss–Legendre for the water, the exact integral (drainIntegral)
-// for the classes still draining.
-func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int) float64 {
+// for the classes still draining. With useOp the low rows go through the
+// plan's window operator (buildOp) instead of the chain.
+func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64 {
 	k := m.k
 	nodes := len(m.glx)
 	lo, hi := m.lo, m.hi
@@ -658,127 +676,24 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int) float64 {
 	m.tmp = grow(m.tmp, outRows)
 	out := m.tmp
 
-	// Low rows [lo, split): the (q, j) chain by uniformisation.
+	// Low rows [lo, split): the (q, j) chain by uniformisation, or its
+	// operator.
+	var lowIntegral float64
 	if lo < split {
-		R := split + k
-		nj := k + 1
-		m.cur = grow(m.cur, nj*R)
-		m.nxt = grow(m.nxt, nj*R)
-		m.acc = grow(m.acc, R)
-		m.mom = grow(m.mom, 2*(pl.n+1)*nj)
-		var massIn, firstIn float64
-		for q := lo; q < split; q++ {
-			m.cur[q] = m.water[q]
-			massIn += m.water[q]
-			firstIn += float64(q) * m.water[q]
+		var massIn, massOut float64
+		if useOp {
+			if !pl.opOK {
+				m.buildOp(pl)
+			}
+			massIn, massOut, lowIntegral = pl.applyOp(out, m.water, lo, split, k)
+		} else {
+			massIn, massOut = m.chainLow(pl, m.water, lo, split, out, &nodeMean)
 		}
-		a, d := pl.a, pl.d
-		cur, nxt, acc := m.cur, m.nxt, m.acc
-		// mom holds, per step n and slice j, the mass Σ_q vₙ(q, j) and the
-		// first moment Σ_q q vₙ(q, j). They follow from the jump structure
-		// without touching the rows:
-		//   M_{n+1}(j) = a M_n(j−1) + d M_n(j),
-		//   m_{n+1}(j) = a (m_n(j−1) + M_n(j−1)) + d (m_n(j) − M_n(j) + vₙ(0, j)),
-		// (an arrival from slice k leaves the conditioned chain).
-		mass := m.mom[:(pl.n+1)*nj]
-		first := m.mom[(pl.n+1)*nj:]
-		mass[0], first[0] = massIn, firstIn
-		full := pl.l == pl.w
-		for step := 0; step <= pl.n; step++ {
-			jmax := min(step, k)
-			wn := pl.uw[step]
-			if wn != 0 {
-				if full {
-					// Only the slice j = k survives the conditioning.
-					ew := wn * pl.endJ[k]
-					if jmax == k {
-						for q, x := range cur[k*R : (k+1)*R] {
-							acc[q] += ew * x
-						}
-					}
-				} else {
-					for j := 0; j <= jmax; j++ {
-						ew := wn * pl.endJ[j]
-						for q, x := range cur[j*R : (j+1)*R] {
-							acc[q] += ew * x
-						}
-					}
-				}
-			}
-			if step == pl.n {
-				break
-			}
-			// Moments of step n+1.
-			mc, fc := mass[step*nj:(step+1)*nj], first[step*nj:(step+1)*nj]
-			mn, fn := mass[(step+1)*nj:(step+2)*nj], first[(step+1)*nj:(step+2)*nj]
-			for j := 0; j <= min(jmax+1, k); j++ {
-				mn[j] = d * mc[j]
-				fn[j] = d * (fc[j] - mc[j] + cur[j*R])
-				if j > 0 {
-					mn[j] += a * mc[j-1]
-					fn[j] += a * (fc[j-1] + mc[j-1])
-				}
-			}
-			// One uniformised step: arrival w.p. a from (q−1, j−1), service
-			// w.p. d from (q+1, j); a service at q = 0 stays. Slice j only
-			// reaches rows q < split + j (j arrivals on a start below
-			// split); the rows above stay zero in both buffers.
-			for j := 0; j <= min(jmax+1, k); j++ {
-				top := split + j // rows [0, top) of slice j
-				cj := cur[j*R : j*R+top]
-				nx := nxt[j*R : j*R+top]
-				if j == 0 {
-					nx[0] = d * (cj[0] + cur[1])
-					c1, n1 := cur[2:top+1], nx[1:top] // cur[top] = 0 < R
-					n1 = n1[:len(c1)]
-					for q, x := range c1 {
-						n1[q] = d * x
-					}
-					continue
-				}
-				cm := cur[(j-1)*R : (j-1)*R+top-1]
-				nx[0] = d * (cj[0] + cj[1])
-				// nx[q] = d·cj[q+1] + a·cm[q−1] for 1 ≤ q ≤ top − 2.
-				c1, m1, n1 := cj[2:top], cm[:top-2], nx[1:top-1]
-				m1, n1 = m1[:len(c1)], n1[:len(c1)]
-				for q, x := range c1 {
-					n1[q] = d*x + a*m1[q]
-				}
-				nx[top-1] = a * cm[top-2] // cj[top] = 0
-			}
-			cur, nxt = nxt, cur
-		}
-		m.cur, m.nxt = cur, nxt
 		m.steps += pl.n
-		var massOut float64
-		for q, x := range acc {
-			out[q] += x
-			massOut += x
-		}
 		// The uniformised sum is cut, so massOut ≤ massIn up to rounding
 		// (about 1e-17 per window); count only a genuine loss.
 		if lost := massIn - massOut; lost > 0 {
 			m.trunc += lost
-		}
-		// Node means of the low part:
-		// E[q(u)] = Σ_j Pois(r(W−u); k−j)/Pois(rW; k) Σ_n Pois(Λu; n) m_n(j).
-		np := pl.n + 1
-		for i := 0; i < nodes; i++ {
-			pw := pl.nodeP[i*np : (i+1)*np]
-			jw := pl.nodeJ[i*nj : (i+1)*nj]
-			var s float64
-			for step, pn := range pw {
-				if pn == 0 {
-					continue
-				}
-				f := first[step*nj : (step+1)*nj]
-				var t float64
-				for j := 0; j <= min(step, k); j++ {
-					t += jw[j] * f[j]
-				}
-				s += pn * t
-			}
-			nodeMean[i] = s
 		}
 	}
 
@@ -800,11 +715,22 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int) float64 {
 		}
 	}
 
+	// Lazy far rows: they never empty, E[q(u)] = q + k u/W − u.
+	if m.lzOn {
+		drift := float64(k)/pl.w - 1
+		for i := 0; i < nodes; i++ {
+			nodeMean[i] += m.lzFirst + m.lzMass*drift*pl.nodeU[i]
+		}
+		m.lzFirst += m.lzMass * (float64(k) - pl.l) // a full window: k arrivals
+		m.lzTime += pl.l
+		m.lzArr += k
+	}
+
 	var integral float64
 	for i := 0; i < nodes; i++ {
 		integral += m.glw[i] * nodeMean[i]
 	}
-	integral *= pl.l
+	integral = integral*pl.l + lowIntegral
 	// Classes b > v still draining.
 	if v < m.top {
 		integral += m.drainIntegral(tau, tau+pl.l, v)
@@ -821,6 +747,323 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int) float64 {
 		m.rows = m.hi
 	}
 	return integral
+}
+
+// chainLow moves rows [lo, split) of src through the window piece by
+// uniformisation of the (q, j) chain, adds the end law to out (rows
+// [0, split + k)) and the node means of these rows to nodeMean, and
+// returns the mass in and out.
+func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []float64, nodeMean *[64]float64) (massIn, massOut float64) {
+	k := m.k
+	nodes := len(m.glx)
+	R := split + k
+	nj := k + 1
+	m.cur = grow(m.cur, nj*R)
+	m.nxt = grow(m.nxt, nj*R)
+	m.acc = grow(m.acc, R)
+	m.mom = grow(m.mom, 2*(pl.n+1)*nj)
+	var firstIn float64
+	for q := lo; q < split; q++ {
+		m.cur[q] = src[q]
+		massIn += src[q]
+		firstIn += float64(q) * src[q]
+	}
+	a, d := pl.a, pl.d
+	cur, nxt, acc := m.cur, m.nxt, m.acc
+	// mom holds, per step n and slice j, the mass Σ_q vₙ(q, j) and the
+	// first moment Σ_q q vₙ(q, j). They follow from the jump structure
+	// without touching the rows:
+	//   M_{n+1}(j) = a M_n(j−1) + d M_n(j),
+	//   m_{n+1}(j) = a (m_n(j−1) + M_n(j−1)) + d (m_n(j) − M_n(j) + vₙ(0, j)),
+	// (an arrival from slice k leaves the conditioned chain).
+	mass := m.mom[:(pl.n+1)*nj]
+	first := m.mom[(pl.n+1)*nj:]
+	mass[0], first[0] = massIn, firstIn
+	full := pl.l == pl.w
+	for step := 0; step <= pl.n; step++ {
+		jmax := min(step, k)
+		wn := pl.uw[step]
+		if wn != 0 {
+			if full {
+				// Only the slice j = k survives the conditioning.
+				ew := wn * pl.endJ[k]
+				if jmax == k {
+					for q, x := range cur[k*R : (k+1)*R] {
+						acc[q] += ew * x
+					}
+				}
+			} else {
+				for j := 0; j <= jmax; j++ {
+					ew := wn * pl.endJ[j]
+					for q, x := range cur[j*R : (j+1)*R] {
+						acc[q] += ew * x
+					}
+				}
+			}
+		}
+		if step == pl.n {
+			break
+		}
+		// Moments of step n+1.
+		mc, fc := mass[step*nj:(step+1)*nj], first[step*nj:(step+1)*nj]
+		mn, fn := mass[(step+1)*nj:(step+2)*nj], first[(step+1)*nj:(step+2)*nj]
+		for j := 0; j <= min(jmax+1, k); j++ {
+			mn[j] = d * mc[j]
+			fn[j] = d * (fc[j] - mc[j] + cur[j*R])
+			if j > 0 {
+				mn[j] += a * mc[j-1]
+				fn[j] += a * (fc[j-1] + mc[j-1])
+			}
+		}
+		// One uniformised step: arrival w.p. a from (q−1, j−1), service
+		// w.p. d from (q+1, j); a service at q = 0 stays. Slice j only
+		// reaches rows q < split + j (j arrivals on a start below
+		// split); the rows above stay zero in both buffers.
+		for j := 0; j <= min(jmax+1, k); j++ {
+			top := split + j // rows [0, top) of slice j
+			cj := cur[j*R : j*R+top]
+			nx := nxt[j*R : j*R+top]
+			if j == 0 {
+				nx[0] = d * (cj[0] + cur[1])
+				c1, n1 := cur[2:top+1], nx[1:top] // cur[top] = 0 < R
+				n1 = n1[:len(c1)]
+				for q, x := range c1 {
+					n1[q] = d * x
+				}
+				continue
+			}
+			cm := cur[(j-1)*R : (j-1)*R+top-1]
+			nx[0] = d * (cj[0] + cj[1])
+			// nx[q] = d·cj[q+1] + a·cm[q−1] for 1 ≤ q ≤ top − 2.
+			c1, m1, n1 := cj[2:top], cm[:top-2], nx[1:top-1]
+			m1, n1 = m1[:len(c1)], n1[:len(c1)]
+			for q, x := range c1 {
+				n1[q] = d*x + a*m1[q]
+			}
+			nx[top-1] = a * cm[top-2] // cj[top] = 0
+		}
+		cur, nxt = nxt, cur
+	}
+	m.cur, m.nxt = cur, nxt
+	for q, x := range acc {
+		out[q] += x
+		massOut += x
+	}
+	// Node means of the low part:
+	// E[q(u)] = Σ_j Pois(r(W−u); k−j)/Pois(rW; k) Σ_n Pois(Λu; n) m_n(j).
+	np := pl.n + 1
+	for i := 0; i < nodes; i++ {
+		pw := pl.nodeP[i*np : (i+1)*np]
+		jw := pl.nodeJ[i*nj : (i+1)*nj]
+		var s float64
+		for step, pn := range pw {
+			if pn == 0 {
+				continue
+			}
+			f := first[step*nj : (step+1)*nj]
+			var t float64
+			for j := 0; j <= min(step, k); j++ {
+				t += jw[j] * f[j]
+			}
+			s += pn * t
+		}
+		nodeMean[i] += s
+	}
+	return massIn, massOut
+}
+
+// buildOp computes the plan's window operator: for every start row
+// q < q0, the chain's end law from a server at q (column q, rows
+// [0, q + k]), its mass and its integral ∫ E[q] over the piece. The
+// operator is linear in the start, so applying it (applyOp) gives the
+// chain's result exactly up to rounding (the order of the sums differs);
+// it is worth building when many windows share the plan (past the top of
+// the board every full window does), and it is kept with the plan.
+func (m *RefreshMap) buildOp(pl *winPlan) {
+	k, q0 := m.k, pl.q0
+	n := 0
+	for q := 0; q < q0; q++ {
+		n += q + k + 1
+	}
+	pl.op = grow(pl.op, n)
+	pl.opSum = grow(pl.opSum, q0)
+	pl.opInt = grow(pl.opInt, q0)
+	m.unit = grow(m.unit, q0)
+	off := 0
+	for q := 0; q < q0; q++ {
+		col := pl.op[off : off+q+k+1]
+		off += q + k + 1
+		m.unit[q] = 1
+		var nm [64]float64
+		_, pl.opSum[q] = m.chainLow(pl, m.unit, q, q+1, col, &nm)
+		m.unit[q] = 0
+		var s float64
+		for i := range m.glx {
+			s += m.glw[i] * nm[i]
+		}
+		pl.opInt[q] = s * pl.l
+	}
+	pl.opOK = true
+}
+
+// applyOp adds the operator's image of rows [lo, split) of src to out and
+// returns the mass in, the mass out and the rows' integral.
+func (pl *winPlan) applyOp(out, src []float64, lo, split, k int) (massIn, massOut, integral float64) {
+	off := 0
+	for q := 0; q < lo; q++ {
+		off += q + k + 1
+	}
+	for q := lo; q < split; q++ {
+		x := src[q]
+		col := pl.op[off : off+q+k+1]
+		off += q + k + 1
+		if x == 0 {
+			continue
+		}
+		massIn += x
+		massOut += x * pl.opSum[q]
+		integral += x * pl.opInt[q]
+		o := out[:len(col)]
+		for i, c := range col {
+			o[i] += x * c
+		}
+	}
+	return massIn, massOut, integral
+}
+
+// Lazy far rows. A server that starts a run of full windows with so many
+// jobs that it cannot empty before the run ends (P(Pois(Σ W) ≥ q) below
+// Tol·10⁻⁶, the standard of the per-window split) receives exactly k jobs
+// per window and is served as a Poisson process: after the run its queue
+// is q + m·k − Pois(Σ W). Such rows are set aside at the run's start and
+// convolved once at its end instead of once per window; their mean, which
+// the time-averaged queue needs, moves by k − W per window.
+const (
+	lazyMaxWindows  = 64
+	lazyTailWindows = 16
+	lazyMinRows     = 512
+)
+
+// startLazy considers a run of full windows from window v (starting at
+// tau) and, when convolving the far rows once at its end saves work,
+// moves the rows that cannot empty during the run out of the water.
+// The choice depends on the input only.
+func (m *RefreshMap) startLazy(v int, tau float64) {
+	T, k := m.period, float64(m.k)
+	var sums [lazyMaxWindows + 1]float64
+	cnt, end := 0, v
+	t, sw := tau, 0.0
+	for vv := v; cnt < lazyMaxWindows; vv++ {
+		w := m.windowLen(vv)
+		if t+w > T {
+			break
+		}
+		t += w
+		if w > 0 {
+			sw += w
+			cnt++
+			sums[cnt] = sw
+		}
+		end = vv + 1
+		if cnt == lazyMaxWindows {
+			break
+		}
+	}
+	if cnt < 4 {
+		return
+	}
+	// Work per window of the convolution: about k + 17√W per row; of the
+	// run's: about 17√ΣW per far row. A far row starts at about
+	// ΣW + 9√ΣW (the Poisson tail at Tol·10⁻⁶).
+	// The far rows end below the top rows kept in the water (at most
+	// the tail below the largest run's budget).
+	top := m.hi
+	{
+		var tail float64
+		for top > m.lo && tail+m.water[top-1] < lazyTailWindows*lazyMaxWindows*m.trimEps {
+			tail += m.water[top-1]
+			top--
+		}
+	}
+	hi := float64(top)
+	best, bestGain := 0, 0.0
+	for n := 4; n <= cnt; n *= 2 {
+		s := sums[n]
+		far := hi - (s + 9*math.Sqrt(s) + 1)
+		if far < lazyMinRows {
+			break
+		}
+		gain := far * (float64(n)*(k+17*math.Sqrt(s/float64(n))) - 17*math.Sqrt(s))
+		if gain > bestGain {
+			best, bestGain = n, gain
+		}
+	}
+	if best == 0 {
+		return
+	}
+	s := sums[best]
+	lo, pmf := poissonPMF(m.lzPMF, s, m.pmfEps)
+	m.lzPMF = pmf
+	q0 := max(lo+len(pmf), m.lo)
+	// The top rows stay in the water, so that its top is trimmed window
+	// by window as without the run (trimWater drops at most trimEps a
+	// window, far less than the mass left above the far rows).
+	hiLazy := m.hi
+	{
+		var tail float64
+		for hiLazy > q0 && tail+m.water[hiLazy-1] < lazyTailWindows*float64(best)*m.trimEps {
+			tail += m.water[hiLazy-1]
+			hiLazy--
+		}
+	}
+	if q0 >= hiLazy {
+		return
+	}
+	// The run ends before the window after its best-th nonzero one.
+	n := 0
+	for vv := v; ; vv++ {
+		if m.windowLen(vv) > 0 {
+			n++
+		}
+		if n == best {
+			end = vv + 1
+			break
+		}
+	}
+	m.lz = grow(m.lz, hiLazy-q0)
+	copy(m.lz, m.water[q0:hiLazy])
+	clear(m.water[q0:hiLazy])
+	m.lzLo, m.lzEnd, m.lzOn, m.lzN = q0, end, true, best
+	m.lzMass, m.lzFirst = 0, 0
+	for i, x := range m.lz {
+		m.lzMass += x
+		m.lzFirst += float64(q0+i) * x
+	}
+	m.lzTime, m.lzArr = 0, 0
+}
+
+// flushLazy convolves the far rows with the run's kernel, q → q + m·k −
+// Pois(ΣW), and returns them to the water.
+func (m *RefreshMap) flushLazy() {
+	m.lzOn = false
+	lo, pmf := poissonPMF(m.lzPMF, m.lzTime, m.pmfEps)
+	m.lzPMF = pmf
+	// Row q goes to q + arr − (lo + t) for pmf[t]: the kernel reversed is
+	// pmf read from the top, offset arr − lo − (len(pmf) − 1).
+	base := m.lzLo + m.lzArr - lo - (len(pmf) - 1)
+	top := base + len(m.lz) + len(pmf) - 1
+	m.ensure(top)
+	if m.rowErr {
+		return
+	}
+	// convolveAdd wants the kernel g with dst[i] += Σ g[t] x[i−t] given
+	// g reversed; here g[t] = pmf[len−1−t] (shift −d), so grev = pmf.
+	convolveAdd(m.water[base:top], m.lz, pmf)
+	if m.hi == m.lo {
+		m.lo = base
+	}
+	m.lo = min(m.lo, base)
+	m.hi = max(m.hi, top)
 }
 
 // convolveAdd adds the full convolution of x with the kernel g to dst,

@@ -979,3 +979,55 @@ func TestRefreshReference(t *testing.T) {
 			res.CutPhase, res.KinkDistance, res.Truncation, res.Window, res.Windows})
 	}
 }
+
+// TestRefreshShortcuts checks the map's two shortcuts against the plain
+// computation (every window through the chain and the one-window
+// convolution): the window operator of the full windows past the top of
+// the board (the first map from the empty board, where every window but a
+// few is past the top) and the lazy far rows (herds, thousands of rows).
+// They are the same linear maps summed in another order, so the results
+// agree to rounding: ‖Δp'‖₁ and the relative change of the time-averaged
+// queue within 1e-12 (the golden test's band), the truncation within 1e-13.
+func TestRefreshShortcuts(t *testing.T) {
+	cases := []struct {
+		name  string
+		r     Refresh
+		start []float64
+		maps  int
+	}{
+		{"k5_l0.95_T1128_empty", Refresh{Dispatchers: 5, Load: 0.95, Period: 1128}, BoardEmpty(), 0},
+		{"k64_l0.9_T5000_empty", Refresh{Dispatchers: 64, Load: 0.9, Period: 5000}, BoardEmpty(), 0},
+		{"k5_l0.9_T3000_herd", Refresh{Dispatchers: 5, Load: 0.9, Period: 3000}, BoardHalf(1200), 2},
+		{"k10_l0.95_T2730_herd", Refresh{Dispatchers: 10, Load: 0.95, Period: 2730}, BoardHalf(1092), 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			fast, err := NewRefreshMap(c.r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, _ := NewRefreshMap(c.r)
+			plain.noShortcuts = true
+			p := c.start
+			for i := 0; i <= c.maps; i++ {
+				a, err := fast.Apply(nil, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := plain.Apply(nil, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dp := l1Dist(a.Next, b.Next)
+				dq := math.Abs(a.QueueMean-b.QueueMean) / b.QueueMean
+				dt := math.Abs(a.Truncation - b.Truncation)
+				t.Logf("map %d: ‖Δp'‖₁ = %.2g, rel. Δ queue = %.2g, Δ truncation = %.2g (rows %d, windows %d)", i, dp, dq, dt, a.Rows, a.Windows)
+				if dp > 1e-12 || dq > 1e-12 || dt > 1e-13 || a.Windows != b.Windows {
+					t.Errorf("map %d: shortcuts differ from the plain map beyond rounding", i)
+				}
+				p = b.Next
+			}
+		})
+	}
+}
