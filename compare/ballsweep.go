@@ -13,7 +13,7 @@ import (
 // them in order, rows[j] the index in cfgs of sums[j]. The error is the
 // runs' (a cancellation keeps the finished rows). progress, if set, is
 // called serially after each finished run.
-func BallsRows(ctx context.Context, cfgs []sim.BallsConfig, runs int, master uint64, workers int, progress func(done, total int)) (sums []sim.BallsSummary, rows []int, err error) {
+func BallsRows(ctx context.Context, cfgs []sim.BallsConfig, runs int, master uint64, workers int, notify func(i int, r sim.BallsResult, done, total int)) (sums []sim.BallsSummary, rows []int, err error) {
 	var tasks []sim.BallsTask
 	for _, c := range cfgs {
 		key := c.Key()
@@ -21,7 +21,7 @@ func BallsRows(ctx context.Context, cfgs []sim.BallsConfig, runs int, master uin
 			tasks = append(tasks, sim.BallsTask{Config: c, Seed: sim.Seed(master, key, i)})
 		}
 	}
-	results, done, err := sim.RunBallsAll(ctx, tasks, workers, progress)
+	results, done, err := sim.RunBallsAllNotify(ctx, tasks, workers, notify)
 	if done == nil { // invalid: nothing ran
 		return nil, nil, err
 	}
@@ -34,4 +34,12 @@ func BallsRows(ctx context.Context, cfgs []sim.BallsConfig, runs int, master uin
 		rows = append(rows, i)
 	}
 	return sums, rows, err
+}
+
+// BallsRunCost is the relative cost of one run of c, for progress: its
+// balls (each a constant number of probes for the policies herd balls
+// offers, up to D).
+func BallsRunCost(c sim.BallsConfig) float64 {
+	c = c.Normalized()
+	return float64(c.Balls) * float64(max(1, c.Policy.D))
 }

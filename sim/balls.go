@@ -485,6 +485,12 @@ func RunBallsAll(ctx context.Context, tasks []BallsTask, workers int, progress f
 	return runJobs(ctx, tasks, workers, progressNotify[BallsResult](progress))
 }
 
+// RunBallsAllNotify is RunBallsAll reporting which task finished (as
+// RunAllNotify), for progress weighted by each run's cost.
+func RunBallsAllNotify(ctx context.Context, tasks []BallsTask, workers int, notify func(i int, r BallsResult, done, total int)) (results []BallsResult, done []bool, err error) {
+	return runJobs(ctx, tasks, workers, notify)
+}
+
 // ReplicateBalls is Replicate for balls into bins.
 func ReplicateBalls(ctx context.Context, c BallsConfig, runs int, master uint64, workers int) (BallsSummary, error) {
 	res, err := replicas[BallsConfig, BallsResult](ctx, c, runs, master, workers)

@@ -156,7 +156,16 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	prog := newProgress(e.stderr, "balls", "runs")
-	sums, _, runErr := compare.BallsRows(ctx, cfgs, *o.runs, *o.seed, *o.out.workers, prog.update)
+	costs := make([]float64, 0, len(cfgs)**o.runs)
+	for _, c := range cfgs {
+		for range *o.runs {
+			costs = append(costs, compare.BallsRunCost(c))
+		}
+	}
+	prog.weigh(costs)
+	sums, _, runErr := compare.BallsRows(ctx, cfgs, *o.runs, *o.seed, *o.out.workers, func(i int, _ sim.BallsResult, done, total int) {
+		prog.notify(i, sim.Result{}, done, total)
+	})
 	prog.finish()
 	t := o.table(l, sums)
 	err = writeTable(ctx, e, t, fmtName, func() error {

@@ -179,14 +179,11 @@ func checkProgressMode(mode string) error {
 	return usagef("--progress %q: want auto, always or never", mode)
 }
 
-// isTerminal reports whether w is a terminal.
+// isTerminal reports whether w is a terminal (fileIsTerminal: a
+// terminal's ioctl where the system has one, so /dev/null is not).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && fileIsTerminal(f)
 }
 
 // itemProgress reports a batch of long, weighted items (edges): one line per

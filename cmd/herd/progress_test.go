@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +140,21 @@ func TestFiguresInterrupted(t *testing.T) {
 	got := figuresWritten(a, [][]*compare.FigurePlot{{{Stem: "fig1-stale-board"}}, nil})
 	if want := "figure 1 written to D (fig1-stale-board, each as .svg, .png and .csv); figure 5 not made (no file of it written)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// /dev/null is a character device but not a terminal: progress stays off
+// when stderr is redirected there (Linux asks the terminal driver).
+func TestDevNullIsNotATerminal(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the terminal driver is asked on Linux only")
+	}
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Error("isTerminal(/dev/null) = true")
 	}
 }
