@@ -245,16 +245,21 @@ func plotEdge(path string, pts []compare.EdgePoint, ks []int, loads []float64) e
 		}
 		fig.Series = append(fig.Series, sr)
 	}
+	fig.Series = append(fig.Series, lawSeries(ks))
+	if err := plotting.Save(fig, path); err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	return nil
+}
+
+// lawSeries is the law 0.9(k−2) at ks, as edge and law plots draw it.
+func lawSeries(ks []int) plotting.Series {
 	law := plotting.Series{Name: "law 0.9(k−2)", Line: true}
 	for _, k := range ks {
 		law.X = append(law.X, float64(k))
 		law.Y = append(law.Y, lawScaled(k))
 	}
-	fig.Series = append(fig.Series, law)
-	if err := plotting.Save(fig, path); err != nil {
-		return fmt.Errorf("--plot: %w", err)
-	}
-	return nil
+	return law
 }
 
 // computeEdges computes the edges of settings (compare.Edges) on the

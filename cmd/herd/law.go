@@ -234,12 +234,7 @@ func plotLaw(path string, ks []int, l compare.Law) error {
 	if l.LimitFit != nil {
 		fig.Series = append(fig.Series, line("", "limit", l.LimitFit))
 	}
-	law := plotting.Series{Name: "law 0.9(k−2)", Line: true}
-	for _, k := range ks {
-		law.X = append(law.X, float64(k))
-		law.Y = append(law.Y, lawScaled(k))
-	}
-	fig.Series = append(fig.Series, law)
+	fig.Series = append(fig.Series, lawSeries(ks))
 	if err := plotting.Save(fig, path); err != nil {
 		return fmt.Errorf("--plot: %w", err)
 	}

@@ -76,6 +76,12 @@ func (p *progress) notify(i int, _ sim.Result, done, total int) {
 // update reports done of total items finished; it is safe for concurrent
 // use.
 func (p *progress) update(done, total int) {
+	p.show(done, total, func(now time.Time) string { return p.line(done, total, now) })
+}
+
+// show writes the line text(now) over the last one, at most every 250 ms
+// until done = total; it is safe for concurrent use.
+func (p *progress) show(done, total int, text func(now time.Time) string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.w == nil {
@@ -87,7 +93,7 @@ func (p *progress) update(done, total int) {
 	}
 	p.last = now
 	p.shown = true
-	fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(done, total, now))
+	fmt.Fprintf(p.w, "\r%s\x1b[K", text(now))
 }
 
 // line is the progress line after done of total items at now.
@@ -129,18 +135,7 @@ func (p *progress) finish() {
 // says "0s left" every time the known work is done: it shows the runs
 // done, those queued, and the time elapsed since start.
 func (p *progress) updateETA(done, total int, start time.Time) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.w == nil {
-		return
-	}
-	now := p.now()
-	if done < total && now.Sub(p.last) < 250*time.Millisecond {
-		return
-	}
-	p.last = now
-	p.shown = true
-	fmt.Fprintf(p.w, "\r%s\x1b[K", growingLine(p.name, p.unit, done, total, now.Sub(start)))
+	p.show(done, total, func(now time.Time) string { return growingLine(p.name, p.unit, done, total, now.Sub(start)) })
 }
 
 // growingLine is the line of a search whose total grows.
