@@ -108,6 +108,24 @@ func (s HysteresisSettings) Tasks(rows []HysteresisRow) ([]sim.Task, error) {
 	return tasks, nil
 }
 
+// HysteresisModelCosts are the relative costs of HysteresisModel's pool
+// items, for a progress estimate only: a row's attractor grows with its
+// period T (as PointCost), and the bistable range, which searches the edge
+// and scans the herd over the periods, counts as all the rows together.
+func HysteresisModelCosts(s HysteresisSettings, rows []HysteresisRow) []float64 {
+	var costs []float64
+	all := 0.0
+	for _, r := range rows {
+		c := max(1, r.Refresh)
+		costs = append(costs, c)
+		all += c
+	}
+	if s.Bistable {
+		costs = append(costs, all)
+	}
+	return costs
+}
+
 // HysteresisModel computes the model's attractor at every row
 // (meanfield.FindHerdAttractor from the row's start board) and, with
 // s.Bistable, the bistable range (meanfield.Bistable), all on pool. It

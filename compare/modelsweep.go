@@ -62,6 +62,16 @@ type ModelPoint struct {
 	Servers int
 }
 
+// ModelCost is a point's relative cost, for a progress estimate only: the
+// periodic-update maps (sqd and ll with T > 0) iterate a period map whose
+// work grows with T; the closed forms take microseconds.
+func ModelCost(p ModelPoint) float64 {
+	if p.Refresh > 0 && (p.Policy.Name == "sqd" || p.Policy.Name == "ll") {
+		return max(1, p.Refresh)
+	}
+	return 1e-3
+}
+
 // ModelGrid returns the points of herd model, one per (policy, λ, T, N),
 // policy outermost, calling check on each in turn and stopping at its
 // first error (a point beyond a model's range, or too many points).

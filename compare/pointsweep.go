@@ -14,6 +14,11 @@ type PointJob struct {
 	Board   func() []float64
 }
 
+// PointCost is a point's relative cost, for a progress estimate only: one
+// refresh map walks about λT/k windows over its rows, so its work grows
+// with the period T (at least 1).
+func PointCost(j PointJob) float64 { return max(1, j.Refresh.Period) }
+
 // PointSettings are the iteration limits of herd point.
 type PointSettings struct {
 	MaxIter int     // most refresh-map applications

@@ -135,3 +135,22 @@ func TestAnalyseLawOnTheLaw(t *testing.T) {
 		}
 	}
 }
+
+// The progress costs: periodic-update models grow with T, closed forms
+// are nearly free, and hysteresis gives one cost per pool item (rows, then
+// the bistable range).
+func TestSweepCosts(t *testing.T) {
+	ll := ModelPoint{Policy: ModelPolicy{Name: "ll"}, Load: 0.9, Refresh: 100}
+	mm1 := ModelPoint{Policy: ModelPolicy{Name: "random"}, Load: 0.9, Refresh: 100}
+	if !(ModelCost(ll) == 100 && ModelCost(mm1) < 1) {
+		t.Errorf("ModelCost: ll T = 100 %g, random %g", ModelCost(ll), ModelCost(mm1))
+	}
+	rows := []HysteresisRow{{Refresh: 300}, {Refresh: 0.5}}
+	got := HysteresisModelCosts(HysteresisSettings{Bistable: true}, rows)
+	if len(got) != 3 || got[0] != 300 || got[1] != 1 || got[2] != 301 {
+		t.Errorf("HysteresisModelCosts = %v, want [300 1 301]", got)
+	}
+	if c := PointCost(PointJob{Refresh: meanfield.Refresh{Period: 20}}); c != 20 {
+		t.Errorf("PointCost(T = 20) = %g", c)
+	}
+}

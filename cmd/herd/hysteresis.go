@@ -32,7 +32,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	}
 	// Model points in parallel, then the simulations.
 	prog := newProgress(e.stderr, "hysteresis", "model points")
-	h := compare.HysteresisModel(s, rows, workerPool(ctx, o.workers, prog.update))
+	h := compare.HysteresisModel(s, rows, weightedPool(ctx, o.workers, prog, compare.HysteresisModelCosts(s, rows)))
 	prog.finish()
 	if s.Servers > 0 && ctx.Err() == nil {
 		sp := newProgress(e.stderr, "hysteresis", "runs")

@@ -42,7 +42,11 @@ func runModelSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	}
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, modelRun)) error {
 		prog := newProgress(e.stderr, "model", "points")
-		res, errs, ok := compare.ModelResults(pts, idx, workerPool(ctx, workers, prog.update))
+		costs := make([]float64, len(idx))
+		for k, i := range idx {
+			costs[k] = compare.ModelCost(pts[i])
+		}
+		res, errs, ok := compare.ModelResults(pts, idx, weightedPool(ctx, workers, prog, costs))
 		prog.finish()
 		for k, i := range idx {
 			if !ok[k] {

@@ -97,7 +97,11 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	// before any output, as it always has; a shard with one writes no part.
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, pointRun)) error {
 		prog := newProgress(e.stderr, "point", "points")
-		res, errs, ok := compare.PointAttractors(compute, idx, o.settings, workerPool(ctx, o.workers, prog.update))
+		costs := make([]float64, len(idx))
+		for k, i := range idx {
+			costs[k] = compare.PointCost(compute[i])
+		}
+		res, errs, ok := compare.PointAttractors(compute, idx, o.settings, weightedPool(ctx, o.workers, prog, costs))
 		prog.finish()
 		for k, i := range idx {
 			if !ok[k] {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"herd/compare"
 	"herd/sim"
 )
 
@@ -24,4 +25,17 @@ func parallel(ctx context.Context, n, workers int, work func(i int), progress fu
 		return struct{}{}, ctx.Err() == nil
 	}, fin)
 	return done
+}
+
+// weightedPool is workerPool with the progress estimate weighted by
+// costs[i], the relative cost of item i of the pool's work.
+func weightedPool(ctx context.Context, workers int, p *progress, costs []float64) compare.Pool {
+	p.weigh(costs)
+	return func(n int, work func(i int)) []bool {
+		_, done := sim.Parallel(ctx, n, workers, func(i int) (struct{}, bool) {
+			work(i)
+			return struct{}{}, ctx.Err() == nil
+		}, func(i int, _ struct{}, d int) { p.notify(i, sim.Result{}, d, n) })
+		return done
+	}
 }
