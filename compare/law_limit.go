@@ -130,15 +130,5 @@ func (l *Law) AddMapLimits(ks []int, res []MapLimitResult, errs []error, done []
 		return
 	}
 	l.Notes = append(l.Notes, "limit map x*(k) (λ → 1 computed directly, no extrapolation in λ): "+strings.Join(parts, "; "))
-	f, err := FitLaw(fk, xs, se)
-	if err != nil {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("limit map: no fit: %v", err))
-		return
-	}
-	misfit := math.Sqrt(f.Chi2 / float64(f.DoF))
-	row := newLawRow(LawRowFitLimitMap, 0, math.NaN())
-	row.Fit, row.Misfit = &f, misfit
-	l.Rows = append(l.Rows, row)
-	l.Notes = append(l.Notes, fmt.Sprintf("limit map: x* = %s·(k − %s), %d points, largest residual %+.3g at k = %g (misfit %.3g)",
-		pm(f.A, f.ASE), pm(f.B, f.BSE), f.Points, f.MaxResidual, f.MaxResidualK, misfit))
+	l.fitLimits(LawRowFitLimitMap, "limit map", "limit map", fk, xs, se)
 }

@@ -210,18 +210,25 @@ func (l *Law) heavyTraffic() {
 // limitFit fits x* = a(k − b) to the limits: weights 1/x_se²,
 // Birge-scaled.
 func (l *Law) limitFit() {
-	f, err := FitLaw(l.ks, l.XStar, l.XStarSE)
+	l.LimitFit = l.fitLimits(LawRowFitLimit, "limit", "λ → 1", l.ks, l.XStar, l.XStarSE)
+}
+
+// fitLimits fits x* = a(k − b) to limits xs ± se at ks, adds the fit's row
+// (of kind) and a note (headed note), or a warning (headed warn) when no
+// line can be fitted; it returns the fit, nil without one.
+func (l *Law) fitLimits(kind, warn, note string, ks, xs, se []float64) *LawFit {
+	f, err := FitLaw(ks, xs, se)
 	if err != nil {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("limit: no fit: %v", err))
-		return
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%s: no fit: %v", warn, err))
+		return nil
 	}
-	l.LimitFit = &f
 	misfit := math.Sqrt(f.Chi2 / float64(f.DoF))
-	row := newLawRow(LawRowFitLimit, 0, math.NaN())
+	row := newLawRow(kind, 0, math.NaN())
 	row.Fit, row.Misfit = &f, misfit
 	l.Rows = append(l.Rows, row)
-	l.Notes = append(l.Notes, fmt.Sprintf("λ → 1: x* = %s·(k − %s), %d points, largest residual %+.3g at k = %g (misfit %.3g)",
-		pm(f.A, f.ASE), pm(f.B, f.BSE), f.Points, f.MaxResidual, f.MaxResidualK, misfit))
+	l.Notes = append(l.Notes, fmt.Sprintf("%s: x* = %s·(k − %s), %d points, largest residual %+.3g at k = %g (misfit %.3g)",
+		note, pm(f.A, f.ASE), pm(f.B, f.BSE), f.Points, f.MaxResidual, f.MaxResidualK, misfit))
+	return &f
 }
 
 // verdicts judges the law at each k: the loads at which the edge is
