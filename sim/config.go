@@ -100,6 +100,28 @@ func (p Policy) String() string {
 	return fmt.Sprintf("policy(%d)", int(p.Kind))
 }
 
+// Default run lengths: a run lasts MinHorizon service times, and at least
+// HorizonRefreshes refresh periods when its rule reads a stale board.
+const (
+	MinHorizon       = 20000
+	HorizonRefreshes = 1000
+)
+
+// AutoHorizon is the default run length of c: MinHorizon service times, or
+// HorizonRefreshes refresh periods when the rule reads a stale board,
+// whichever is longer. A stale board's herd lives on the refresh period's
+// time scale, and a balanced state past the edge is metastable in a finite
+// fleet: it leaves after a random time. HorizonRefreshes is the window over
+// which compare's brackets judge whether a state survives, so a default
+// run is long enough for herd sim to see (and report) the tips a bracket
+// would count, where 20,000 service times covered only 20,000/T periods.
+func (c Config) AutoHorizon() float64 {
+	if c.Refresh > 0 && c.Policy.readsBoard() {
+		return math.Max(MinHorizon, HorizonRefreshes*c.Refresh)
+	}
+	return MinHorizon
+}
+
 // readsBoard reports whether the rule looks at the board (and so at tallies).
 func (p Policy) readsBoard() bool {
 	switch p.Kind {
@@ -391,7 +413,9 @@ type Config struct {
 	Partitioned bool   // dispatcher i owns a contiguous block of servers
 	Sizes       Sizes  // default exponential
 	Start       Start  // default empty
-	// Horizon is the simulated time per run in service times; default 20,000.
+	// Horizon is the simulated time per run in service times; default
+	// AutoHorizon: 20,000, or 1,000 refresh periods where the rule reads a
+	// stale board, whichever is longer.
 	Horizon float64
 	// Warmup is the time before which arrivals are not measured; default a
 	// quarter of the horizon. NoWarmup measures from time 0.
@@ -423,7 +447,7 @@ func (c Config) withDefaults() Config {
 		c.Load = 0.9
 	}
 	if c.Horizon == 0 {
-		c.Horizon = 20000
+		c.Horizon = c.AutoHorizon()
 	}
 	if c.Warmup == 0 && !c.NoWarmup {
 		c.Warmup = c.Horizon / 4

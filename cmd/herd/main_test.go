@@ -97,7 +97,7 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"--start", "half:0.1T"}, "--start half:0.1T is a multiple of T but --refresh is 0"},
 		{[]string{"--tally", "mine"}, "--tally: unknown tally"},
 		{[]string{"--runs", "0"}, "--runs 0: want an integer in [1, 1000000]"},
-		{[]string{"--horizon", "-5"}, "--horizon -5: want a number > 0"},
+		{[]string{"--horizon", "-5"}, "--horizon -5: want auto or a number > 0"},
 		{[]string{"--warmup", "30000"}, "--warmup 30000: want less than the horizon"},
 		{[]string{"--format", "xml"}, "--format \"xml\": want text, csv or json"},
 		{[]string{"--refreshes", "10"}, "--refreshes needs --refresh > 0"},

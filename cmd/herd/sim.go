@@ -51,13 +51,12 @@ func (r simRun) run() compare.SimRun {
 
 // simOpts are herd sim's flags.
 type simOpts struct {
-	servers, dispatchers, load, refresh, policy, tally, sizes, start, warmup, plot *string
-	partitioned, withRepl                                                          *bool
-	fdCap, refreshes, runs                                                         *int
-	horizon                                                                        *float64
-	seed                                                                           *uint64
-	out                                                                            *outputFlags
-	shard                                                                          *shardFlags
+	servers, dispatchers, load, refresh, policy, tally, sizes, start, horizon, warmup, plot *string
+	partitioned, withRepl                                                                   *bool
+	fdCap, refreshes, runs                                                                  *int
+	seed                                                                                    *uint64
+	out                                                                                     *outputFlags
+	shard                                                                                   *shardFlags
 }
 
 func addSimFlags(fs *pflag.FlagSet) *simOpts {
@@ -73,7 +72,7 @@ func addSimFlags(fs *pflag.FlagSet) *simOpts {
 	o.fdCap = fs.Int("firstdiff-cap", 0, "most probes one firstdiff job may make (0: the servers it may probe)")
 	o.sizes = sizesFlag(fs, "job sizes", "exp, det, h2:C (squared CV C ≥ 1), pareto:A (shape A > 1) (list)")
 	o.start = startFlag(fs, "start", "empty", simStarts, simRangeHelp.start)
-	o.horizon = fs.Float64("horizon", 20000, fmt.Sprintf("simulated time per run, in mean service times; at most %.0e arrivals (load × servers × horizon) and %.0e board refreshes (horizon / refresh) per run", sim.MaxRunJobs, sim.MaxRecords))
+	o.horizon = fs.String("horizon", "auto", fmt.Sprintf("simulated time per run, in mean service times (auto: %d, or %d refresh periods when the policy reads a stale board, whichever is longer); at most %.0e arrivals (load × servers × horizon) and %.0e board refreshes (horizon / refresh) per run", sim.MinHorizon, sim.HorizonRefreshes, sim.MaxRunJobs, sim.MaxRecords))
 	o.refreshes = refreshesFlag(fs, 0, ": horizon = refreshes × T (overrides --horizon; needs --refresh > 0)")
 	o.warmup = fs.String("warmup", "auto", "time discarded before measuring, in mean service times (auto: a quarter of the horizon)")
 	o.runs = runsFlag(fs, 8, "row", 1, true)
@@ -92,6 +91,7 @@ type simLists struct {
 	tallies   []sim.Tally
 	sizes     []sim.Sizes
 	starts    []sim.Start
+	horizon   float64 // --horizon; 0: auto (sim.Config.AutoHorizon)
 	autoWarm  bool
 	warm      float64
 }
@@ -133,8 +133,6 @@ func (o *simOpts) scalars(l *simLists) error {
 	switch {
 	case *o.runs < 1 || *o.runs > maxSweepRuns:
 		return usagef("--runs %d: want an integer in [1, %d]", *o.runs, maxSweepRuns)
-	case !(*o.horizon > 0) || math.IsInf(*o.horizon, 0):
-		return usagef("--horizon %v: want a number > 0 (service times)", *o.horizon)
 	case *o.refreshes < 0:
 		return usagef("--refreshes %d: want an integer ≥ 0", *o.refreshes)
 	case *o.fdCap < 0:
@@ -145,6 +143,13 @@ func (o *simOpts) scalars(l *simLists) error {
 	}
 	if *o.plot != "" && len(l.ns) < 2 && len(l.ks) < 2 && len(l.loads) < 2 && len(l.ts) < 2 {
 		return usagef("--plot needs a list-valued numeric flag (--refresh, --load, --servers or --dispatchers)")
+	}
+	if *o.horizon != "auto" {
+		h, err := strconv.ParseFloat(*o.horizon, 64)
+		if err != nil || !(h > 0) || math.IsInf(h, 0) {
+			return usagef("--horizon %s: want auto or a number > 0 (service times)", *o.horizon)
+		}
+		l.horizon = h
 	}
 	l.autoWarm = *o.warmup == "auto"
 	if !l.autoWarm {
@@ -173,7 +178,7 @@ func cross[T any](cs []sim.Config, vs []T, set func(c *sim.Config, v T)) []sim.C
 // expand gives one configuration per combination of the lists, each
 // checked and normalized.
 func (o *simOpts) expand(l *simLists) ([]sim.Config, error) {
-	cs := []sim.Config{{Partitioned: *o.partitioned, Horizon: *o.horizon, FirstDiffCap: *o.fdCap}}
+	cs := []sim.Config{{Partitioned: *o.partitioned, Horizon: l.horizon, FirstDiffCap: *o.fdCap}}
 	cs = cross(cs, l.ns, func(c *sim.Config, n int) { c.Servers = n })
 	cs = cross(cs, l.ks, func(c *sim.Config, k int) { c.Dispatchers = k })
 	cs = cross(cs, l.loads, func(c *sim.Config, x float64) { c.Load = x })
@@ -222,8 +227,8 @@ func (o *simOpts) complete(c sim.Config, l *simLists) (sim.Config, error) {
 		}
 	}
 	if !l.autoWarm {
-		if l.warm >= c.Horizon {
-			return c, usagef("--warmup %v: want less than the horizon (%v service times)", l.warm, c.Horizon)
+		if h := c.Normalized().Horizon; l.warm >= h {
+			return c, usagef("--warmup %v: want less than the horizon (%v service times)", l.warm, h)
 		}
 		c.Warmup, c.NoWarmup = l.warm, l.warm == 0
 	}
@@ -375,11 +380,14 @@ func simCells(r compare.SimRow) []any {
 		boardSE, probes, c.Horizon, c.Warmup, r.Tipped}
 }
 
-func horizonMeta(h float64, refreshes int) string {
+func horizonMeta(h string, refreshes int) string {
 	if refreshes > 0 {
 		return strconv.Itoa(refreshes) + " refreshes"
 	}
-	return strconv.FormatFloat(h, 'g', -1, 64)
+	if v, err := strconv.ParseFloat(h, 64); err == nil {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return h
 }
 
 // flagOf rewrites a sim validation error in the CLI's words.
