@@ -12,6 +12,7 @@ import (
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/progress"
 	"herd/sim"
 )
 
@@ -155,18 +156,18 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	prog := newProgress(e.stderr, "balls", "runs")
+	prog := progress.NewLine(e.stderr, "balls", "runs")
 	costs := make([]float64, 0, len(cfgs)**o.runs)
 	for _, c := range cfgs {
 		for range *o.runs {
 			costs = append(costs, compare.BallsRunCost(c))
 		}
 	}
-	prog.weigh(costs)
+	prog.Weigh(costs)
 	sums, _, runErr := compare.BallsRows(ctx, cfgs, *o.runs, *o.seed, *o.out.workers, func(i int, _ sim.BallsResult, done, total int) {
-		prog.notify(i, sim.Result{}, done, total)
+		prog.Notify(i, done, total)
 	})
-	prog.finish()
+	prog.Finish()
 	t := o.table(l, sums)
 	err = writeTable(ctx, e, t, fmtName, func() error {
 		if *o.plot == "" || len(sums) == 0 {

@@ -9,6 +9,7 @@ import (
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/atomicfile"
 )
 
 // plotFigure turns a figure's plot into the drawing: its series and bands
@@ -37,7 +38,7 @@ func writeFigurePlot(p *compare.FigurePlot, dir string) error {
 	if err := figureTable(p).WriteCSV(&buf); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, p.Stem+".csv"), buf.Bytes())
+	return atomicfile.WriteFile(filepath.Join(dir, p.Stem+".csv"), buf.Bytes())
 }
 
 // figureTable is the plot's CSV: every computed point is a row, drawn or

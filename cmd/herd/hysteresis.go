@@ -9,6 +9,7 @@ import (
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/progress"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -31,13 +32,13 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 		return simUsage(err, map[string]string{"Start": "starts", "Horizon": "refreshes"})
 	}
 	// Model points in parallel, then the simulations.
-	prog := newProgress(e.stderr, "hysteresis", "model points")
+	prog := progress.NewLine(e.stderr, "hysteresis", "model points")
 	h := compare.HysteresisModel(s, rows, weightedPool(ctx, o.workers, prog, compare.HysteresisModelCosts(s, rows)))
-	prog.finish()
+	prog.Finish()
 	if s.Servers > 0 && ctx.Err() == nil {
-		sp := newProgress(e.stderr, "hysteresis", "runs")
-		compare.HysteresisSim(ctx, s, &h, tasks, o.workers, sp.weigh(runCosts(tasks)).notify)
-		sp.finish()
+		sp := progress.NewLine(e.stderr, "hysteresis", "runs")
+		compare.HysteresisSim(ctx, s, &h, tasks, o.workers, weighRuns(sp, tasks))
+		sp.Finish()
 	}
 	t, band := hysteresisTable(s, h)
 	return writeTable(ctx, e, t, o.format, func() error {
