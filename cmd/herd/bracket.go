@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
 	"herd/internal/atomicfile"
@@ -180,7 +179,7 @@ func runBracketSweep(ctx context.Context, e *env, args []string, merged *sweep.M
 			}
 		}
 		if *f.plot != "" {
-			return plotBrackets(*f.plot, results, nil)
+			return savePlot(*f.plot, compare.BracketPlot(results, nil))
 		}
 		return nil
 	})
@@ -342,53 +341,6 @@ func pointsCSV(results []compare.BracketResult) []byte {
 	}
 	w.Flush()
 	return buf.Bytes()
-}
-
-// plotBrackets draws each bracket as a point at its midpoint with the
-// bracket as its error bar, against N on a log axis, with the model's
-// edge (and, if fit is set, the fitted law) as lines.
-func plotBrackets(path string, results []compare.BracketResult, fit *compare.ScalingFit) error {
-	full := plotting.Series{Name: "bracket (full runs)"}
-	cut := plotting.Series{Name: "bracket (runs cut)"}
-	model := plotting.Series{Name: "refresh map (N → ∞)", Line: true}
-	for _, r := range results {
-		n := float64(r.Settings.Servers)
-		if !math.IsNaN(r.Lower) && !math.IsNaN(r.Upper) {
-			full.X = append(full.X, n)
-			full.Y = append(full.Y, (r.Lower+r.Upper)/2)
-			full.YErr = append(full.YErr, (r.Upper-r.Lower)/2)
-		}
-		if !math.IsNaN(r.LowerCut) && !math.IsNaN(r.UpperCut) {
-			cut.X = append(cut.X, n*1.06)
-			cut.Y = append(cut.Y, (r.LowerCut+r.UpperCut)/2)
-			cut.YErr = append(cut.YErr, (r.UpperCut-r.LowerCut)/2)
-		}
-		if !math.IsNaN(r.ModelScaled) {
-			model.X = append(model.X, n)
-			model.Y = append(model.Y, r.ModelScaled)
-		}
-	}
-	fig := plotting.Figure{
-		Title:  "edge of the balanced state against N",
-		XLabel: "servers N",
-		YLabel: "T_edge (1−λ)² (bars: bracket)",
-		LogX:   true,
-		Series: []plotting.Series{full, cut, model},
-	}
-	if fit != nil && !math.IsNaN(fit.EdgeInf) && len(model.X) > 0 {
-		law := plotting.Series{Name: fmt.Sprintf("fit %.3g + %.3g N^−%.2g", fit.EdgeInf, fit.A, fit.Beta), Line: true}
-		lo, hi := model.X[0], model.X[len(model.X)-1]
-		for i := 0; i <= 40; i++ {
-			n := lo * math.Pow(hi/lo*4, float64(i)/40)
-			law.X = append(law.X, n)
-			law.Y = append(law.Y, fit.EdgeInf+fit.A*math.Pow(n, -fit.Beta))
-		}
-		fig.Series = append(fig.Series, law)
-	}
-	if err := plotting.Save(fig, path); err != nil {
-		return fmt.Errorf("--plot: %w", err)
-	}
-	return nil
 }
 
 // openFileStore opens the --out run log (compare.RunLog); a file that is

@@ -133,7 +133,7 @@ func TestFiguresQuick(t *testing.T) {
 					t.Errorf("%s.csv row %q: ci95, se or runs missing", f.stem, rec)
 					continue
 				}
-				if want := t975(runs); math.Abs(ci/se-want) > 1e-9*want {
+				if want := compare.T975(runs); math.Abs(ci/se-want) > 1e-9*want {
 					t.Errorf("%s.csv row %q: ci95/se = %.12g, want t(0.975, %d) = %.12g", f.stem, rec, ci/se, runs-1, want)
 				}
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,25 @@ func plotFigure(p *compare.FigurePlot) plotting.Figure {
 		fig.Bands = append(fig.Bands, plotting.Band{XMin: b.XMin, XMax: b.XMax, Label: b.Label})
 	}
 	return fig
+}
+
+// savePlot draws a command's plot into the --plot file.
+func savePlot(path string, p *compare.FigurePlot) error {
+	if err := plotting.Save(plotFigure(p), path); err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	return nil
+}
+
+// logAxes makes p's x axis (if x) and y axis (if y) logarithmic when the
+// values of its series span decades (plotting.SpansDecades).
+func logAxes(p *compare.FigurePlot, x, y bool) {
+	var xs, ys []float64
+	for _, s := range p.Series {
+		xs, ys = append(xs, s.X...), append(ys, s.Y...)
+	}
+	p.LogX = p.LogX || (x && plotting.SpansDecades(xs))
+	p.LogY = p.LogY || (y && plotting.SpansDecades(ys))
 }
 
 // writeFigurePlot saves the plot as SVG and PNG and its numbers as CSV,

@@ -46,7 +46,7 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 		if fitErr == nil {
 			fp = &fit
 		}
-		return plotBrackets(*f.plot, results, fp)
+		return savePlot(*f.plot, compare.BracketPlot(results, fp))
 	})
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func scalingTable(results []compare.BracketResult, fit compare.ScalingFit, fitEr
 			continue
 		}
 		n := float64(results[i].Settings.Servers)
-		t.Rows[i] = append(t.Rows[i], fit.EdgeInf+fit.A*math.Pow(n, -fit.Beta), fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh,
+		t.Rows[i] = append(t.Rows[i], fit.At(n), fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh,
 			fit.A, fit.Beta, fit.Chi2, fit.DF, fit.PValue)
 	}
 	if fitErr != nil {

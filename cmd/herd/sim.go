@@ -307,7 +307,7 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *sweep.Merge
 		if *o.plot == "" || len(sums) == 0 {
 			return nil
 		}
-		return plotSim(*o.plot, sums, l.ns, l.ks, l.loads, l.ts)
+		return plotSim(*o.plot, sums, l)
 	})
 	if err != nil {
 		return err
