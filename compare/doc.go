@@ -10,7 +10,9 @@
 //   - Brackets (bracket.go): the edge at N servers is [last T(1−λ)² where
 //     all runs from a balanced start tipped, first above it where at most
 //     one did], refined by bisecting its widest gap; runs can be recorded
-//     and resumed (Store).
+//     and resumed (Store). A fixed grid's runs are listed in advance
+//     (bracketshard.go: FixedGridRuns) and split over shards (ShardStore)
+//     and merged back (RunSet); BracketsFromTable reads a bracket table.
 //   - Finite-size scaling (scaling.go): edge(N) = edge(∞) + a·N^(−β) fitted
 //     to at least 4 brackets, with its χ² and degrees of freedom.
 //   - The law (law.go): x_edge = a·(k − b) fitted by least squares
@@ -36,6 +38,9 @@
 //     workers that makes a run or model edge two figures share only once;
 //     every seed is derived before work starts, so the numbers do not
 //     depend on the worker count or the order work finishes in.
+//   - The commands' plots (plots.go): SimPlot, BallsPlot, BracketPlot and
+//     HysteresisPlot say which points make which series of --plot, as
+//     FigurePlots.
 //
 // compare returns typed rows; cmd/herd prints them.
 package compare

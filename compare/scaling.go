@@ -40,6 +40,9 @@ type ScalingFit struct {
 	BetaOnBound bool
 }
 
+// At is the fitted law at N servers: edge(∞) + a·N^(−β).
+func (f ScalingFit) At(n float64) float64 { return f.EdgeInf + f.A*math.Pow(n, -f.Beta) }
+
 // FitScaling fits edge(N) = e + a·N^(−β) by weighted least squares. Each
 // bracket [lo, hi] enters at its midpoint with the standard deviation of
 // a uniform law on it, (hi − lo)/√12: the edge is somewhere inside, with

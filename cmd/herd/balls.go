@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/progress"
 	"herd/sim"
 )
 
@@ -155,24 +155,26 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	prog := newProgress(e.stderr, "balls", "runs")
+	prog := progress.NewLine(e.stderr, "balls", "runs")
 	costs := make([]float64, 0, len(cfgs)**o.runs)
 	for _, c := range cfgs {
 		for range *o.runs {
 			costs = append(costs, compare.BallsRunCost(c))
 		}
 	}
-	prog.weigh(costs)
+	prog.Weigh(costs)
 	sums, _, runErr := compare.BallsRows(ctx, cfgs, *o.runs, *o.seed, *o.out.workers, func(i int, _ sim.BallsResult, done, total int) {
-		prog.notify(i, sim.Result{}, done, total)
+		prog.Notify(i, done, total)
 	})
-	prog.finish()
+	prog.Finish()
 	t := o.table(l, sums)
 	err = writeTable(ctx, e, t, fmtName, func() error {
 		if *o.plot == "" || len(sums) == 0 {
 			return nil
 		}
-		return plotBalls(*o.plot, sums, len(l.ms) > 1 || l.ms[0] != (ballCount{perBin: 1}), len(l.bs) > 1, len(l.rules) > 1)
+		p := compare.BallsPlot(sums, len(l.ms) > 1 || l.ms[0] != (ballCount{perBin: 1}), len(l.bs) > 1, len(l.rules) > 1)
+		logAxes(p, false, true)
+		return savePlot(*o.plot, p)
 	})
 	if err != nil {
 		return err
@@ -275,50 +277,4 @@ func distString(d []sim.LoadCount) string {
 		parts[i] = strconv.Itoa(lc.Load) + ":" + strconv.Itoa(lc.Runs)
 	}
 	return strings.Join(parts, " ")
-}
-
-// plotBalls draws max_load_mean with its 95% interval (t, runs − 1 d.f.)
-// against n on a log axis, one series per policy (and per FirstDiff rule,
-// m and B when those vary), in row order.
-func plotBalls(path string, sums []sim.BallsSummary, byBalls, byBatch, byRule bool) error {
-	var order []string
-	series := map[string]*plotting.Series{}
-	var ys []float64
-	for _, s := range sums {
-		c := s.Config
-		key := sim.BallsPolicyName(c.Policy)
-		if c.Policy.Kind == sim.FirstDiff && (byRule || c.FirstDiffRule.PerBall) {
-			key += " " + c.FirstDiffRule.String()
-		}
-		if byBalls {
-			key += ", m=" + strconv.Itoa(c.Balls)
-		}
-		if byBatch {
-			key += ", B=" + strconv.Itoa(c.Batch)
-		}
-		sr, ok := series[key]
-		if !ok {
-			sr = &plotting.Series{Name: key}
-			series[key] = sr
-			order = append(order, key)
-		}
-		sr.X = append(sr.X, float64(c.Bins))
-		sr.Y = append(sr.Y, s.MaxLoad.Mean)
-		sr.YErr = append(sr.YErr, ci95(s.MaxLoad.SE, s.MaxLoad.N))
-		ys = append(ys, s.MaxLoad.Mean)
-	}
-	fig := plotting.Figure{
-		Title:  "Maximum load of m balls in n bins (mean, 95% interval)",
-		XLabel: "bins n",
-		YLabel: "maximum load, mean with 95% interval (t, runs − 1)",
-		LogX:   true,
-		LogY:   plotting.SpansDecades(ys),
-	}
-	for _, k := range order {
-		fig.Series = append(fig.Series, *series[k])
-	}
-	if err := plotting.Save(fig, path); err != nil {
-		return fmt.Errorf("--plot: %w", err)
-	}
-	return nil
 }

@@ -12,9 +12,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/atomicfile"
+	"herd/internal/progress"
+	"herd/sweep"
 )
 
 // bracketFlags are the flags herd bracket and herd scaling share.
@@ -133,7 +135,7 @@ type bracketRun struct {
 // (each N, each grid value, each replication) that the sharding contract
 // can split; with merged set (herd merge) they are taken from a sharded
 // sweep's parts and the brackets are computed from them.
-func runBracketSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
+func runBracketSweep(ctx context.Context, e *env, args []string, merged *sweep.Merged) error {
 	fs := newFlags(e, "bracket", "bracket [--servers LIST] [--dispatchers K] [--load L] [flags]")
 	f := addBracketFlags(fs)
 	fs.Lookup("out").Usage += "; with --shards, the directory of the part files instead"
@@ -172,12 +174,12 @@ func runBracketSweep(ctx context.Context, e *env, args []string, merged *mergedR
 	t := bracketTable(results)
 	err = writeTable(ctx, e, t, fmtName, func() error {
 		if *f.points != "" {
-			if err := writeAtomic(*f.points, pointsCSV(results)); err != nil {
+			if err := atomicfile.WriteFile(*f.points, pointsCSV(results)); err != nil {
 				return fmt.Errorf("--points: %w", err)
 			}
 		}
 		if *f.plot != "" {
-			return plotBrackets(*f.plot, results, nil)
+			return savePlot(*f.plot, compare.BracketPlot(results, nil))
 		}
 		return nil
 	})
@@ -187,64 +189,33 @@ func runBracketSweep(ctx context.Context, e *env, args []string, merged *mergedR
 	return runErr
 }
 
-// bracketRecords lists the runs of fixed-grid brackets in the order
-// compare.Bracket does them: each N, each grid value (repeats skipped),
-// each replication. Keys repeated across N values are kept once.
-func bracketRecords(set []compare.BracketSettings) []compare.RunRecord {
-	var recs []compare.RunRecord
-	seen := map[string]bool{}
-	for _, s := range set {
-		seed := s.Seed
-		if seed == 0 {
-			seed = 1 // compare's default
-		}
-		for _, x := range s.Grid {
-			for rep := 0; rep < s.Runs; rep++ {
-				r := compare.RunRecord{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Scaled: x,
-					Refreshes: s.Refreshes, Rep: rep, Seed: seed, Sizes: compare.RecordSizes(s.Sizes)}
-				if !seen[r.Key()] {
-					seen[r.Key()] = true
-					recs = append(recs, r)
-				}
-			}
-		}
-	}
-	return recs
-}
-
 // bracketSweep does fixed-grid brackets under the sharding contract. A
 // shard runs compare.Bracket with a store that claims every run but its
 // own (so only its own are simulated) and records those; herd merge runs
 // compare.Bracket with a store holding every run of the parts, so nothing
 // is simulated and the brackets are exactly the unsharded ones.
-func bracketSweep(ctx context.Context, e *env, fs *pflag.FlagSet, flags *shardFlags, merged *mergedRuns, set []compare.BracketSettings) ([]compare.BracketResult, bool, error) {
-	recs := bracketRecords(set)
-	index := map[string]int{}
-	sw := &sweep{e: e, command: "bracket", fs: fs, flags: flags, merged: merged}
-	for i, r := range recs {
-		index[r.Key()] = i
+func bracketSweep(ctx context.Context, e *env, fs *pflag.FlagSet, flags *shardFlags, merged *sweep.Merged, set []compare.BracketSettings) ([]compare.BracketResult, bool, error) {
+	recs := compare.FixedGridRuns(set)
+	sw := &sweepCmd{e: e, command: "bracket", fs: fs, flags: flags, merged: merged}
+	for _, r := range recs {
 		sw.ids = append(sw.ids, r.Key())
 	}
 	got, _, handled, err := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, bracketRun)) error {
-		st := &shardStore{index: index, own: map[int]bool{}}
-		for _, i := range idx {
-			st.own[i] = true
-		}
-		st.put = func(i int, r compare.RunRecord) { put(i, bracketRun{TippedAt: r.TippedAt}) }
+		st := compare.NewShardStore(recs, idx, func(i int, r compare.RunRecord) { put(i, bracketRun{TippedAt: r.TippedAt}) })
 		start := time.Now()
 		for _, s := range set {
-			if !st.ownsAny(s) {
+			if !st.OwnsAny(s) {
 				continue
 			}
 			s.ModelScaled = math.NaN() // only the runs are wanted: skip the model's edge
-			prog := newProgress(e.stderr, fmt.Sprintf("bracket N=%d", s.Servers), "runs")
-			_, err := compare.Bracket(ctx, s, st, func(done, total int) { prog.updateETA(done, total, start) })
-			prog.finish()
+			prog := progress.NewLine(e.stderr, fmt.Sprintf("bracket N=%d", s.Servers), "runs")
+			_, err := compare.Bracket(ctx, s, st, func(done, total int) { prog.Growing(done, total, start) })
+			prog.Finish()
 			if err != nil {
 				return err
 			}
-			if st.err != nil {
-				return st.err
+			if err := st.Err(); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -253,67 +224,13 @@ func bracketSweep(ctx context.Context, e *env, fs *pflag.FlagSet, flags *shardFl
 		return nil, true, err
 	}
 	// herd merge: the brackets from the parts' runs.
-	st := &partsStore{runs: map[string]compare.RunRecord{}}
+	st := compare.RunSet{}
 	for i, r := range recs {
 		r.TippedAt = got[i].TippedAt
-		st.runs[r.Key()] = r
+		st[r.Key()] = r
 	}
 	results, err := bracketsFrom(ctx, e, set, st)
 	return results, false, err
-}
-
-// shardStore is the compare.Store of one shard: Get claims every run the
-// shard does not own (so compare.Bracket skips it) and Put records the
-// shard's own runs.
-type shardStore struct {
-	index map[string]int
-	own   map[int]bool
-	put   func(i int, r compare.RunRecord)
-	err   error
-}
-
-func (s *shardStore) ownsAny(b compare.BracketSettings) bool {
-	for _, r := range bracketRecords([]compare.BracketSettings{b}) {
-		if s.own[s.index[r.Key()]] {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *shardStore) Get(key string) (compare.RunRecord, bool) {
-	i, ok := s.index[key]
-	if !ok {
-		s.err = fmt.Errorf("bracket run %q is not in the sweep's list (a bug)", key)
-		return compare.RunRecord{TippedAt: -1}, true
-	}
-	if s.own[i] {
-		return compare.RunRecord{}, false
-	}
-	return compare.RunRecord{TippedAt: -1}, true // another shard's: not run here
-}
-
-func (s *shardStore) Put(r compare.RunRecord) error {
-	i, ok := s.index[r.Key()]
-	if !ok || !s.own[i] {
-		return fmt.Errorf("bracket run %q is not this shard's (a bug)", r.Key())
-	}
-	delete(s.own, i) // a run repeated under another N is done once
-	s.put(i, r)
-	return nil
-}
-
-// partsStore holds every run of a merged sweep; compare.Bracket finds all
-// of its runs there.
-type partsStore struct{ runs map[string]compare.RunRecord }
-
-func (s *partsStore) Get(key string) (compare.RunRecord, bool) {
-	r, ok := s.runs[key]
-	return r, ok
-}
-
-func (s *partsStore) Put(r compare.RunRecord) error {
-	return fmt.Errorf("run %q is not in the parts", r.Key())
 }
 
 // brackets runs the brackets one N after another (each spreads its runs
@@ -341,11 +258,11 @@ func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st
 	var results []compare.BracketResult
 	for _, s := range set {
 		start := time.Now()
-		prog := newProgress(e.stderr, fmt.Sprintf("bracket N=%d", s.Servers), "runs")
+		prog := progress.NewLine(e.stderr, fmt.Sprintf("bracket N=%d", s.Servers), "runs")
 		r, err := compare.Bracket(ctx, s, st, func(done, total int) {
-			prog.updateETA(done, total, start)
+			prog.Growing(done, total, start)
 		})
-		prog.finish()
+		prog.Finish()
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
 				return results, errInterrupted
@@ -355,8 +272,8 @@ func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st
 			}
 			return results, err
 		}
-		if prog.w != nil {
-			fmt.Fprintf(prog.w, "bracket N=%d: %d runs, %.3g jobs in %.1f s\n", s.Servers, r.Runs, float64(r.Jobs), time.Since(start).Seconds())
+		if prog.Terminal() != nil {
+			fmt.Fprintf(prog.Terminal(), "bracket N=%d: %d runs, %.3g jobs in %.1f s\n", s.Servers, r.Runs, float64(r.Jobs), time.Since(start).Seconds())
 		}
 		results = append(results, r)
 	}
@@ -424,53 +341,6 @@ func pointsCSV(results []compare.BracketResult) []byte {
 	}
 	w.Flush()
 	return buf.Bytes()
-}
-
-// plotBrackets draws each bracket as a point at its midpoint with the
-// bracket as its error bar, against N on a log axis, with the model's
-// edge (and, if fit is set, the fitted law) as lines.
-func plotBrackets(path string, results []compare.BracketResult, fit *compare.ScalingFit) error {
-	full := plotting.Series{Name: "bracket (full runs)"}
-	cut := plotting.Series{Name: "bracket (runs cut)"}
-	model := plotting.Series{Name: "refresh map (N → ∞)", Line: true}
-	for _, r := range results {
-		n := float64(r.Settings.Servers)
-		if !math.IsNaN(r.Lower) && !math.IsNaN(r.Upper) {
-			full.X = append(full.X, n)
-			full.Y = append(full.Y, (r.Lower+r.Upper)/2)
-			full.YErr = append(full.YErr, (r.Upper-r.Lower)/2)
-		}
-		if !math.IsNaN(r.LowerCut) && !math.IsNaN(r.UpperCut) {
-			cut.X = append(cut.X, n*1.06)
-			cut.Y = append(cut.Y, (r.LowerCut+r.UpperCut)/2)
-			cut.YErr = append(cut.YErr, (r.UpperCut-r.LowerCut)/2)
-		}
-		if !math.IsNaN(r.ModelScaled) {
-			model.X = append(model.X, n)
-			model.Y = append(model.Y, r.ModelScaled)
-		}
-	}
-	fig := plotting.Figure{
-		Title:  "edge of the balanced state against N",
-		XLabel: "servers N",
-		YLabel: "T_edge (1−λ)² (bars: bracket)",
-		LogX:   true,
-		Series: []plotting.Series{full, cut, model},
-	}
-	if fit != nil && !math.IsNaN(fit.EdgeInf) && len(model.X) > 0 {
-		law := plotting.Series{Name: fmt.Sprintf("fit %.3g + %.3g N^−%.2g", fit.EdgeInf, fit.A, fit.Beta), Line: true}
-		lo, hi := model.X[0], model.X[len(model.X)-1]
-		for i := 0; i <= 40; i++ {
-			n := lo * math.Pow(hi/lo*4, float64(i)/40)
-			law.X = append(law.X, n)
-			law.Y = append(law.Y, fit.EdgeInf+fit.A*math.Pow(n, -fit.Beta))
-		}
-		fig.Series = append(fig.Series, law)
-	}
-	if err := plotting.Save(fig, path); err != nil {
-		return fmt.Errorf("--plot: %w", err)
-	}
-	return nil
 }
 
 // openFileStore opens the --out run log (compare.RunLog); a file that is

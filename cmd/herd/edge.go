@@ -9,6 +9,7 @@ import (
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/progress"
 	"herd/meanfield"
 )
 
@@ -263,7 +264,7 @@ func lawSeries(ks []int) plotting.Series {
 }
 
 // computeEdges computes the edges of settings (compare.Edges) on the
-// worker pool, with progress on stderr in mode (progressAuto, …): the one
+// worker pool, with progress on stderr in mode (progress.Auto, …): the one
 // schedule of herd edge and herd law.
 func computeEdges(ctx context.Context, e *env, name, mode string, settings []meanfield.EdgeSettings, workers int, confirm bool) []compare.EdgePoint {
 	labels := make([]string, len(settings))
@@ -272,12 +273,12 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 		labels[i] = fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
 		weights[i] = compare.EdgeCost(s)
 	}
-	prog := newItemProgress(e.stderr, mode, name, "edges", labels, weights)
+	prog := progress.NewItems(e.stderr, progress.Mode(mode), name, "edges", labels, weights)
 	pts := compare.Edges(settings, confirm, workerPool(ctx, workers, nil), compare.EdgeHooks{
-		Begin: prog.begin,
-		End:   func(i int, p compare.EdgePoint) { prog.end(i, edgeStatus(p)) },
+		Begin: prog.Begin,
+		End:   func(i int, p compare.EdgePoint) { prog.End(i, edgeStatus(p)) },
 	})
-	prog.close()
+	prog.Close()
 	return pts
 }
 

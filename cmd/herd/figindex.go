@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"herd/compare"
+	"herd/internal/atomicfile"
+	"herd/sweep"
 )
 
 // writeFigureIndex writes DIR/index.md: how the figures were made, what
@@ -23,7 +25,7 @@ func writeFigureIndex(a *figuresArgs, plots [][]*compare.FigurePlot) error {
 	if a.seed != 1 {
 		flags += " --seed " + strconv.FormatUint(a.seed, 10)
 	}
-	qdir := shellQuote(a.dir)
+	qdir := sweep.ShellQuote(a.dir)
 	fmt.Fprintf(&b, "# herd figures\n\nMade by herd %s with %s, master seed %d: `herd figures %s%s`.\n", version, mode, a.seed, qdir, flags)
 	b.WriteString("Unless a figure says otherwise: 100 servers, load λ = 0.9, exponential sizes, times in mean service times; simulator points are means over independent runs with 95% bars, t(0.975, runs − 1) standard errors (Student-t); lines are models (closed forms or mean-field, N → ∞).\n\n")
 	b.WriteString("Each CSV holds exactly the plotted numbers, one row per point: `series` (the legend entry; empty for an unnamed model line, which takes the colour of the points it predicts), `kind` (`sim`, `model`, `closed_form`, `law`, `bracket`, or `band` for the two ends of a shaded range), x, y and the error bar (figure-specific names below; empty where a point has none), `se` and `runs` (a sim point's standard error and run count), and `note`. Every computed point is a row, including any that is not drawn (its note says so).\n")
@@ -40,7 +42,7 @@ func writeFigureIndex(a *figuresArgs, plots [][]*compare.FigurePlot) error {
 			b.WriteString("\n")
 		}
 	}
-	if err := writeAtomic(filepath.Join(a.dir, "index.md"), []byte(b.String())); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(a.dir, "index.md"), []byte(b.String())); err != nil {
 		return fmt.Errorf("figures: %w", err)
 	}
 	return nil

@@ -82,7 +82,7 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 		return usagef("DIR %q: %v", a.dir, err) // before any work
 	}
 	prog := newFigureProgress(e.stderr, a.chosen)
-	defer prog.close()
+	defer prog.Close()
 	set := compare.FigureSettings{Quick: a.quick, Seed: a.seed, Workers: a.workers, Progress: prog.update}
 	plots := make([][]*compare.FigurePlot, len(a.chosen))
 	var mu sync.Mutex
@@ -101,7 +101,7 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 		return nil
 	})
 	if err != nil {
-		prog.close()
+		prog.Close()
 		what := figuresWritten(a, plots)
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %s", what)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"image/png"
@@ -131,7 +133,7 @@ func TestFiguresQuick(t *testing.T) {
 					t.Errorf("%s.csv row %q: ci95, se or runs missing", f.stem, rec)
 					continue
 				}
-				if want := t975(runs); math.Abs(ci/se-want) > 1e-9*want {
+				if want := compare.T975(runs); math.Abs(ci/se-want) > 1e-9*want {
 					t.Errorf("%s.csv row %q: ci95/se = %.12g, want t(0.975, %d) = %.12g", f.stem, rec, ci/se, runs-1, want)
 				}
 			}
@@ -280,4 +282,26 @@ func sameSVG(got, want string, tol float64) error {
 		}
 	}
 	return nil
+}
+
+// After Ctrl-C herd figures says exactly what it wrote: here nothing.
+func TestFiguresInterrupted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"figures", dir, "--quick"}, &out, &errb)
+	want := "interrupted: nothing was written; figures 1, 2, 3, 4, 5, 6, 7 not made (no file of them written); index.md not written"
+	if code != 1 || !strings.Contains(errb.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errb.String(), want)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files in %s, want none", len(ents), dir)
+	}
+	a := &figuresArgs{dir: "D", only: "1,5", chosen: []compare.Figure{compare.Figures()[0], compare.Figures()[4]}}
+	got := figuresWritten(a, [][]*compare.FigurePlot{{{Stem: "fig1-stale-board"}}, nil})
+	if want := "figure 1 written to D (fig1-stale-board, each as .svg, .png and .csv); figure 5 not made (no file of it written)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }

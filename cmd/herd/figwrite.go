@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/atomicfile"
 )
 
 // plotFigure turns a figure's plot into the drawing: its series and bands
@@ -24,6 +26,25 @@ func plotFigure(p *compare.FigurePlot) plotting.Figure {
 	return fig
 }
 
+// savePlot draws a command's plot into the --plot file.
+func savePlot(path string, p *compare.FigurePlot) error {
+	if err := plotting.Save(plotFigure(p), path); err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	return nil
+}
+
+// logAxes makes p's x axis (if x) and y axis (if y) logarithmic when the
+// values of its series span decades (plotting.SpansDecades).
+func logAxes(p *compare.FigurePlot, x, y bool) {
+	var xs, ys []float64
+	for _, s := range p.Series {
+		xs, ys = append(xs, s.X...), append(ys, s.Y...)
+	}
+	p.LogX = p.LogX || (x && plotting.SpansDecades(xs))
+	p.LogY = p.LogY || (y && plotting.SpansDecades(ys))
+}
+
 // writeFigurePlot saves the plot as SVG and PNG and its numbers as CSV,
 // each atomically.
 func writeFigurePlot(p *compare.FigurePlot, dir string) error {
@@ -37,7 +58,7 @@ func writeFigurePlot(p *compare.FigurePlot, dir string) error {
 	if err := figureTable(p).WriteCSV(&buf); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, p.Stem+".csv"), buf.Bytes())
+	return atomicfile.WriteFile(filepath.Join(dir, p.Stem+".csv"), buf.Bytes())
 }
 
 // figureTable is the plot's CSV: every computed point is a row, drawn or

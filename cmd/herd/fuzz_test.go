@@ -27,6 +27,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"herd/compare"
+	"herd/sweep"
 )
 
 // pathFlags name files or directories: never fuzzed.
@@ -234,7 +235,7 @@ func FuzzMergePart(f *testing.F) {
 	f.Add(`{"format":"herd-part/1","version":"` + version + `","command":"sim","args":["--servers=10","--horizon=50","--runs=2"],"shards":1,"shard":0,"total":2,"owned":[0,1],"complete":true,"results":[{"index":0,"id":"x","result":{"response_mean":1.5,"jobs":-5,"arrivals":400,"board_mean":0.8,"records":4,"probes_mean":0,"end":50,"stopped":false}},{"index":1,"id":"y","result":{}}]}`)
 	f.Add(`{"format":"herd-part/1","version":"` + version + `","command":"point","args":["--refresh=1e-300"],"shards":1,"shard":0,"total":0,"owned":[],"complete":true,"results":[]}`)
 	f.Fuzz(func(t *testing.T, data string) {
-		var p partFile
+		var p sweep.Part
 		if json.Unmarshal([]byte(data), &p) == nil {
 			for _, a := range p.Args {
 				if len(fuzzArgs(a)) == 0 || strings.ContainsAny(a, "/\\") {

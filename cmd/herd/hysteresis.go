@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 
-	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/progress"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -31,20 +30,20 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 		return simUsage(err, map[string]string{"Start": "starts", "Horizon": "refreshes"})
 	}
 	// Model points in parallel, then the simulations.
-	prog := newProgress(e.stderr, "hysteresis", "model points")
+	prog := progress.NewLine(e.stderr, "hysteresis", "model points")
 	h := compare.HysteresisModel(s, rows, weightedPool(ctx, o.workers, prog, compare.HysteresisModelCosts(s, rows)))
-	prog.finish()
+	prog.Finish()
 	if s.Servers > 0 && ctx.Err() == nil {
-		sp := newProgress(e.stderr, "hysteresis", "runs")
-		compare.HysteresisSim(ctx, s, &h, tasks, o.workers, sp.weigh(runCosts(tasks)).notify)
-		sp.finish()
+		sp := progress.NewLine(e.stderr, "hysteresis", "runs")
+		compare.HysteresisSim(ctx, s, &h, tasks, o.workers, weighRuns(sp, tasks))
+		sp.Finish()
 	}
-	t, band := hysteresisTable(s, h)
+	t := hysteresisTable(s, h)
 	return writeTable(ctx, e, t, o.format, func() error {
 		if o.plot == "" {
 			return nil
 		}
-		return plotHysteresis(o.plot, h.Rows, band, s.Servers)
+		return savePlot(o.plot, compare.HysteresisPlot(h, s.Servers))
 	})
 }
 
@@ -171,9 +170,8 @@ func (c hysteresisCells) row() []any {
 		c.modelResponseSE, c.modelTruncation, c.maps}
 }
 
-// hysteresisTable is herd hysteresis's table and the bistable band of its
-// plot (nil when there is none).
-func hysteresisTable(s compare.HysteresisSettings, h compare.Hysteresis) (*table.Table, *plotting.Band) {
+// hysteresisTable is herd hysteresis's table.
+func hysteresisTable(s compare.HysteresisSettings, h compare.Hysteresis) *table.Table {
 	t := &table.Table{
 		Title: "herd hysteresis: the balanced and herd branches (least loaded with tallies) against T",
 		Meta: []table.Field{
@@ -214,65 +212,16 @@ func hysteresisTable(s compare.HysteresisSettings, h compare.Hysteresis) (*table
 		}
 		t.AddRow(c.row()...)
 	}
-	if !h.HasBistable {
-		return t, nil
-	}
-	if h.BistableErr != nil {
+	switch {
+	case !h.HasBistable:
+	case h.BistableErr != nil:
 		t.Warnings = append(t.Warnings, "bistable range: "+h.BistableErr.Error())
-		return t, nil
+	default:
+		t.Notes = append(t.Notes, bistableNote(h.Bistable))
 	}
-	bis := h.Bistable
-	t.Notes = append(t.Notes, bistableNote(bis))
-	if math.IsNaN(bis.Low) || math.IsNaN(bis.High) {
-		return t, nil
-	}
-	return t, &plotting.Band{XMin: bis.Low, XMax: bis.High, Label: "bistable (model)"}
+	return t
 }
 
 func herdKind(a meanfield.HerdAttractor) string { return compare.AttractorName(a) }
 
 func bistableNote(b meanfield.BistableResult) string { return compare.BistableNote(b) }
-
-func plotHysteresis(path string, rows []compare.HysteresisRow, band *plotting.Band, servers int) error {
-	fig := plotting.Figure{
-		Title:  "the trap door: balanced and herd branches",
-		XLabel: "refresh period T (service times)",
-		YLabel: "mean time in system (service times)",
-		LogX:   true, LogY: true,
-	}
-	order := []string{}
-	lines := map[string]*plotting.Series{}
-	dots := map[string]*plotting.Series{}
-	for _, p := range rows {
-		name := p.Start.String()
-		if _, ok := lines[name]; !ok {
-			order = append(order, name)
-			lines[name] = &plotting.Series{Name: "model, start " + name, Line: true, Group: name}
-			dots[name] = &plotting.Series{Name: fmt.Sprintf("simulator N = %d, start %s", servers, name), Group: name}
-		}
-		if p.HasModel && !math.IsNaN(p.Model.Response) && p.Model.Response > 0 {
-			lines[name].X = append(lines[name].X, p.Refresh)
-			lines[name].Y = append(lines[name].Y, p.Model.Response)
-		}
-		if p.HasSim {
-			dots[name].X = append(dots[name].X, p.Refresh)
-			dots[name].Y = append(dots[name].Y, p.Sim.Response.Mean)
-			dots[name].YErr = append(dots[name].YErr, ci95(p.Sim.Response.SE, p.Sim.Response.N))
-		}
-	}
-	for _, n := range order {
-		if len(lines[n].X) > 0 {
-			fig.Series = append(fig.Series, *lines[n])
-		}
-		if len(dots[n].X) > 0 {
-			fig.Series = append(fig.Series, *dots[n])
-		}
-	}
-	if band != nil {
-		fig.Bands = []plotting.Band{*band}
-	}
-	if err := plotting.Save(fig, path); err != nil {
-		return fmt.Errorf("--plot: %w", err)
-	}
-	return nil
-}

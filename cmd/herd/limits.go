@@ -15,6 +15,7 @@ import (
 
 	"herd/meanfield"
 	"herd/sim"
+	"herd/sweep"
 )
 
 // simFlags names the herd sim flag behind each sim.Config field.
@@ -131,7 +132,7 @@ var simRangeHelp = struct{ servers, dispatchers, probes, start string }{
 // maxSweepRuns bounds the runs one command does (rows × --runs): each is
 // planned (its configuration, seed and identity, a few hundred bytes)
 // before any starts.
-const maxSweepRuns = 1_000_000
+const maxSweepRuns = sweep.MaxRuns
 
 // ballsRangeHelp is the limits text of herd balls' size flags.
 var ballsRangeHelp = struct{ bins, balls string }{
@@ -205,12 +206,12 @@ func checkBracket(ns []int, k int, load float64, runs, refreshes int, grid []flo
 // corrupt.
 
 // nonNeg reports whether x is a number ≥ 0 (+Inf allowed only if inf).
-func nonNeg(x jfloat, inf bool) bool {
+func nonNeg(x sweep.Float, inf bool) bool {
 	f := float64(x)
 	return f >= 0 && (inf || !math.IsInf(f, 0))
 }
 
-func (r simRun) check() error {
+func (r simRun) Check() error {
 	switch {
 	case r.Jobs < 0 || r.Arrivals < 0 || r.Jobs > r.Arrivals:
 		return fmt.Errorf("jobs %d, arrivals %d: want 0 ≤ jobs ≤ arrivals", r.Jobs, r.Arrivals)
@@ -226,7 +227,7 @@ func (r simRun) check() error {
 	return nil
 }
 
-func (r pointRun) check() error {
+func (r pointRun) Check() error {
 	switch {
 	case r.Kind != meanfield.FixedPoint && r.Kind != meanfield.Periodic && r.Kind != meanfield.Unconverged:
 		return fmt.Errorf("kind %d: not an attractor kind", int(r.Kind))
@@ -241,14 +242,14 @@ func (r pointRun) check() error {
 	return nil
 }
 
-func (r bracketRun) check() error {
+func (r bracketRun) Check() error {
 	if r.TippedAt < -1 {
 		return fmt.Errorf("tipped_at %d: want −1 (survived) or a refresh ≥ 0", r.TippedAt)
 	}
 	return nil
 }
 
-func (r modelRun) check() error {
+func (r modelRun) Check() error {
 	switch {
 	case r.Period < 0 || r.Iterations < 0:
 		return fmt.Errorf("period %d, iterations %d: want ≥ 0", r.Period, r.Iterations)

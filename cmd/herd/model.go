@@ -10,7 +10,9 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/progress"
 	"herd/meanfield"
+	"herd/sweep"
 )
 
 func runModel(ctx context.Context, e *env, args []string) error {
@@ -19,35 +21,35 @@ func runModel(ctx context.Context, e *env, args []string) error {
 
 // modelRun is one model point as a part file keeps it.
 type modelRun struct {
-	Response   jfloat `json:"response"`
-	Queue      jfloat `json:"queue"`
-	Period     int    `json:"period"`
-	Converged  bool   `json:"converged"`
-	ResponseSE jfloat `json:"response_se"`
-	Iterations int    `json:"iterations"`
-	Err        string `json:"err,omitempty"` // a point that did not converge
+	Response   sweep.Float `json:"response"`
+	Queue      sweep.Float `json:"queue"`
+	Period     int         `json:"period"`
+	Converged  bool        `json:"converged"`
+	ResponseSE sweep.Float `json:"response_se"`
+	Iterations int         `json:"iterations"`
+	Err        string      `json:"err,omitempty"` // a point that did not converge
 }
 
 // runModelSweep is herd model; with merged set (herd merge) its points are
 // taken from a sharded sweep's parts instead of computed.
-func runModelSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
+func runModelSweep(ctx context.Context, e *env, args []string, merged *sweep.Merged) error {
 	fs, shard, pts, fmtName, workers, err := parseModel(e, args)
 	if err != nil {
 		return err
 	}
-	sw := &sweep{e: e, command: "model", fs: fs, flags: shard, merged: merged}
+	sw := &sweepCmd{e: e, command: "model", fs: fs, flags: shard, merged: merged}
 	for _, p := range pts {
 		sw.ids = append(sw.ids, fmt.Sprintf("model policy=%s load=%s refresh=%s servers=%d",
 			p.Policy, strconv.FormatFloat(p.Load, 'g', -1, 64), strconv.FormatFloat(p.Refresh, 'g', -1, 64), p.Servers))
 	}
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, modelRun)) error {
-		prog := newProgress(e.stderr, "model", "points")
+		prog := progress.NewLine(e.stderr, "model", "points")
 		costs := make([]float64, len(idx))
 		for k, i := range idx {
 			costs[k] = compare.ModelCost(pts[i])
 		}
 		res, errs, ok := compare.ModelResults(pts, idx, weightedPool(ctx, workers, prog, costs))
-		prog.finish()
+		prog.Finish()
 		for k, i := range idx {
 			if !ok[k] {
 				continue
@@ -123,8 +125,8 @@ func parseModel(e *env, args []string) (fs *pflag.FlagSet, shard *shardFlags, pt
 
 // newModelRun keeps what herd model prints of one point.
 func newModelRun(r meanfield.ClassicResult, err error) modelRun {
-	m := modelRun{Response: jfloat(r.ResponseMean), Queue: jfloat(r.QueueMean), Period: r.Period,
-		Converged: r.Status == meanfield.FixedPoint || r.Status == meanfield.Periodic, ResponseSE: jfloat(r.ResponseSE), Iterations: r.Maps}
+	m := modelRun{Response: sweep.Float(r.ResponseMean), Queue: sweep.Float(r.QueueMean), Period: r.Period,
+		Converged: r.Status == meanfield.FixedPoint || r.Status == meanfield.Periodic, ResponseSE: sweep.Float(r.ResponseSE), Iterations: r.Maps}
 	if err != nil {
 		m.Err = err.Error()
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"herd/cmd/internal/table"
+	"herd/sweep"
 )
 
 // check validates the shared flags and returns the format.
@@ -88,34 +89,6 @@ func checkOutputDir(flag, path string) error {
 	return nil
 }
 
-// writeAtomic writes data to path through a temporary file in the same
-// directory and a rename, so path holds either its old content or all of
-// the new.
-func writeAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	// CreateTemp makes the file private (0600); an output file is not.
-	if err = f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
-
 // outputOnlyFlags choose where and how output goes, not what is computed;
 // commandLine leaves them out, so that the recorded command line, like the
 // numbers, does not depend on them (a merged sweep records the same line as
@@ -137,7 +110,7 @@ func commandLine(e *env) string {
 	if e.flags != nil {
 		e.flags.VisitAll(func(f *pflag.Flag) { // definition order: SortFlags is false
 			if f.Changed && !outputOnlyFlags[f.Name] {
-				words = append(words, shellQuote("--"+f.Name+"="+f.Value.String()))
+				words = append(words, sweep.ShellQuote("--"+f.Name+"="+f.Value.String()))
 			}
 		})
 	}

@@ -10,7 +10,9 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/progress"
 	"herd/meanfield"
+	"herd/sweep"
 )
 
 func runPoint(ctx context.Context, e *env, args []string) error {
@@ -22,21 +24,21 @@ func runPoint(ctx context.Context, e *env, args []string) error {
 type pointRun struct {
 	Kind           meanfield.Status `json:"kind"`
 	Period         int              `json:"period"`
-	BoardMean      jfloat           `json:"board_mean"`
-	QueueMean      jfloat           `json:"queue_mean"`
-	Response       jfloat           `json:"response"`
-	SpectralRadius jfloat           `json:"spectral_radius"`
-	CutPhase       jfloat           `json:"cut_phase"`
+	BoardMean      sweep.Float      `json:"board_mean"`
+	QueueMean      sweep.Float      `json:"queue_mean"`
+	Response       sweep.Float      `json:"response"`
+	SpectralRadius sweep.Float      `json:"spectral_radius"`
+	CutPhase       sweep.Float      `json:"cut_phase"`
 	Iterations     int              `json:"iterations"`
-	Truncation     jfloat           `json:"truncation"`
+	Truncation     sweep.Float      `json:"truncation"`
 	Balanced       bool             `json:"balanced"`
-	Residual       jfloat           `json:"residual"`
+	Residual       sweep.Float      `json:"residual"`
 	// For an aperiodic herd: the batch-means standard errors of the orbit
 	// averages, the maps averaged, and the drift of the board mean per map.
-	BoardMeanSE jfloat `json:"board_mean_se"`
-	ResponseSE  jfloat `json:"response_se"`
-	Averaged    int    `json:"averaged"`
-	Drift       jfloat `json:"drift"`
+	BoardMeanSE sweep.Float `json:"board_mean_se"`
+	ResponseSE  sweep.Float `json:"response_se"`
+	Averaged    int         `json:"averaged"`
+	Drift       sweep.Float `json:"drift"`
 }
 
 // toPointRun keeps what herd point prints of a. For an attractor that is
@@ -51,10 +53,10 @@ func toPointRun(a meanfield.HerdAttractor) pointRun {
 			bm += float64(b) * x
 		}
 	}
-	return pointRun{Kind: a.Status, Period: a.Period, BoardMean: jfloat(bm), QueueMean: jfloat(a.QueueMean),
-		Response: jfloat(a.Response), SpectralRadius: jfloat(a.SpectralRadius), CutPhase: jfloat(a.CutPhase),
-		Iterations: a.Maps, Truncation: jfloat(a.Truncation), Balanced: a.Balanced, Residual: jfloat(a.Residual),
-		BoardMeanSE: jfloat(a.BoardMeanSE), ResponseSE: jfloat(a.ResponseSE), Averaged: a.Averaged, Drift: jfloat(a.Drift)}
+	return pointRun{Kind: a.Status, Period: a.Period, BoardMean: sweep.Float(bm), QueueMean: sweep.Float(a.QueueMean),
+		Response: sweep.Float(a.Response), SpectralRadius: sweep.Float(a.SpectralRadius), CutPhase: sweep.Float(a.CutPhase),
+		Iterations: a.Maps, Truncation: sweep.Float(a.Truncation), Balanced: a.Balanced, Residual: sweep.Float(a.Residual),
+		BoardMeanSE: sweep.Float(a.BoardMeanSE), ResponseSE: sweep.Float(a.ResponseSE), Averaged: a.Averaged, Drift: sweep.Float(a.Drift)}
 }
 
 func (r pointRun) attractor() meanfield.HerdAttractor {
@@ -81,12 +83,12 @@ type pointOutput struct {
 
 // runPointSweep is herd point; with merged set (herd merge) its points are
 // taken from a sharded sweep's parts instead of computed.
-func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
+func runPointSweep(ctx context.Context, e *env, args []string, merged *sweep.Merged) error {
 	fs, shard, jobs, o, err := parsePoint(e, args)
 	if err != nil {
 		return err
 	}
-	sw := &sweep{e: e, command: "point", fs: fs, flags: shard, merged: merged}
+	sw := &sweepCmd{e: e, command: "point", fs: fs, flags: shard, merged: merged}
 	compute := make([]compare.PointJob, len(jobs))
 	for i, j := range jobs {
 		compute[i] = j.PointJob
@@ -96,13 +98,13 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *mergedRun
 	// A point whose map fails (not merely unconverged) stops the command
 	// before any output, as it always has; a shard with one writes no part.
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, pointRun)) error {
-		prog := newProgress(e.stderr, "point", "points")
+		prog := progress.NewLine(e.stderr, "point", "points")
 		costs := make([]float64, len(idx))
 		for k, i := range idx {
 			costs[k] = compare.PointCost(compute[i])
 		}
 		res, errs, ok := compare.PointAttractors(compute, idx, o.settings, weightedPool(ctx, o.workers, prog, costs))
-		prog.finish()
+		prog.Finish()
 		for k, i := range idx {
 			if !ok[k] {
 				continue

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"herd/compare"
+	"herd/internal/progress"
 	"herd/sim"
 )
 
@@ -29,13 +30,13 @@ func parallel(ctx context.Context, n, workers int, work func(i int), progress fu
 
 // weightedPool is workerPool with the progress estimate weighted by
 // costs[i], the relative cost of item i of the pool's work.
-func weightedPool(ctx context.Context, workers int, p *progress, costs []float64) compare.Pool {
-	p.weigh(costs)
+func weightedPool(ctx context.Context, workers int, p *progress.Line, costs []float64) compare.Pool {
+	p.Weigh(costs)
 	return func(n int, work func(i int)) []bool {
 		_, done := sim.Parallel(ctx, n, workers, func(i int) (struct{}, bool) {
 			work(i)
 			return struct{}{}, ctx.Err() == nil
-		}, func(i int, _ struct{}, d int) { p.notify(i, sim.Result{}, d, n) })
+		}, func(i int, _ struct{}, d int) { p.Notify(i, d, n) })
 		return done
 	}
 }

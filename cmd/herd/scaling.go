@@ -46,7 +46,7 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 		if fitErr == nil {
 			fp = &fit
 		}
-		return plotBrackets(*f.plot, results, fp)
+		return savePlot(*f.plot, compare.BracketPlot(results, fp))
 	})
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func scalingTable(results []compare.BracketResult, fit compare.ScalingFit, fitEr
 			continue
 		}
 		n := float64(results[i].Settings.Servers)
-		t.Rows[i] = append(t.Rows[i], fit.EdgeInf+fit.A*math.Pow(n, -fit.Beta), fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh,
+		t.Rows[i] = append(t.Rows[i], fit.At(n), fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh,
 			fit.A, fit.Beta, fit.Chi2, fit.DF, fit.PValue)
 	}
 	if fitErr != nil {
@@ -162,41 +162,9 @@ func readBrackets(stdin io.Reader, path string) ([]compare.BracketResult, error)
 	if err != nil {
 		return nil, err
 	}
-	if len(recs) < 2 || len(recs[0]) < 10 || recs[0][0] != "servers" || recs[0][5] != "lower_scaled" {
-		return nil, fmt.Errorf("%s: not a herd bracket CSV (want the columns servers,dispatchers,load,runs,refreshes,lower_scaled,…)", path)
+	res, err := compare.BracketsFromTable(recs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	num := func(s string) float64 {
-		if s == "" {
-			return math.NaN()
-		}
-		x, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return math.NaN()
-		}
-		return x
-	}
-	var out []compare.BracketResult
-	for _, r := range recs[1:] {
-		n, err := strconv.Atoi(r[0])
-		if err != nil {
-			return nil, fmt.Errorf("%s: servers %q", path, r[0])
-		}
-		k, _ := strconv.Atoi(r[1])
-		runs, _ := strconv.Atoi(r[3])
-		refr, _ := strconv.Atoi(r[4])
-		br := compare.BracketResult{
-			Settings: compare.BracketSettings{Servers: n, Dispatchers: k, Load: num(r[2]), Runs: runs, Refreshes: refr, Cut: 300},
-			Lower:    num(r[5]), Upper: num(r[6]), ModelScaled: num(r[7]), LowerCut: num(r[8]), UpperCut: num(r[9]),
-		}
-		if len(r) >= 14 { // cut, points, resolution, seed
-			br.Settings.Cut, _ = strconv.Atoi(r[10])
-			if p, err := strconv.Atoi(r[11]); err == nil && p >= 0 && p <= 10_000 {
-				br.Points = make([]compare.PointStat, p)
-			}
-			br.Settings.Resolution = num(r[12])
-			br.Settings.Seed, _ = strconv.ParseUint(r[13], 10, 64)
-		}
-		out = append(out, br)
-	}
-	return out, nil
+	return res, nil
 }

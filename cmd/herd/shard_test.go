@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"herd/sweep"
 )
 
 // runShards runs every shard of a sweep in-process (workers alternating
@@ -129,7 +130,7 @@ func TestMergeIncomplete(t *testing.T) {
 
 	// Two shards missing.
 	for _, i := range []int{1, 2, 4} {
-		if err := os.Rename(filepath.Join(dir, partName(5, i)), filepath.Join(dir, partName(5, i)+".away")); err != nil {
+		if err := os.Rename(filepath.Join(dir, sweep.PartName(5, i)), filepath.Join(dir, sweep.PartName(5, i)+".away")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -139,22 +140,22 @@ func TestMergeIncomplete(t *testing.T) {
 		t.Errorf("missing shards: stdout %q, want nothing", out)
 	}
 	for _, i := range []int{1, 2, 4} {
-		os.Rename(filepath.Join(dir, partName(5, i)+".away"), filepath.Join(dir, partName(5, i)))
+		os.Rename(filepath.Join(dir, sweep.PartName(5, i)+".away"), filepath.Join(dir, sweep.PartName(5, i)))
 	}
 
 	// A corrupt part (truncated) is an error naming the file, not a skip.
-	p2 := filepath.Join(dir, partName(5, 2))
+	p2 := filepath.Join(dir, sweep.PartName(5, 2))
 	good, _ := os.ReadFile(p2)
 	os.WriteFile(p2, good[:len(good)/2], 0o644)
 	_, errs, code = herd(t, "merge", dir)
 	must("corrupt", code, errs, "part-2-of-5.json: corrupt part file", "--array=2")
 	// A result that does not decode, and a result under another shard's index.
-	var p partFile
+	var p sweep.Part
 	if err := json.Unmarshal(good, &p); err != nil {
 		t.Fatal(err)
 	}
 	bad := p
-	bad.Results = append([]partRun(nil), p.Results...)
+	bad.Results = append([]sweep.Record(nil), p.Results...)
 	bad.Results[0].Result = json.RawMessage(`{"response_mean": "fast"}`)
 	data, _ := json.Marshal(bad)
 	os.WriteFile(p2, data, 0o644)
@@ -171,8 +172,8 @@ func TestMergeIncomplete(t *testing.T) {
 	// A part of another sweep in the same directory.
 	other := t.TempDir()
 	runShards(t, other, 5, "sim", "--servers", "10", "--horizon", "200", "--runs", "3", "--load", "0.5,0.7")
-	o3, _ := os.ReadFile(filepath.Join(other, partName(5, 3)))
-	p3 := filepath.Join(dir, partName(5, 3))
+	o3, _ := os.ReadFile(filepath.Join(other, sweep.PartName(5, 3)))
+	p3 := filepath.Join(dir, sweep.PartName(5, 3))
 	mine, _ := os.ReadFile(p3)
 	os.WriteFile(p3, o3, 0o644)
 	_, errs, code = herd(t, "merge", dir)
@@ -193,9 +194,9 @@ func TestShardInterruptedResumes(t *testing.T) {
 	args := []string{"sim", "--servers", "10", "--horizon", "200", "--runs", "4"}
 	want, _, _ := herd(t, args...)
 	runShards(t, dir, 2, args...)
-	path := filepath.Join(dir, partName(2, 1))
+	path := filepath.Join(dir, sweep.PartName(2, 1))
 	data, _ := os.ReadFile(path)
-	var p partFile
+	var p sweep.Part
 	json.Unmarshal(data, &p)
 	p.Results, p.Complete = p.Results[:1], false // as an interrupted shard leaves it
 	data, _ = json.Marshal(p)
@@ -219,7 +220,7 @@ func TestShardInterruptedResumes(t *testing.T) {
 	var out, errb bytes.Buffer
 	d2 := t.TempDir()
 	code = run(ctx, append(args, "--shards", "2", "--shard", "0", "--out", d2), &out, &errb)
-	data, err := os.ReadFile(filepath.Join(d2, partName(2, 0)))
+	data, err := os.ReadFile(filepath.Join(d2, sweep.PartName(2, 0)))
 	if code != 1 || err != nil || !strings.Contains(string(data), `"complete": false`) || !strings.Contains(errb.String(), "interrupted") {
 		t.Errorf("cancelled shard: exit %d, %v, stderr %q", code, err, errb.String())
 	}
@@ -236,10 +237,10 @@ func TestShardIndexFromEnv(t *testing.T) {
 		code        int
 		part, error string
 	}{
-		{"slurm", "2", "", nil, 0, partName(3, 2), ""},
-		{"kubernetes", "", "1", nil, 0, partName(3, 1), ""},
-		{"slurm first", "0", "1", nil, 0, partName(3, 0), ""},
-		{"flag first", "0", "", []string{"--shard", "1"}, 0, partName(3, 1), ""},
+		{"slurm", "2", "", nil, 0, sweep.PartName(3, 2), ""},
+		{"kubernetes", "", "1", nil, 0, sweep.PartName(3, 1), ""},
+		{"slurm first", "0", "1", nil, 0, sweep.PartName(3, 0), ""},
+		{"flag first", "0", "", []string{"--shard", "1"}, 0, sweep.PartName(3, 1), ""},
 		{"none", "", "", nil, 2, "", "give --shard I, or run as a Slurm array task"},
 		{"out of range", "3", "", nil, 2, "", "$SLURM_ARRAY_TASK_ID = \"3\": want a shard index in [0, 3)"},
 		{"not a number", "", "x", nil, 2, "", "$JOB_COMPLETION_INDEX = \"x\""},
@@ -318,44 +319,5 @@ func TestSlurmScript(t *testing.T) {
 	}
 	if ps, _ := filepath.Glob(filepath.Join(dir, "part-*")); len(ps) != 0 {
 		t.Errorf("--slurm-script ran shards: %v", ps)
-	}
-}
-
-// jfloat round-trips every float64 through JSON, NaN and ±Inf included.
-func TestJfloatRoundTrip(t *testing.T) {
-	t.Parallel()
-	for _, x := range []float64{0, math.Copysign(0, -1), 1, -2.5, 1e-300, 5e-324, math.MaxFloat64, 0.1 + 0.2, math.NaN(), math.Inf(1), math.Inf(-1)} {
-		b, err := json.Marshal(jfloat(x))
-		if err != nil {
-			t.Fatalf("%v: %v", x, err)
-		}
-		var y jfloat
-		if err := json.Unmarshal(b, &y); err != nil {
-			t.Fatalf("%v (%s): %v", x, b, err)
-		}
-		if math.Float64bits(float64(y)) != math.Float64bits(x) && !(math.IsNaN(x) && math.IsNaN(float64(y))) {
-			t.Errorf("%v → %s → %v", x, b, float64(y))
-		}
-	}
-	var y jfloat
-	if err := json.Unmarshal([]byte(`"fast"`), &y); err == nil {
-		t.Errorf(`"fast" decoded as %v`, y)
-	}
-}
-
-func TestShardList(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		in   []int
-		want string
-	}{
-		{[]int{3}, "3"},
-		{[]int{0, 1, 2, 3}, "0-3"},
-		{[]int{9, 0, 1, 5, 7, 8}, "0-1,5,7-9"},
-	}
-	for _, tc := range cases {
-		if got := shardList(tc.in); got != tc.want {
-			t.Errorf("shardList(%v) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }

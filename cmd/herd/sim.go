@@ -11,7 +11,9 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/progress"
 	"herd/sim"
+	"herd/sweep"
 )
 
 func runSim(ctx context.Context, e *env, args []string) error {
@@ -21,26 +23,26 @@ func runSim(ctx context.Context, e *env, args []string) error {
 // simRun is one run's result as a part file keeps it: what Summarize
 // reads (sim.Result less its trace, which herd sim never keeps).
 type simRun struct {
-	ResponseMean jfloat `json:"response_mean"`
-	Jobs         int64  `json:"jobs"`
-	Arrivals     int64  `json:"arrivals"`
-	BoardMean    jfloat `json:"board_mean"`
-	Records      int    `json:"records"`
-	ProbesMean   jfloat `json:"probes_mean"`
-	End          jfloat `json:"end"`
-	Stopped      bool   `json:"stopped"`
+	ResponseMean sweep.Float `json:"response_mean"`
+	Jobs         int64       `json:"jobs"`
+	Arrivals     int64       `json:"arrivals"`
+	BoardMean    sweep.Float `json:"board_mean"`
+	Records      int         `json:"records"`
+	ProbesMean   sweep.Float `json:"probes_mean"`
+	End          sweep.Float `json:"end"`
+	Stopped      bool        `json:"stopped"`
 	// Tipped: compare's tipping detector called the run tipped, at the
 	// board record of time TipTime (service times).
-	Tipped  bool   `json:"tipped"`
-	TipTime jfloat `json:"tip_time"`
+	Tipped  bool        `json:"tipped"`
+	TipTime sweep.Float `json:"tip_time"`
 	// Drift: compare's drift test on the board records after the warm-up.
 	Drift compare.Drift `json:"drift"`
 }
 
 func toSimRun(r sim.Result, w *compare.TipWatch) simRun {
-	return simRun{ResponseMean: jfloat(r.ResponseMean), Jobs: r.Jobs, Arrivals: r.Arrivals,
-		BoardMean: jfloat(r.BoardMean), Records: r.Records, ProbesMean: jfloat(r.ProbesMean),
-		End: jfloat(r.End), Stopped: r.Stopped, Tipped: w.Tipped, TipTime: jfloat(w.At), Drift: w.Drift()}
+	return simRun{ResponseMean: sweep.Float(r.ResponseMean), Jobs: r.Jobs, Arrivals: r.Arrivals,
+		BoardMean: sweep.Float(r.BoardMean), Records: r.Records, ProbesMean: sweep.Float(r.ProbesMean),
+		End: sweep.Float(r.End), Stopped: r.Stopped, Tipped: w.Tipped, TipTime: sweep.Float(w.At), Drift: w.Drift()}
 }
 
 func (r simRun) run() compare.SimRun {
@@ -240,9 +242,9 @@ func (o *simOpts) complete(c sim.Config, l *simLists) (sim.Config, error) {
 
 // simulate does the sweep's runs (--runs per configuration, in order), or
 // reads them from a sharded sweep's parts; handled: the command is done.
-func (o *simOpts) simulate(ctx context.Context, e *env, fs *pflag.FlagSet, merged *mergedRuns, cfgs []sim.Config) ([]compare.SimRun, []bool, bool, error) {
+func (o *simOpts) simulate(ctx context.Context, e *env, fs *pflag.FlagSet, merged *sweep.Merged, cfgs []sim.Config) ([]compare.SimRun, []bool, bool, error) {
 	var tasks []sim.Task
-	sw := &sweep{e: e, command: "sim", fs: fs, flags: o.shard, merged: merged}
+	sw := &sweepCmd{e: e, command: "sim", fs: fs, flags: o.shard, merged: merged}
 	for _, c := range cfgs {
 		key := c.Key()
 		for i := 0; i < *o.runs; i++ {
@@ -258,9 +260,9 @@ func (o *simOpts) simulate(ctx context.Context, e *env, fs *pflag.FlagSet, merge
 			watch[j] = compare.NewTipWatch(sub[j].Config)
 			sub[j].Config.Observe = watch[j].Observe
 		}
-		prog := newProgress(e.stderr, "sim", "runs")
-		res, ok, err := sim.RunAllNotify(ctx, sub, *o.out.workers, prog.weigh(runCosts(sub)).notify)
-		prog.finish()
+		prog := progress.NewLine(e.stderr, "sim", "runs")
+		res, ok, err := sim.RunAllNotify(ctx, sub, *o.out.workers, weighRuns(prog, sub))
+		prog.Finish()
 		for j, i := range idx {
 			if ok != nil && ok[j] {
 				put(i, toSimRun(res[j], watch[j]))
@@ -280,7 +282,7 @@ func (o *simOpts) simulate(ctx context.Context, e *env, fs *pflag.FlagSet, merge
 
 // runSimSweep is herd sim; with merged set (herd merge) its runs are
 // taken from a sharded sweep's parts instead of simulated.
-func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns) error {
+func runSimSweep(ctx context.Context, e *env, args []string, merged *sweep.Merged) error {
 	fs := newFlags(e, "sim", "sim [flags]   (numeric flags, --policy, --tally, --sizes and --start take comma lists: one row per combination)")
 	o := addSimFlags(fs)
 	if err := parse(fs, args); err != nil {
@@ -310,7 +312,7 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *mergedRuns)
 		if *o.plot == "" || len(sums) == 0 {
 			return nil
 		}
-		return plotSim(*o.plot, sums, l.ns, l.ks, l.loads, l.ts)
+		return plotSim(*o.plot, sums, l)
 	})
 	if err != nil {
 		return err

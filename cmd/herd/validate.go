@@ -9,6 +9,7 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/internal/progress"
 )
 
 func runValidate(ctx context.Context, e *env, args []string) error {
@@ -28,9 +29,9 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 		_, err := io.WriteString(e.stdout, compare.Table)
 		return err
 	}
-	prog := newProgress(e.stderr, "validate", "checks")
-	rows, runErr := compare.Validate(ctx, compare.Options{Quick: *quick, Seed: *seed, Workers: *out.workers, Progress: prog.update})
-	prog.finish()
+	prog := progress.NewLine(e.stderr, "validate", "checks")
+	rows, runErr := compare.Validate(ctx, compare.Options{Quick: *quick, Seed: *seed, Workers: *out.workers, Progress: prog.Update})
+	prog.Finish()
 
 	t := validateTable(rows, *quick, *seed)
 	if err := writeTable(ctx, e, t, fmtName, nil); err != nil {

@@ -16,6 +16,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"herd/internal/atomicfile"
 )
 
 // Series is one named curve or set of points.
@@ -87,7 +89,7 @@ func Save(fig Figure, path string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(path, b); err != nil {
+	if err := atomicfile.WriteFile(path, b); err != nil {
 		return fmt.Errorf("plotting: %w", err)
 	}
 	return nil

@@ -1,0 +1,146 @@
+package progress
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mode says where Items reports.
+type Mode string
+
+// The modes of Items.
+const (
+	Auto   Mode = "auto"   // item lines on a terminal, else heartbeat lines
+	Always Mode = "always" // both
+	Never  Mode = "never"  // nothing
+)
+
+// heartbeatEvery is the interval of the heartbeat line; tests shorten it.
+var heartbeatEvery = 30 * time.Second
+
+// Items reports a batch of long, weighted items (edges): one line per
+// finished item with its wall time, the time elapsed and an estimate of
+// the time left, and a heartbeat line every 30 s while items run, naming
+// those at work. Mode Auto gives the item lines on a terminal and the
+// heartbeat otherwise (a log); Always gives both; Never nothing. The
+// estimate scales the elapsed time by the weight left over the weight
+// done (weights model the relative cost of the items).
+type Items struct {
+	mu         sync.Mutex
+	w          io.Writer
+	lines      bool
+	name, unit string
+	labels     []string
+	weights    []float64
+	started    []time.Time
+	finished   []bool
+	done, all  float64
+	count      int
+	start      time.Time
+	stop       chan struct{}
+	wg         sync.WaitGroup
+}
+
+// NewItems starts reporting on w items labelled labels, of weights
+// weights; Close stops it.
+func NewItems(w io.Writer, mode Mode, name, unit string, labels []string, weights []float64) *Items {
+	p := &Items{name: name, unit: unit, labels: labels, weights: weights, start: time.Now(),
+		started: make([]time.Time, len(labels)), finished: make([]bool, len(labels))}
+	for _, x := range weights {
+		p.all += x
+	}
+	term := IsTerminal(w)
+	beat := false
+	switch mode {
+	case Always:
+		p.lines, beat = true, true
+	case Auto:
+		p.lines, beat = term, !term
+	}
+	if p.lines || beat {
+		p.w = w
+	}
+	if beat {
+		p.stop = make(chan struct{})
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			t := time.NewTicker(heartbeatEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-p.stop:
+					return
+				case <-t.C:
+					p.heartbeat()
+				}
+			}
+		}()
+	}
+	return p
+}
+
+// Begin records that item i started.
+func (p *Items) Begin(i int) {
+	p.mu.Lock()
+	p.started[i] = time.Now()
+	p.mu.Unlock()
+}
+
+// End records that item i finished, with a one-word result.
+func (p *Items) End(i int, result string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.finished[i] = true
+	p.done += p.weights[i]
+	p.count++
+	if p.w == nil || !p.lines {
+		return
+	}
+	took := time.Since(p.started[i])
+	fmt.Fprintf(p.w, "%s %d/%d: %s: %s in %s; %s elapsed%s\n", p.name, p.count, len(p.labels), p.labels[i], result,
+		took.Round(100*time.Millisecond), time.Since(p.start).Round(time.Second), p.left())
+}
+
+// left returns ", about D left" (or "" when nothing is left or nothing
+// done yet).
+func (p *Items) left() string {
+	if p.count == len(p.labels) {
+		return ""
+	}
+	if p.done <= 0 {
+		return ", time left unknown"
+	}
+	el := time.Since(p.start)
+	rest := time.Duration(float64(el) * (p.all - p.done) / p.done)
+	return fmt.Sprintf(", about %s left", rest.Round(time.Second))
+}
+
+func (p *Items) heartbeat() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var running []string
+	for i, t := range p.started {
+		if !t.IsZero() && !p.finished[i] {
+			running = append(running, fmt.Sprintf("%s for %s", p.labels[i], time.Since(t).Round(time.Second)))
+		}
+	}
+	msg := fmt.Sprintf("%s: %d/%d %s done, %s elapsed%s", p.name, p.count, len(p.labels), p.unit,
+		time.Since(p.start).Round(time.Second), p.left())
+	if len(running) > 0 {
+		msg += "; running " + strings.Join(running, ", ")
+	}
+	fmt.Fprintln(p.w, msg)
+}
+
+// Close stops the heartbeat.
+func (p *Items) Close() {
+	if p.stop != nil {
+		close(p.stop)
+		p.wg.Wait()
+		p.stop = nil
+	}
+}

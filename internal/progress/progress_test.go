@@ -1,0 +1,195 @@
+package progress
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+// Line and Stages show only on a terminal: a plain file or buffer gets
+// nothing.
+func TestOnlyOnTerminal(t *testing.T) {
+	t.Parallel()
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	for _, w := range []io.Writer{f, &b} {
+		p := NewLine(w, "sim", "runs")
+		p.Update(1, 2)
+		p.Growing(1, 2, time.Now())
+		p.Finish()
+		if p.Terminal() != nil {
+			t.Errorf("Terminal() = %v off a terminal, want nil", p.Terminal())
+		}
+		fp := NewStages(w, "figures", "figure", []string{"1", "2"})
+		fp.Update(Stage{Job: 0, Name: "runs", Done: 1, Total: 2, TotalKnown: true})
+		fp.Written(0, "")
+		fp.Close()
+	}
+	if st, _ := f.Stat(); st.Size() != 0 || b.Len() != 0 {
+		t.Errorf("progress written to a file (%d bytes) or a buffer (%q); want nothing off a terminal", st.Size(), b.String())
+	}
+}
+
+// The estimate weighs items by cost: after a run of 1 unit out of 1 + 999,
+// 10 s in, about 9,990 s are left (a count would say 10 s).
+func TestLineWeighted(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	p := NewLine(&b, "sim", "runs")
+	p.w, p.now, p.start = &b, clk.now, clk.t
+	p.Weigh([]float64{1, 999})
+	clk.t = clk.t.Add(10 * time.Second)
+	p.Notify(0, 1, 2)
+	if want := "sim: 1/2 runs (0% by cost), 10s elapsed, about 2h46m30s left"; !strings.Contains(b.String(), want) {
+		t.Errorf("got %q, want it to contain %q", b.String(), want)
+	}
+	b.Reset()
+	clk.t = clk.t.Add(time.Hour)
+	p.Notify(1, 2, 2)
+	if got := b.String(); !strings.Contains(got, "2/2 runs (100% by cost), 1h0m10s elapsed, all done") {
+		t.Errorf("got %q after the last run", got)
+	}
+	// Unweighted: counts.
+	b.Reset()
+	q := NewLine(&b, "model", "points")
+	q.w, q.now, q.start = &b, clk.now, clk.t.Add(-4*time.Second)
+	q.Update(1, 5)
+	if want := "model: 1/5 points, 4s elapsed, about 16s left"; !strings.Contains(b.String(), want) {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// A search whose total grows never claims "0s left" (issue 19: herd
+// bracket said "about 0s left" each time the known runs were done).
+func TestLineGrowing(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	clk := &fakeClock{t: time.Unix(60, 0)}
+	p := NewLine(&b, "bracket N=100", "runs")
+	p.w, p.now = &b, clk.now
+	start := time.Unix(0, 0)
+	for _, dt := range [][2]int{{6, 6}, {7, 12}, {12, 12}} {
+		p.Growing(dt[0], dt[1], start)
+		clk.t = clk.t.Add(time.Second)
+	}
+	got := b.String()
+	if strings.Contains(got, "0s left") || strings.Count(got, "time left unknown") != 3 {
+		t.Errorf("got %q; want three lines, each saying the time left is unknown", got)
+	}
+	if !strings.Contains(got, "7 runs done (5 more queued), 1m1s elapsed") {
+		t.Errorf("got %q; want the runs done and queued", got)
+	}
+}
+
+// Stages' line: jobs done of n, elapsed, each working job's stage with its
+// share by cost and estimate; a growing stage without one; a line per job
+// written.
+func TestStages(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	p := NewStages(&b, "figures", "figure", []string{"1", "2", "3", "4", "5", "6", "7"})
+	p.w, p.now, p.start = &b, clk.now, clk.t
+	p.Update(Stage{Job: 0, Name: "runs", Total: 100, TotalKnown: true})
+	p.Update(Stage{Job: 4, Name: "brackets (0 of 6 done)", Done: 4, Total: 4})
+	clk.t = clk.t.Add(30 * time.Second)
+	p.Update(Stage{Job: 0, Name: "runs", Done: 25, Total: 100, TotalKnown: true})
+	line := p.line(clk.t)
+	for _, want := range []string{"figures: 0 of 7 done, 30s elapsed", "figure 1: runs 25% by cost, about 1m30s left", "figure 5: brackets (0 of 6 done), 4 runs so far"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("line %q lacks %q", line, want)
+		}
+	}
+	p.Written(2, "fig3-round-robin: .svg, .png, .csv")
+	if want := "figures: figure 3 written (fig3-round-robin: .svg, .png, .csv); 1 of 7 figures done, 30s elapsed\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("got %q, want it to contain %q", b.String(), want)
+	}
+}
+
+// Items: Always gives a line per item with its time, the time elapsed and
+// the time left (none after the last); Auto on a writer that is not a
+// terminal gives only heartbeat lines; Never gives nothing.
+func TestItems(t *testing.T) {
+	old := heartbeatEvery
+	heartbeatEvery = 20 * time.Millisecond
+	defer func() { heartbeatEvery = old }()
+	labels := []string{"k=3 λ=0.9", "k=5 λ=0.9"}
+	weights := []float64{1, 3}
+
+	var b bytes.Buffer
+	p := NewItems(&b, Always, "edge", "edges", labels, weights)
+	p.Begin(0)
+	p.End(0, "edge 0.9930")
+	p.Begin(1)
+	time.Sleep(70 * time.Millisecond)
+	p.End(1, "edge 2.8992")
+	p.Close()
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	var items []string
+	var beats int
+	for _, l := range lines {
+		if strings.HasPrefix(l, "edge ") {
+			items = append(items, l)
+		} else if strings.HasPrefix(l, "edge: ") {
+			beats++
+		}
+	}
+	if len(items) != 2 || !strings.HasPrefix(items[0], "edge 1/2: k=3 λ=0.9: edge 0.9930 in ") ||
+		!strings.Contains(items[0], "elapsed, about ") || !strings.Contains(items[0], "left") ||
+		strings.Contains(items[1], "left") {
+		t.Errorf("item lines %q", items)
+	}
+	if beats == 0 || !strings.Contains(b.String(), "running k=5 λ=0.9 for") {
+		t.Errorf("no heartbeat naming the running item in %q", b.String())
+	}
+
+	b.Reset()
+	p = NewItems(&b, Auto, "edge", "edges", labels, weights)
+	p.Begin(0)
+	time.Sleep(50 * time.Millisecond)
+	p.End(0, "none")
+	p.Close()
+	if s := b.String(); strings.Contains(s, "edge 1/2") || !strings.Contains(s, "edge: 0/2 edges done") {
+		t.Errorf("auto, not a terminal: %q, want heartbeat lines only", s)
+	}
+
+	b.Reset()
+	p = NewItems(&b, Never, "edge", "edges", labels, weights)
+	p.Begin(0)
+	p.End(0, "none")
+	p.Close()
+	if b.Len() != 0 {
+		t.Errorf("never: %q", b.String())
+	}
+}
+
+// /dev/null is a character device but not a terminal: progress stays off
+// when stderr is redirected there (Linux asks the terminal driver).
+func TestDevNullIsNotATerminal(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the terminal driver is asked on Linux only")
+	}
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if IsTerminal(f) {
+		t.Error("IsTerminal(/dev/null) = true")
+	}
+}
