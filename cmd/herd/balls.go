@@ -11,7 +11,7 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/internal/progress"
+	"herd/compare/progress"
 	"herd/sim"
 )
 
@@ -155,7 +155,7 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	prog := progress.NewLine(e.stderr, "balls", "runs")
+	prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "balls", "runs")
 	costs := make([]float64, 0, len(cfgs)**o.runs)
 	for _, c := range cfgs {
 		for range *o.runs {

@@ -14,9 +14,9 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/internal/atomicfile"
-	"herd/internal/progress"
-	"herd/sweep"
+	"herd/compare/atomicfile"
+	"herd/compare/progress"
+	"herd/compare/sweep"
 )
 
 // bracketFlags are the flags herd bracket and herd scaling share.
@@ -208,7 +208,7 @@ func bracketSweep(ctx context.Context, e *env, fs *pflag.FlagSet, flags *shardFl
 				continue
 			}
 			s.ModelScaled = math.NaN() // only the runs are wanted: skip the model's edge
-			prog := progress.NewLine(e.stderr, fmt.Sprintf("bracket N=%d", s.Servers), "runs")
+			prog := progress.NewLine(e.stderr, isTerminal(e.stderr), fmt.Sprintf("bracket N=%d", s.Servers), "runs")
 			_, err := compare.Bracket(ctx, s, st, func(done, total int) { prog.Growing(done, total, start) })
 			prog.Finish()
 			if err != nil {
@@ -258,7 +258,7 @@ func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st
 	var results []compare.BracketResult
 	for _, s := range set {
 		start := time.Now()
-		prog := progress.NewLine(e.stderr, fmt.Sprintf("bracket N=%d", s.Servers), "runs")
+		prog := progress.NewLine(e.stderr, isTerminal(e.stderr), fmt.Sprintf("bracket N=%d", s.Servers), "runs")
 		r, err := compare.Bracket(ctx, s, st, func(done, total int) {
 			prog.Growing(done, total, start)
 		})

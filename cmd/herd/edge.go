@@ -9,7 +9,7 @@ import (
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/internal/progress"
+	"herd/compare/progress"
 	"herd/meanfield"
 )
 
@@ -273,7 +273,7 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 		labels[i] = fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
 		weights[i] = compare.EdgeCost(s)
 	}
-	prog := progress.NewItems(e.stderr, progress.Mode(mode), name, "edges", labels, weights)
+	prog := progress.NewItems(e.stderr, isTerminal(e.stderr), progress.Mode(mode), name, "edges", labels, weights)
 	pts := compare.Edges(settings, confirm, workerPool(ctx, workers, nil), compare.EdgeHooks{
 		Begin: prog.Begin,
 		End:   func(i int, p compare.EdgePoint) { prog.End(i, edgeStatus(p)) },

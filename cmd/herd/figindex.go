@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"herd/compare"
-	"herd/internal/atomicfile"
-	"herd/sweep"
+	"herd/compare/atomicfile"
+	"herd/compare/sweep"
 )
 
 // writeFigureIndex writes DIR/index.md: how the figures were made, what

@@ -10,7 +10,7 @@ import (
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/internal/atomicfile"
+	"herd/compare/atomicfile"
 )
 
 // plotFigure turns a figure's plot into the drawing: its series and bands

@@ -27,7 +27,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"herd/compare"
-	"herd/sweep"
+	"herd/compare/sweep"
 )
 
 // pathFlags name files or directories: never fuzzed.

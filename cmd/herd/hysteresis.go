@@ -7,7 +7,7 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/internal/progress"
+	"herd/compare/progress"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -30,11 +30,11 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 		return simUsage(err, map[string]string{"Start": "starts", "Horizon": "refreshes"})
 	}
 	// Model points in parallel, then the simulations.
-	prog := progress.NewLine(e.stderr, "hysteresis", "model points")
+	prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "hysteresis", "model points")
 	h := compare.HysteresisModel(s, rows, weightedPool(ctx, o.workers, prog, compare.HysteresisModelCosts(s, rows)))
 	prog.Finish()
 	if s.Servers > 0 && ctx.Err() == nil {
-		sp := progress.NewLine(e.stderr, "hysteresis", "runs")
+		sp := progress.NewLine(e.stderr, isTerminal(e.stderr), "hysteresis", "runs")
 		compare.HysteresisSim(ctx, s, &h, tasks, o.workers, weighRuns(sp, tasks))
 		sp.Finish()
 	}

@@ -24,21 +24,22 @@ type importRule struct {
 // fixedpoint, sim}. sim's non-test code never imports meanfield or
 // fixedpoint (a shared bug would be invisible to compare); cmd/internal's
 // rendering packages import no herd package but the shared file writer;
-// the library packages beside the chain (sweep, internal/...) import no
-// model package and nothing of cmd; only cmd imports pflag and
+// compare's leaf packages (sweep, atomicfile, progress: the sharded
+// sweeps' contract, the one atomic file writer, progress reports) import
+// no model package and nothing of cmd; only cmd imports pflag and
 // gonum/plot; library code never imports math/rand (v1).
 var importRules = map[string]importRule{
 	"fixedpoint":            {},
 	"meanfield":             {herd: []string{"herd/fixedpoint"}},
 	"sim":                   {},
 	"compare":               {herd: []string{"herd/meanfield", "herd/fixedpoint", "herd/sim"}},
-	"sweep":                 {herd: []string{"herd/internal/atomicfile"}},
-	"internal/atomicfile":   {},
-	"internal/progress":     {},
+	"compare/sweep":         {herd: []string{"herd/compare/atomicfile"}},
+	"compare/atomicfile":    {},
+	"compare/progress":      {},
 	"cmd/internal/table":    {cli: true},
-	"cmd/internal/plotting": {cli: true, herd: []string{"herd/internal/atomicfile"}},
+	"cmd/internal/plotting": {cli: true, herd: []string{"herd/compare/atomicfile"}},
 	"cmd/herd": {cli: true, herd: []string{"herd/compare", "herd/meanfield", "herd/fixedpoint", "herd/sim",
-		"herd/sweep", "herd/internal/atomicfile", "herd/internal/progress",
+		"herd/compare/sweep", "herd/compare/atomicfile", "herd/compare/progress",
 		"herd/cmd/internal/table", "herd/cmd/internal/plotting"}},
 }
 

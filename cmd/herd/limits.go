@@ -13,9 +13,9 @@ import (
 	"math"
 	"strconv"
 
+	"herd/compare/sweep"
 	"herd/meanfield"
 	"herd/sim"
-	"herd/sweep"
 )
 
 // simFlags names the herd sim flag behind each sim.Config field.

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"herd/cmd/internal/table"
-	"herd/sweep"
+	"herd/compare/sweep"
 )
 
 // mergeCommands are the commands whose sweeps herd merge can combine:

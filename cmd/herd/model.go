@@ -10,9 +10,9 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/internal/progress"
+	"herd/compare/progress"
+	"herd/compare/sweep"
 	"herd/meanfield"
-	"herd/sweep"
 )
 
 func runModel(ctx context.Context, e *env, args []string) error {
@@ -43,7 +43,7 @@ func runModelSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 			p.Policy, strconv.FormatFloat(p.Load, 'g', -1, 64), strconv.FormatFloat(p.Refresh, 'g', -1, 64), p.Servers))
 	}
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, modelRun)) error {
-		prog := progress.NewLine(e.stderr, "model", "points")
+		prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "model", "points")
 		costs := make([]float64, len(idx))
 		for k, i := range idx {
 			costs[k] = compare.ModelCost(pts[i])

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"herd/cmd/internal/table"
-	"herd/sweep"
+	"herd/compare/sweep"
 )
 
 // check validates the shared flags and returns the format.

@@ -10,9 +10,9 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/internal/progress"
+	"herd/compare/progress"
+	"herd/compare/sweep"
 	"herd/meanfield"
-	"herd/sweep"
 )
 
 func runPoint(ctx context.Context, e *env, args []string) error {
@@ -98,7 +98,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 	// A point whose map fails (not merely unconverged) stops the command
 	// before any output, as it always has; a shard with one writes no part.
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, pointRun)) error {
-		prog := progress.NewLine(e.stderr, "point", "points")
+		prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "point", "points")
 		costs := make([]float64, len(idx))
 		for k, i := range idx {
 			costs[k] = compare.PointCost(compute[i])

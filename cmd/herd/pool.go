@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"herd/compare"
-	"herd/internal/progress"
+	"herd/compare/progress"
 	"herd/sim"
 )
 

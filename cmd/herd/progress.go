@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"herd/compare"
-	"herd/internal/progress"
+	"herd/compare/progress"
 	"herd/sim"
 )
 
@@ -51,7 +51,7 @@ func newFigureProgress(w io.Writer, figs []compare.Figure) figureProgress {
 	for i, f := range figs {
 		ids[i] = f.ID
 	}
-	return figureProgress{progress.NewStages(w, "figures", "figure", ids)}
+	return figureProgress{progress.NewStages(w, isTerminal(w), "figures", "figure", ids)}
 }
 
 // update takes a report from compare.MakeFigures.

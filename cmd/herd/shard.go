@@ -32,7 +32,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"herd/sweep"
+	"herd/compare/sweep"
 )
 
 // getenv and executable are the environment the contract reads; tests

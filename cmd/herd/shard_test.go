@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"herd/sweep"
+	"herd/compare/sweep"
 )
 
 // runShards runs every shard of a sweep in-process (workers alternating

@@ -11,9 +11,9 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/internal/progress"
+	"herd/compare/progress"
+	"herd/compare/sweep"
 	"herd/sim"
-	"herd/sweep"
 )
 
 func runSim(ctx context.Context, e *env, args []string) error {
@@ -260,7 +260,7 @@ func (o *simOpts) simulate(ctx context.Context, e *env, fs *pflag.FlagSet, merge
 			watch[j] = compare.NewTipWatch(sub[j].Config)
 			sub[j].Config.Observe = watch[j].Observe
 		}
-		prog := progress.NewLine(e.stderr, "sim", "runs")
+		prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "sim", "runs")
 		res, ok, err := sim.RunAllNotify(ctx, sub, *o.out.workers, weighRuns(prog, sub))
 		prog.Finish()
 		for j, i := range idx {

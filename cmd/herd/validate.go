@@ -9,7 +9,7 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/internal/progress"
+	"herd/compare/progress"
 )
 
 func runValidate(ctx context.Context, e *env, args []string) error {
@@ -29,7 +29,7 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 		_, err := io.WriteString(e.stdout, compare.Table)
 		return err
 	}
-	prog := progress.NewLine(e.stderr, "validate", "checks")
+	prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "validate", "checks")
 	rows, runErr := compare.Validate(ctx, compare.Options{Quick: *quick, Seed: *seed, Workers: *out.workers, Progress: prog.Update})
 	prog.Finish()
 

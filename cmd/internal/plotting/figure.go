@@ -17,7 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"herd/internal/atomicfile"
+	"herd/compare/atomicfile"
 )
 
 // Series is one named curve or set of points.

@@ -17,5 +17,6 @@
 // is done.
 //
 // All reporters are safe for concurrent use, and write nothing when they
-// have nowhere to write (not a terminal, mode never).
+// have nowhere to write (not a terminal, mode never). Whether w is a
+// terminal is the caller's to say: the package touches no file itself.
 package progress

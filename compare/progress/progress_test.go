@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +15,8 @@ type fakeClock struct{ t time.Time }
 
 func (c *fakeClock) now() time.Time { return c.t }
 
-// Line and Stages show only on a terminal: a plain file or buffer gets
-// nothing.
+// Line and Stages show only on a terminal: told w is not one (a plain
+// file or a buffer), they write nothing.
 func TestOnlyOnTerminal(t *testing.T) {
 	t.Parallel()
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
@@ -27,14 +26,14 @@ func TestOnlyOnTerminal(t *testing.T) {
 	defer f.Close()
 	var b bytes.Buffer
 	for _, w := range []io.Writer{f, &b} {
-		p := NewLine(w, "sim", "runs")
+		p := NewLine(w, false, "sim", "runs")
 		p.Update(1, 2)
 		p.Growing(1, 2, time.Now())
 		p.Finish()
 		if p.Terminal() != nil {
 			t.Errorf("Terminal() = %v off a terminal, want nil", p.Terminal())
 		}
-		fp := NewStages(w, "figures", "figure", []string{"1", "2"})
+		fp := NewStages(w, false, "figures", "figure", []string{"1", "2"})
 		fp.Update(Stage{Job: 0, Name: "runs", Done: 1, Total: 2, TotalKnown: true})
 		fp.Written(0, "")
 		fp.Close()
@@ -50,7 +49,7 @@ func TestLineWeighted(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
 	clk := &fakeClock{t: time.Unix(0, 0)}
-	p := NewLine(&b, "sim", "runs")
+	p := NewLine(&b, false, "sim", "runs")
 	p.w, p.now, p.start = &b, clk.now, clk.t
 	p.Weigh([]float64{1, 999})
 	clk.t = clk.t.Add(10 * time.Second)
@@ -66,7 +65,7 @@ func TestLineWeighted(t *testing.T) {
 	}
 	// Unweighted: counts.
 	b.Reset()
-	q := NewLine(&b, "model", "points")
+	q := NewLine(&b, false, "model", "points")
 	q.w, q.now, q.start = &b, clk.now, clk.t.Add(-4*time.Second)
 	q.Update(1, 5)
 	if want := "model: 1/5 points, 4s elapsed, about 16s left"; !strings.Contains(b.String(), want) {
@@ -80,7 +79,7 @@ func TestLineGrowing(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
 	clk := &fakeClock{t: time.Unix(60, 0)}
-	p := NewLine(&b, "bracket N=100", "runs")
+	p := NewLine(&b, false, "bracket N=100", "runs")
 	p.w, p.now = &b, clk.now
 	start := time.Unix(0, 0)
 	for _, dt := range [][2]int{{6, 6}, {7, 12}, {12, 12}} {
@@ -103,7 +102,7 @@ func TestStages(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
 	clk := &fakeClock{t: time.Unix(0, 0)}
-	p := NewStages(&b, "figures", "figure", []string{"1", "2", "3", "4", "5", "6", "7"})
+	p := NewStages(&b, false, "figures", "figure", []string{"1", "2", "3", "4", "5", "6", "7"})
 	p.w, p.now, p.start = &b, clk.now, clk.t
 	p.Update(Stage{Job: 0, Name: "runs", Total: 100, TotalKnown: true})
 	p.Update(Stage{Job: 4, Name: "brackets (0 of 6 done)", Done: 4, Total: 4})
@@ -132,7 +131,7 @@ func TestItems(t *testing.T) {
 	weights := []float64{1, 3}
 
 	var b bytes.Buffer
-	p := NewItems(&b, Always, "edge", "edges", labels, weights)
+	p := NewItems(&b, false, Always, "edge", "edges", labels, weights)
 	p.Begin(0)
 	p.End(0, "edge 0.9930")
 	p.Begin(1)
@@ -159,7 +158,7 @@ func TestItems(t *testing.T) {
 	}
 
 	b.Reset()
-	p = NewItems(&b, Auto, "edge", "edges", labels, weights)
+	p = NewItems(&b, false, Auto, "edge", "edges", labels, weights)
 	p.Begin(0)
 	time.Sleep(50 * time.Millisecond)
 	p.End(0, "none")
@@ -169,27 +168,11 @@ func TestItems(t *testing.T) {
 	}
 
 	b.Reset()
-	p = NewItems(&b, Never, "edge", "edges", labels, weights)
+	p = NewItems(&b, false, Never, "edge", "edges", labels, weights)
 	p.Begin(0)
 	p.End(0, "none")
 	p.Close()
 	if b.Len() != 0 {
 		t.Errorf("never: %q", b.String())
-	}
-}
-
-// /dev/null is a character device but not a terminal: progress stays off
-// when stderr is redirected there (Linux asks the terminal driver).
-func TestDevNullIsNotATerminal(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the terminal driver is asked on Linux only")
-	}
-	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if IsTerminal(f) {
-		t.Error("IsTerminal(/dev/null) = true")
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"herd/internal/atomicfile"
+	"herd/compare/atomicfile"
 )
 
 // Format names the part file format; a reader refuses others.

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package progress
+package main
 
 import "os"
 

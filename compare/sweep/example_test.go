@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"herd/sweep"
+	"herd/compare/sweep"
 )
 
 // A sweep of five runs done as two shards (as two Slurm array tasks

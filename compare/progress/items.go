@@ -45,14 +45,14 @@ type Items struct {
 }
 
 // NewItems starts reporting on w items labelled labels, of weights
-// weights; Close stops it.
-func NewItems(w io.Writer, mode Mode, name, unit string, labels []string, weights []float64) *Items {
+// weights; term says whether w is a terminal (mode Auto then shows
+// lines, else heartbeats); Close stops it.
+func NewItems(w io.Writer, term bool, mode Mode, name, unit string, labels []string, weights []float64) *Items {
 	p := &Items{name: name, unit: unit, labels: labels, weights: weights, start: time.Now(),
 		started: make([]time.Time, len(labels)), finished: make([]bool, len(labels))}
 	for _, x := range weights {
 		p.all += x
 	}
-	term := IsTerminal(w)
 	beat := false
 	switch mode {
 	case Always:

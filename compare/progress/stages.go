@@ -38,12 +38,12 @@ type Stages struct {
 	now        func() time.Time
 }
 
-// NewStages starts reporting jobs ids on w, shown only if w is a terminal;
-// the line reads "name: d of n done, …; item ID: stage …".
-func NewStages(w io.Writer, name, item string, ids []string) *Stages {
+// NewStages starts reporting jobs ids on w, shown only if w is a terminal
+// (term); the line reads "name: d of n done, …; item ID: stage …".
+func NewStages(w io.Writer, term bool, name, item string, ids []string) *Stages {
 	p := &Stages{name: name, item: item, ids: ids, start: time.Now(), now: time.Now,
 		stage: make([]Stage, len(ids)), stageAt: make([]time.Time, len(ids))}
-	if IsTerminal(w) {
+	if term {
 		p.w = w
 	}
 	return p

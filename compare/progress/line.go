@@ -25,10 +25,11 @@ type Line struct {
 }
 
 // NewLine starts a line "name: done/total unit, …" on w, shown only if w
-// is a terminal; its clock starts now.
-func NewLine(w io.Writer, name, unit string) *Line {
+// is a terminal (term: the caller knows; a line rewritten in place needs
+// one); its clock starts now.
+func NewLine(w io.Writer, term bool, name, unit string) *Line {
 	p := &Line{name: name, unit: unit, start: time.Now(), now: time.Now}
-	if IsTerminal(w) {
+	if term {
 		p.w = w
 	}
 	return p
