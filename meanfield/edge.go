@@ -646,14 +646,34 @@ func (e *edgeRun) search() error {
 			res.Gaps[i].Lo = res.Scaled
 		}
 	}
-	if err := e.crossing(edgeT, node); err != nil {
+	// The herd just below the edge, continuing the run that failed there;
+	// it is independent of the node's spectrum, so with Workers > 1 the
+	// two are computed at once (and the herd's outcome dropped, as if
+	// never computed, when the spectrum fails).
+	doHerd := e.s.HerdMaps > 0 && below.att.Board != nil
+	var hr herdOut
+	var wg sync.WaitGroup
+	if doHerd && e.s.Workers > 1 {
+		wg.Add(1)
+		go func(work float64) {
+			defer wg.Done()
+			hr = e.herd(below.T, below.att.Board, work)
+		}(res.Work)
+	}
+	err = e.crossing(edgeT, node)
+	wg.Wait()
+	if err != nil || !doHerd {
 		return err
 	}
-	// The herd just below the edge, continuing the run that failed there.
-	if e.s.HerdMaps > 0 && below.att.Board != nil {
-		return e.herd(below.T, below.att.Board)
+	if e.s.Workers <= 1 {
+		hr = e.herd(below.T, below.att.Board, res.Work)
 	}
-	return nil
+	res.Maps += hr.maps
+	res.Work += hr.work
+	if hr.h != nil {
+		res.Herd = *hr.h
+	}
+	return hr.err
 }
 
 // footing is step 1: from T(1−λ)² = BranchFrom up by factors of
@@ -953,47 +973,59 @@ func (e *edgeRun) recordGap(failed []float64, fT, brEnd, tHi float64) error {
 	return nil
 }
 
+// herdOut is the outcome of the herd's classification and its cost.
+type herdOut struct {
+	h    *HerdAttractor // nil: left unclassified
+	maps int
+	work float64
+	err  error
+}
+
 // herd classifies the attractor reached from board at period T, within
 // the budget of HerdMaps maps and (unless HerdFull) the work of the edge
-// search so far: a fixed point or period-P orbit at L1 tolerance
+// search so far, work: a fixed point or period-P orbit at L1 tolerance
 // edgeHerdTol, or, when the orbit stays in the herd regime without
 // settling, Aperiodic with averages over the second half of the budget
-// (findHerdAttractor with Settle and Average half the budget each).
-func (e *edgeRun) herd(T float64, board []float64) error {
+// (findHerdAttractor with Settle and Average half the budget each). It
+// touches neither the result nor a workspace but worker 0's.
+func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 	m, err := e.mapAt(0, T)
 	if err != nil {
-		return err
+		o.err = err
+		return o
 	}
 	budget := e.s.HerdMaps
 	if !e.s.HerdFull {
 		// The cost of one herd map, from a first map.
 		r, err := m.Apply(nil, board)
-		e.res.Maps++
+		o.maps++
 		if err != nil {
-			return err
+			o.err = err
+			return o
 		}
 		per := float64(r.Windows) * float64(max(r.Rows, len(r.Next)))
-		budget = min(budget, int(e.res.Work/per))
-		e.res.Work += per
+		budget = min(budget, int(work/per))
+		o.work += per
 		board = r.Next
 	}
 	if budget < 2*16 {
-		return nil // too little to classify: left unclassified
+		return o // too little to classify: left unclassified
 	}
 	h, err := findHerdAttractor(m, board, HerdSettings{
 		AttractorSettings: AttractorSettings{MaxIter: budget, Tol: edgeHerdTol, MaxPeriod: DefaultAttractorMaxPeriod},
 		Settle:            budget / 2, Average: budget / 2}.withDefaults())
-	e.res.Maps += h.Maps
+	o.maps += h.Maps
 	if err != nil && !errors.Is(err, ErrNotConverged) {
-		return err
+		o.err = err
+		return o
 	}
 	if h.Status == Aperiodic && math.Abs(h.Drift)*float64(h.Averaged) > edgeHerdDrift*h.BoardMean {
 		// Still growing or shrinking over the averaging window: a transient,
 		// not an orbit whose averages mean anything.
 		h.Status = Unconverged
 	}
-	e.res.Herd = h
-	return nil
+	o.h = &h
+	return o
 }
 
 func absMax(ev []complex128) float64 {
