@@ -591,7 +591,10 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 // With Workers > 1 the independent runs of one step go to several
 // workspaces at once: the three low boards at one T, the scan's probes,
 // the protocol at the gap's probes and at the steps up of step 4, and
-// the node's and the saddle's spectra. Runs are taken in the order the
+// the herd's classification alongside the node's and the saddle's
+// spectra (the two at once when the herd is skipped). The continuation
+// (step 2) stays sequential: each step starts from the last. Runs are
+// taken in the order the
 // sequential search makes them; a run made unnecessary by an earlier
 // one's outcome is cancelled and neither its result nor its cost counted
 // (runBatch), so the result, Maps and Work included, is the same for any
@@ -647,9 +650,10 @@ func (e *edgeRun) search() error {
 		}
 	}
 	// The herd just below the edge, continuing the run that failed there;
-	// it is independent of the node's spectrum, so with Workers > 1 the
-	// two are computed at once (and the herd's outcome dropped, as if
-	// never computed, when the spectrum fails).
+	// it is independent of the spectra, so with Workers > 1 it is
+	// computed alongside them, the two spectra one after the other (the
+	// herd's outcome is dropped, as if never computed, when the spectrum
+	// fails); without a herd the two spectra run at once.
 	doHerd := e.s.HerdMaps > 0 && below.att.Board != nil
 	var hr herdOut
 	var wg sync.WaitGroup
@@ -660,7 +664,7 @@ func (e *edgeRun) search() error {
 			hr = e.herd(below.T, below.att.Board, work)
 		}(res.Work)
 	}
-	err = e.crossing(edgeT, node)
+	err = e.crossing(edgeT, node, e.s.Workers > 1 && !doHerd)
 	wg.Wait()
 	if err != nil || !doHerd {
 		return err
@@ -857,8 +861,8 @@ func (e *edgeRun) bisectUp(edgeT, tHi float64, below failedRun) (float64, Attrac
 // crossing computes the node's spectrum at the edge and classifies the
 // crossing; for a border collision also the leading eigenvalue of the
 // map's piece beyond the border. The two spectra are independent; with
-// Workers > 1 they are computed at once.
-func (e *edgeRun) crossing(edgeT float64, node Attractor) error {
+// parallel they are computed at once.
+func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 	res := e.res
 	g := branchPoint(edgeT, node).Gap
 	w := float64(e.k) / e.lam
@@ -877,7 +881,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor) error {
 		serr  error
 		wg    sync.WaitGroup
 	)
-	if border && e.s.Workers > 1 {
+	if border && parallel {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -902,7 +906,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor) error {
 	if !border {
 		return nil
 	}
-	if e.s.Workers <= 1 {
+	if !parallel {
 		sev, smaps, serr = spectrum(edgeT + 2*g)
 	}
 	res.Maps += smaps
