@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"herd/fixedpoint"
@@ -30,6 +32,8 @@ const (
 	// DefaultEdgeMaxScaled is the highest T(1−λ)² the footing search
 	// climbs to before giving up.
 	DefaultEdgeMaxScaled = 1000
+
+	maxEdgeWorkers = 64
 )
 
 // EdgeSettings controls Edge. The zero value of each optional field means
@@ -63,6 +67,10 @@ type EdgeSettings struct {
 	// Service is the job-size law (zero value: exponential); the low start
 	// boards are lifted with fresh phases (Service.Lift).
 	Service Service
+	// Workers is the number of iteration runs computed at once, in
+	// [0, 64]; zero means 1. The result, Stats and Work included, does not
+	// depend on it (see Edge).
+	Workers int
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -81,6 +89,8 @@ func (s EdgeSettings) Validate() error {
 		return fmt.Errorf("meanfield: EdgeSettings.MinScaled = %v outside (0, %g) (0 means %g)", s.MinScaled, float64(DefaultEdgeMaxScaled/2), DefaultEdgeMinScaled)
 	case !(d.MinScaled < d.BranchFrom):
 		return fmt.Errorf("meanfield: EdgeSettings.BranchFrom = %v not above MinScaled = %v", d.BranchFrom, d.MinScaled)
+	case s.Workers < 0 || s.Workers > maxEdgeWorkers:
+		return fmt.Errorf("meanfield: EdgeSettings.Workers = %d outside [0, %d] (0 means 1)", s.Workers, maxEdgeWorkers)
 	case d.BranchFrom/((1-s.Load)*(1-s.Load)) > maxRefreshPeriod:
 		return fmt.Errorf("meanfield: EdgeSettings: the search would start at T = %.3g, above %g (k = %d, λ = %v: the edge lies beyond the map's range)",
 			d.BranchFrom/((1-s.Load)*(1-s.Load)), maxRefreshPeriod, s.Dispatchers, s.Load)
@@ -114,6 +124,9 @@ func (s EdgeSettings) withDefaults() EdgeSettings {
 	}
 	if s.ScanBelow == 0 {
 		s.ScanBelow = 6
+	}
+	if s.Workers == 0 {
+		s.Workers = 1
 	}
 	return s
 }
@@ -196,29 +209,49 @@ type edgeRun struct {
 	lam   float64
 	scale float64 // (1−λ)²
 	res   *EdgeResult
-	m     *RefreshMap // one workspace for every period
+	maps  []*RefreshMap // one workspace per worker, for every period
 }
 
-// mapAt returns the search's map with its period set to T (the workspace
-// is reused between probes: RefreshMap.Apply keys its cached window plans
-// on the window length and recomputes the cut window every time).
-func (e *edgeRun) mapAt(T float64) (*RefreshMap, error) {
-	if e.m == nil {
-		m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service})
+// mapAt returns worker w's map with its period set to T (the workspace is
+// reused between runs: RefreshMap.Apply's result depends on its settings
+// and input only, whatever its caches hold).
+func (e *edgeRun) mapAt(w int, T float64) (*RefreshMap, error) {
+	set := Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service}
+	if e.maps[w] == nil {
+		m, err := NewRefreshMap(set)
 		if err != nil {
 			return nil, err
 		}
-		e.m = m
+		e.maps[w] = m
 		return m, nil
 	}
-	if err := (Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service}).Validate(); err != nil {
+	if err := set.Validate(); err != nil {
 		return nil, err
 	}
-	e.m.set.Period = T
-	if e.m.ph != nil {
-		e.m.ph.set.Period = T // the phase map keeps its own copy (no period-dependent caches)
+	m := e.maps[w]
+	m.set.Period = T
+	if m.ph != nil {
+		m.ph.set.Period = T // the phase map keeps its own copy (no period-dependent caches)
 	}
-	return e.m, nil
+	return m, nil
+}
+
+// runOut is one iteration run: whether it ended balanced, its attractor,
+// its error and its cost (maps, and Work's measure).
+type runOut struct {
+	ok   bool
+	att  Attractor
+	err  error
+	maps int
+	work float64
+}
+
+// account adds the cost of runs to the result's counters.
+func (e *edgeRun) account(outs []runOut) {
+	for _, o := range outs {
+		e.res.Maps += o.maps
+		e.res.Work += o.work
+	}
 }
 
 // run iterates the map at period T from start until a fixed point or an
@@ -230,32 +263,189 @@ func (e *edgeRun) mapAt(T float64) (*RefreshMap, error) {
 // heading for the herd, whose board mean grows with T (0.3–0.8·T,
 // model.md §2), and mapping the herd any further would be wasted work.
 func (e *edgeRun) run(T float64, start []float64, tol float64) (bool, Attractor, error) {
-	m, err := e.mapAt(T)
+	o := e.runOn(0, T, start, tol, nil)
+	e.account([]runOut{o})
+	return o.ok, o.att, o.err
+}
+
+// runOn is run on worker w's map, without accounting; a run for which
+// cancel (if not nil) reports true stops after its current map, its
+// output to be discarded.
+func (e *edgeRun) runOn(w int, T float64, start []float64, tol float64, cancel func() bool) runOut {
+	m, err := e.mapAt(w, T)
 	if err != nil {
-		return false, Attractor{}, err
+		return runOut{err: err}
 	}
+	var o runOut
 	high, last := 0, math.Inf(1)
 	stop := func(r RefreshResult) bool {
-		e.res.Work += float64(r.Windows) * float64(r.Rows)
+		o.work += float64(r.Windows) * float64(r.Rows)
 		if !balancedMeanFor(r.BoardMean, e.lam, e.s.Service) && r.BoardMean > last {
 			high++
 		} else {
 			high = 0
 		}
 		last = r.BoardMean
-		return high >= edgeLeaveRun
+		return high >= edgeLeaveRun || (cancel != nil && cancel())
 	}
 	att, err := findAttractor(m, start, AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}, stop)
-	e.res.Maps += att.Maps
+	o.maps, o.att = att.Maps, att
 	if err != nil && !errors.Is(err, ErrNotConverged) {
-		return false, att, err
+		o.err = err
+		return o
 	}
-	return att.Balanced, att, nil
+	o.ok = att.Balanced
+	return o
+}
+
+// runJob is one iteration run of a batch (runBatch): period and start.
+type runJob struct {
+	T     float64
+	start []float64
+}
+
+// runBatch evaluates the runs of jobs as the sequential loop
+//
+//	for i := 0; i < len(jobs); i = next(i, out[i]) { out[i] = run(jobs[i]) }
+//
+// does (next returns an index above i, len(jobs) to stop): it returns every
+// job's output, ran[i] marking the runs that loop makes, and adds their
+// cost to the counters. With Workers > 1 the jobs after the one in hand
+// are started at once on the other workers, in index order; a job the loop
+// skips is cancelled (or never started) and its output discarded. Each
+// run's output depends on its job alone (runOn) and next is applied in
+// index order, so outputs and counters are the loop's whatever the
+// scheduling and the number of workers.
+func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut) int) ([]runOut, []bool) {
+	outs := make([]runOut, len(jobs))
+	ran := make([]bool, len(jobs))
+	if e.s.Workers <= 1 || len(jobs) == 1 {
+		for i := 0; i < len(jobs); i = next(i, outs[i]) {
+			outs[i] = e.runOn(0, jobs[i].T, jobs[i].start, tol, nil)
+			ran[i] = true
+		}
+	} else {
+		e.runParallel(jobs, tol, next, outs, ran)
+	}
+	for i, o := range outs {
+		if ran[i] {
+			e.res.Maps += o.maps
+			e.res.Work += o.work
+		}
+	}
+	return outs, ran
+}
+
+// runParallel is runBatch's loop on Workers goroutines.
+func (e *edgeRun) runParallel(jobs []runJob, tol float64, next func(int, runOut) int, outs []runOut, ran []bool) {
+	n := len(jobs)
+	skip := make([]atomic.Bool, n)
+	done := make([]chan struct{}, n)
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var taken atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(e.s.Workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(taken.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if !skip[i].Load() {
+					outs[i] = e.runOn(w, jobs[i].T, jobs[i].start, tol, skip[i].Load)
+				}
+				close(done[i])
+			}
+		}()
+	}
+	for i := 0; i < n; {
+		<-done[i]
+		ran[i] = true
+		j := next(i, outs[i])
+		for s := i + 1; s < min(j, n); s++ {
+			skip[s].Store(true)
+		}
+		if j >= n {
+			for s := i + 1; s < n; s++ {
+				skip[s].Store(true)
+			}
+		}
+		i = j
+	}
+	wg.Wait()
 }
 
 // lowBoards are the low start boards of the protocol (model.md §2).
 func lowBoards() [][]float64 {
 	return [][]float64{BoardEmpty(), BoardBalanced(1), BoardBalanced(3)}
+}
+
+// lowJobs are the runs of the low boards at T, all three or (all false)
+// only the empty board's.
+func (e *edgeRun) lowJobs(T float64, all bool) []runJob {
+	var jobs []runJob
+	for _, b := range lowBoards() {
+		jobs = append(jobs, runJob{T, e.s.Service.Lift(b)})
+		if !all {
+			break
+		}
+	}
+	return jobs
+}
+
+// verdict is the protocol's outcome at one T: whether it was evaluated,
+// whether it holds, the last attractor (the balanced one, or the empty
+// board's) and the error that ended it.
+type verdict struct {
+	evaluated, ok bool
+	att           Attractor
+	err           error
+}
+
+// protocols evaluates the protocol (protocol) at each T of ts in turn,
+// as the loop of protocol calls would: with untilHolds it stops after the
+// first T at which the protocol holds; it always stops at an error. The
+// runs of all the T form one batch (runBatch), so with Workers > 1 the
+// starts of one T and the next T run at once.
+func (e *edgeRun) protocols(ts []float64, all, untilHolds bool) []verdict {
+	if len(ts) == 0 {
+		return nil
+	}
+	var jobs []runJob
+	for _, T := range ts {
+		jobs = append(jobs, e.lowJobs(T, all)...)
+	}
+	g := len(jobs) / len(ts) // starts per T
+	outs, ran := e.runBatch(jobs, edgeFPTol, func(i int, o runOut) int {
+		switch {
+		case o.err != nil, o.ok && untilHolds:
+			return len(jobs)
+		case o.ok:
+			return (i/g + 1) * g
+		}
+		return i + 1
+	})
+	vs := make([]verdict, len(ts))
+	for t := range ts {
+		v := &vs[t]
+		for i := t * g; i < (t+1)*g && ran[i]; i++ {
+			v.evaluated = true
+			o := outs[i]
+			v.ok, v.att, v.err = o.ok, o.att, o.err
+			if o.ok || o.err != nil {
+				break
+			}
+			v.att = outs[t*g].att
+		}
+		if v.evaluated {
+			e.res.Probes++
+		}
+	}
+	return vs
 }
 
 // protocol evaluates the protocol of model.md §2 at T: iterate from the
@@ -264,41 +454,27 @@ func lowBoards() [][]float64 {
 // the empty board is tried. It returns the verdict and the last attractor
 // (the balanced one, or the empty board's).
 func (e *edgeRun) protocol(T float64, all bool) (bool, Attractor, error) {
-	e.res.Probes++
-	var first Attractor
-	for i, start := range lowBoards() {
-		ok, att, err := e.run(T, e.s.Service.Lift(start), edgeFPTol)
-		if err != nil {
-			return false, att, err
-		}
-		if i == 0 {
-			first = att
-		}
-		if ok {
-			return true, att, nil
-		}
-		if !all {
-			break
-		}
-	}
-	return false, first, nil
+	v := e.protocols([]float64{T}, all, true)[0]
+	return v.ok, v.att, v.err
 }
 
 // lowBoardsBalanced reports whether every low board reaches a balanced
 // fixed point at T, and the empty board's.
 func (e *edgeRun) lowBoardsBalanced(T float64) (bool, Attractor, error) {
 	e.res.Probes++
-	var first Attractor
-	for i, start := range lowBoards() {
-		ok, att, err := e.run(T, e.s.Service.Lift(start), edgeFPTol)
-		if err != nil || !ok {
-			return false, att, err
+	jobs := e.lowJobs(T, true)
+	outs, ran := e.runBatch(jobs, edgeFPTol, func(i int, o runOut) int {
+		if !o.ok || o.err != nil {
+			return len(jobs)
 		}
-		if i == 0 {
-			first = att
+		return i + 1
+	})
+	for i, o := range outs {
+		if ran[i] && (o.err != nil || !o.ok) {
+			return false, o.att, o.err
 		}
 	}
-	return true, first, nil
+	return true, outs[0].att, nil
 }
 
 // branchPoint returns the balanced fixed point att at period T as a point
@@ -411,6 +587,18 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 // classification (L1 tolerance 1e-4) continuing the run that failed just
 // below the edge, within HerdMaps maps and, unless HerdFull, no more work
 // than the edge search itself.
+//
+// With Workers > 1 the independent runs of one step go to several
+// workspaces at once: the three low boards at one T, the scan's probes,
+// the protocol at the gap's probes and at the steps up of step 4, and
+// the herd's classification alongside the node's and the saddle's
+// spectra (the two at once when the herd is skipped). The continuation
+// (step 2) stays sequential: each step starts from the last. Runs are
+// taken in the order the
+// sequential search makes them; a run made unnecessary by an earlier
+// one's outcome is cancelled and neither its result nor its cost counted
+// (runBatch), so the result, Maps and Work included, is the same for any
+// number of workers.
 func Edge(s EdgeSettings) (EdgeResult, error) {
 	if err := s.Validate(); err != nil {
 		return EdgeResult{}, err
@@ -421,7 +609,8 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 		Refresh: math.NaN(), Scaled: math.NaN(), BranchRefresh: math.NaN(), BranchScaled: math.NaN(),
 		Below: math.NaN(), Footing: math.NaN()}
 	res.Herd.SpectralRadius = math.NaN()
-	e := &edgeRun{s: s, k: s.Dispatchers, lam: s.Load, scale: (1 - s.Load) * (1 - s.Load), res: &res}
+	e := &edgeRun{s: s, k: s.Dispatchers, lam: s.Load, scale: (1 - s.Load) * (1 - s.Load), res: &res,
+		maps: make([]*RefreshMap, s.Workers)}
 	err := e.search()
 	res.Runtime = time.Since(start)
 	return res, err
@@ -460,14 +649,35 @@ func (e *edgeRun) search() error {
 			res.Gaps[i].Lo = res.Scaled
 		}
 	}
-	if err := e.crossing(edgeT, node); err != nil {
+	// The herd just below the edge, continuing the run that failed there;
+	// it is independent of the spectra, so with Workers > 1 it is
+	// computed alongside them, the two spectra one after the other (the
+	// herd's outcome is dropped, as if never computed, when the spectrum
+	// fails); without a herd the two spectra run at once.
+	doHerd := e.s.HerdMaps > 0 && below.att.Board != nil
+	var hr herdOut
+	var wg sync.WaitGroup
+	if doHerd && e.s.Workers > 1 {
+		wg.Add(1)
+		go func(work float64) {
+			defer wg.Done()
+			hr = e.herd(below.T, below.att.Board, work)
+		}(res.Work)
+	}
+	err = e.crossing(edgeT, node, e.s.Workers > 1 && !doHerd)
+	wg.Wait()
+	if err != nil || !doHerd {
 		return err
 	}
-	// The herd just below the edge, continuing the run that failed there.
-	if e.s.HerdMaps > 0 && below.att.Board != nil {
-		return e.herd(below.T, below.att.Board)
+	if e.s.Workers <= 1 {
+		hr = e.herd(below.T, below.att.Board, res.Work)
 	}
-	return nil
+	res.Maps += hr.maps
+	res.Work += hr.work
+	if hr.h != nil {
+		res.Herd = *hr.h
+	}
+	return hr.err
 }
 
 // footing is step 1: from T(1−λ)² = BranchFrom up by factors of
@@ -538,19 +748,31 @@ func (e *edgeRun) scan(br *fixedpoint.FollowResult, tHi, tMin float64) (*fixedpo
 // spaced scanDelta below the loss of br, down to tMin, until one holds.
 // It reports whether one did, its T and attractor, and the T of the
 // probes that failed above it.
+//
+// The probes form one batch (protocols): with Workers > 1 the next
+// probes down run while the one in hand does.
 func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, float64, Attractor, []float64, error) {
 	delta := e.scanDelta(br.LostAt)
-	var failed []float64
+	var ts []float64
 	for j := 1; j <= max(e.s.ScanBelow, 0); j++ {
 		T := br.LostAt - float64(j)*delta
 		if T < tMin {
 			break
 		}
-		ok, a, err := e.protocol(T, false)
-		if err != nil || ok {
-			return ok, T, a, failed, err
+		ts = append(ts, T)
+	}
+	if len(ts) == 0 {
+		return false, 0, Attractor{}, nil, nil
+	}
+	var failed []float64
+	for i, v := range e.protocols(ts, false, true) {
+		if !v.evaluated {
+			break
 		}
-		failed = append(failed, T)
+		if v.err != nil || v.ok {
+			return v.ok, ts[i], v.att, failed, v.err
+		}
+		failed = append(failed, ts[i])
 	}
 	return false, 0, Attractor{}, nil, nil
 }
@@ -594,15 +816,25 @@ func (e *edgeRun) bisectUp(edgeT, tHi float64, below failedRun) (float64, Attrac
 		return ok
 	}
 	lo, hi := edgeT, tHi
+	var ts []float64 // the steps up, one batch (protocols)
 	for d := e.s.RelTol * edgeT; edgeT+d < tHi; d *= 2 {
-		if pred(edgeT + d) {
-			hi = edgeT + d
+		ts = append(ts, edgeT+d)
+	}
+	for i, v := range e.protocols(ts, true, true) {
+		if !v.evaluated {
 			break
 		}
-		if perr != nil {
-			return 0, Attractor{}, below, perr
+		if v.err != nil {
+			return 0, Attractor{}, below, v.err
 		}
-		lo = edgeT + d
+		if v.ok {
+			hi, hiAtt = ts[i], v.att
+			break
+		}
+		if ts[i] > below.T {
+			below = failedRun{ts[i], v.att}
+		}
+		lo = ts[i]
 	}
 	if hi == tHi {
 		_, a, err := e.protocol(tHi, true)
@@ -628,41 +860,58 @@ func (e *edgeRun) bisectUp(edgeT, tHi float64, below failedRun) (float64, Attrac
 
 // crossing computes the node's spectrum at the edge and classifies the
 // crossing; for a border collision also the leading eigenvalue of the
-// map's piece beyond the border.
-func (e *edgeRun) crossing(edgeT float64, node Attractor) error {
+// map's piece beyond the border. The two spectra are independent; with
+// parallel they are computed at once.
+func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 	res := e.res
-	m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT, Service: e.s.Service})
-	if err != nil {
-		return err
+	g := branchPoint(edgeT, node).Gap
+	w := float64(e.k) / e.lam
+	border := g < 0.05*w
+	spectrum := func(T float64) ([]complex128, int, error) {
+		m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service})
+		if err != nil {
+			return nil, 0, err
+		}
+		return leadingEigenvalues(m, node.Board, 3)
 	}
-	ev, maps, err := leadingEigenvalues(m, node.Board, 3)
+	// T just past the window end at the node's board: the other piece.
+	var (
+		sev   []complex128
+		smaps int
+		serr  error
+		wg    sync.WaitGroup
+	)
+	if border && parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sev, smaps, serr = spectrum(edgeT + 2*g)
+		}()
+	}
+	ev, maps, err := spectrum(edgeT)
+	wg.Wait()
 	res.Maps += maps
 	if err != nil {
 		return err
 	}
 	res.NodeRadius = absMax(ev)
-	g := branchPoint(edgeT, node).Gap
-	w := float64(e.k) / e.lam
 	switch {
-	case g < 0.05*w:
+	case border:
 		res.Crossing = CrossingBorder
 	case res.NodeRadius > 0.95 && real(ev[0]) < 0:
 		res.Crossing = CrossingFlip
 	default:
 		res.Crossing = CrossingFold
 	}
-	if res.Crossing != CrossingBorder {
+	if !border {
 		return nil
 	}
-	// T just past the window end at the node's board: the other piece.
-	ms, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: edgeT + 2*g, Service: e.s.Service})
-	if err != nil {
-		return err
+	if !parallel {
+		sev, smaps, serr = spectrum(edgeT + 2*g)
 	}
-	ev, maps, err = leadingEigenvalues(ms, node.Board, 3)
-	res.Maps += maps
-	if err == nil && len(ev) > 0 && imag(ev[0]) == 0 {
-		res.SaddleEigenvalue = real(ev[0])
+	res.Maps += smaps
+	if serr == nil && len(sev) > 0 && imag(sev[0]) == 0 {
+		res.SaddleEigenvalue = real(sev[0])
 	}
 	return nil
 }
@@ -677,13 +926,12 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor) error {
 // protocol holds (brEnd, or else tHi).
 func (e *edgeRun) recordGap(failed []float64, fT, brEnd, tHi float64) error {
 	var fails []float64 // failing the full protocol, from the top down
-	for _, T := range failed {
-		ok, _, err := e.protocol(T, true)
-		if err != nil {
-			return err
+	for i, v := range e.protocols(failed, true, false) {
+		if v.err != nil {
+			return v.err
 		}
-		if !ok {
-			fails = append(fails, T)
+		if !v.ok {
+			fails = append(fails, failed[i])
 		}
 	}
 	if len(fails) == 0 {
@@ -729,47 +977,59 @@ func (e *edgeRun) recordGap(failed []float64, fT, brEnd, tHi float64) error {
 	return nil
 }
 
+// herdOut is the outcome of the herd's classification and its cost.
+type herdOut struct {
+	h    *HerdAttractor // nil: left unclassified
+	maps int
+	work float64
+	err  error
+}
+
 // herd classifies the attractor reached from board at period T, within
 // the budget of HerdMaps maps and (unless HerdFull) the work of the edge
-// search so far: a fixed point or period-P orbit at L1 tolerance
+// search so far, work: a fixed point or period-P orbit at L1 tolerance
 // edgeHerdTol, or, when the orbit stays in the herd regime without
 // settling, Aperiodic with averages over the second half of the budget
-// (findHerdAttractor with Settle and Average half the budget each).
-func (e *edgeRun) herd(T float64, board []float64) error {
-	m, err := e.mapAt(T)
+// (findHerdAttractor with Settle and Average half the budget each). It
+// touches neither the result nor a workspace but worker 0's.
+func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
+	m, err := e.mapAt(0, T)
 	if err != nil {
-		return err
+		o.err = err
+		return o
 	}
 	budget := e.s.HerdMaps
 	if !e.s.HerdFull {
 		// The cost of one herd map, from a first map.
 		r, err := m.Apply(nil, board)
-		e.res.Maps++
+		o.maps++
 		if err != nil {
-			return err
+			o.err = err
+			return o
 		}
 		per := float64(r.Windows) * float64(max(r.Rows, len(r.Next)))
-		budget = min(budget, int(e.res.Work/per))
-		e.res.Work += per
+		budget = min(budget, int(work/per))
+		o.work += per
 		board = r.Next
 	}
 	if budget < 2*16 {
-		return nil // too little to classify: left unclassified
+		return o // too little to classify: left unclassified
 	}
 	h, err := findHerdAttractor(m, board, HerdSettings{
 		AttractorSettings: AttractorSettings{MaxIter: budget, Tol: edgeHerdTol, MaxPeriod: DefaultAttractorMaxPeriod},
 		Settle:            budget / 2, Average: budget / 2}.withDefaults())
-	e.res.Maps += h.Maps
+	o.maps += h.Maps
 	if err != nil && !errors.Is(err, ErrNotConverged) {
-		return err
+		o.err = err
+		return o
 	}
 	if h.Status == Aperiodic && math.Abs(h.Drift)*float64(h.Averaged) > edgeHerdDrift*h.BoardMean {
 		// Still growing or shrinking over the averaging window: a transient,
 		// not an orbit whose averages mean anything.
 		h.Status = Unconverged
 	}
-	e.res.Herd = h
-	return nil
+	o.h = &h
+	return o
 }
 
 func absMax(ev []complex128) float64 {

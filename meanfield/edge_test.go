@@ -74,6 +74,8 @@ func TestEdgeSettingsValidate(t *testing.T) {
 		{Dispatchers: 5, Load: 0.9, MinScaled: 600},
 		{Dispatchers: 5, Load: 0.9, BranchFrom: -1},
 		{Dispatchers: 5, Load: 0.999, BranchFrom: 1000},
+		{Dispatchers: 5, Load: 0.9, Workers: -1},
+		{Dispatchers: 5, Load: 0.9, Workers: 65},
 	} {
 		if err := s.Validate(); err == nil {
 			t.Errorf("%+v accepted", s)
@@ -84,6 +86,40 @@ func TestEdgeSettingsValidate(t *testing.T) {
 	}
 	if err := (EdgeSettings{Dispatchers: 5, Load: 0.9}).Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestEdgeWorkers: the search with 1 and 3 workers (runs in parallel,
+// later ones cancelled when an earlier one decides) gives the same result,
+// counters included; only Runtime may differ. Without the herd (whose
+// classification otherwise runs beside the spectra) the two spectra run
+// at once and give the same crossing.
+func TestEdgeWorkers(t *testing.T) {
+	t.Parallel()
+	var rs [2]string // %+v: exact for floats (shortest round trip), NaN equal to NaN
+	var one EdgeResult
+	for i, w := range []int{1, 3} {
+		r, err := Edge(EdgeSettings{Dispatchers: 5, Load: 0.9, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Runtime, r.Herd.Runtime = 0, 0
+		rs[i] = fmt.Sprintf("%+v", r)
+		if i == 0 {
+			one = r
+		}
+	}
+	if rs[0] != rs[1] {
+		t.Errorf("1 worker: %s\n3 workers: %s", rs[0], rs[1])
+	}
+	r, err := Edge(EdgeSettings{Dispatchers: 5, Load: 0.9, Workers: 2, HerdMaps: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Refresh != one.Refresh || r.Crossing != one.Crossing || r.NodeRadius != one.NodeRadius ||
+		r.SaddleEigenvalue != one.SaddleEigenvalue || r.Herd.Period != 0 {
+		t.Errorf("without the herd, 2 workers: edge %v %s, node %v, saddle %v, herd period %d; with it, 1 worker: %v %s, %v, %v",
+			r.Refresh, r.Crossing, r.NodeRadius, r.SaddleEigenvalue, r.Herd.Period, one.Refresh, one.Crossing, one.NodeRadius, one.SaddleEigenvalue)
 	}
 }
 

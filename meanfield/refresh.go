@@ -251,7 +251,10 @@ type RefreshMap struct {
 	// noShortcuts (tests only) turns the window operator and the lazy
 	// far rows off: every window runs the chain and the convolution.
 	noShortcuts bool
-	lzPMF       []float64
+	// noPrune (tests only) computes every row of every slice of the
+	// chain (chainLow's pruning of slices that cannot reach the end law).
+	noPrune bool
+	lzPMF   []float64
 	// Poisson(t) laws at the last two window boundaries: window v's end is
 	// window v+1's start, where class v+1 is injected, so each boundary's
 	// law is computed once and serves the injection and both drain
@@ -819,10 +822,23 @@ func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []f
 		// w.p. d from (q+1, j); a service at q = 0 stays. Slice j only
 		// reaches rows q < split + j (j arrivals on a start below
 		// split); the rows above stay zero in both buffers.
+		//
+		// In a full window only slice k enters the end law; a slice that
+		// can no longer reach it (j + rem < k arrivals in the rem steps
+		// left) is needed only for the moments, which take row 0 of
+		// every slice up to step n − 1, so only its rows q < rem (those
+		// that can still reach row 0) are computed. The rows left out are
+		// never read by a row computed later (row q reads rows q ± 1 of
+		// the step before), and the rows computed are unchanged.
+		rem := pl.n - step - 1
 		for j := 0; j <= min(jmax+1, k); j++ {
 			top := split + j // rows [0, top) of slice j
 			cj := cur[j*R : j*R+top]
 			nx := nxt[j*R : j*R+top]
+			if full && j+rem < k && rem < top && !m.noPrune {
+				pruneStep(nx, cj, cur[max(j-1, 0)*R:], j, rem, d, a)
+				continue
+			}
 			if j == 0 {
 				nx[0] = d * (cj[0] + cur[1])
 				c1, n1 := cur[2:top+1], nx[1:top] // cur[top] = 0 < R
@@ -870,6 +886,27 @@ func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []f
 		nodeMean[i] += s
 	}
 	return massIn, massOut
+}
+
+// pruneStep is chainLow's step for slice j (rows cj, previous slice cm,
+// next rows nx) limited to rows [0, lim), lim < len(cj): the same
+// operations as the full step for those rows.
+func pruneStep(nx, cj, cm []float64, j, lim int, d, a float64) {
+	if lim == 0 {
+		return
+	}
+	nx[0] = d * (cj[0] + cj[1])
+	c1, n1 := cj[2:lim+1], nx[1:lim]
+	if j == 0 {
+		for q, x := range c1 {
+			n1[q] = d * x
+		}
+		return
+	}
+	m1 := cm[:len(c1)]
+	for q, x := range c1 {
+		n1[q] = d*x + a*m1[q]
+	}
 }
 
 // buildOp computes the plan's window operator: for every start row

@@ -980,6 +980,51 @@ func TestRefreshReference(t *testing.T) {
 	}
 }
 
+// TestRefreshPruneExact: chainLow's pruning of the slices that can no
+// longer reach the end law computes the rows it keeps by the same
+// operations, so the map's result is the same bit for bit (next board,
+// queue mean, truncation) with and without it, on balanced boards (full
+// windows inside the board) and a herd.
+func TestRefreshPruneExact(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		r     Refresh
+		start []float64
+		maps  int
+	}{
+		{Refresh{Dispatchers: 5, Load: 0.9, Period: 290}, BoardEmpty(), 12},
+		{Refresh{Dispatchers: 16, Load: 0.9, Period: 1192}, BoardEmpty(), 4},
+		{Refresh{Dispatchers: 5, Load: 0.9, Period: 1000}, BoardHalf(300), 1},
+	}
+	for _, c := range cases {
+		pruned, err := NewRefreshMap(c.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, _ := NewRefreshMap(c.r)
+		plain.noPrune = true
+		p := c.start
+		for i := 0; i <= c.maps; i++ {
+			a, err := pruned.Apply(nil, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := plain.Apply(nil, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same := len(a.Next) == len(b.Next) && a.QueueMean == b.QueueMean && a.Truncation == b.Truncation
+			for q := range a.Next {
+				same = same && q < len(b.Next) && a.Next[q] == b.Next[q]
+			}
+			if !same {
+				t.Fatalf("k = %d, T = %v, map %d: pruned and plain chains differ (queue mean %v vs %v)", c.r.Dispatchers, c.r.Period, i+1, a.QueueMean, b.QueueMean)
+			}
+			p = a.Next
+		}
+	}
+}
+
 // TestRefreshShortcuts checks the map's two shortcuts against the plain
 // computation (every window through the chain and the one-window
 // convolution): the window operator of the full windows past the top of

@@ -98,6 +98,11 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 		o.base.HerdFull, o.base.HerdMaps = true, 400
 	}
 	settings := compare.EdgeGrid(o.ks, o.loads, o.base)
+	// Workers left over by the edges run in parallel go inside each
+	// search (the output does not depend on either).
+	for i := range settings {
+		settings[i].Workers = min(max(o.workers/len(settings), 1), 64)
+	}
 	for _, s := range settings {
 		if err := checkEdge(s.Dispatchers, s.Load); err != nil {
 			return nil, o, err
