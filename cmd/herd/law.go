@@ -12,13 +12,13 @@ import (
 )
 
 // Default flags of herd law: the fit over eight k from 3 to 16 at loads whose
-// edges take seconds, a ladder of two of them towards λ = 1, and the limit
+// edges take seconds, the same three as the ladder towards λ = 1, and the limit
 // map for λ → 1 itself (law_limit.go). --full-ladder restores the loads the
 // issue names (edges at λ ≥ 0.975 take minutes each).
 const (
 	lawDefaultDispatchers = "3,4,5,6,8,10,12,16"
 	lawDefaultLoads       = "0.8,0.9,0.95"
-	lawDefaultLadder      = "0.9,0.95"
+	lawDefaultLadder      = "0.8,0.9,0.95"
 	lawFullLoads          = "0.8,0.9,0.95,0.99"
 	lawFullLadder         = "0.9,0.95,0.975,0.99"
 )

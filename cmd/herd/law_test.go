@@ -122,7 +122,7 @@ func TestLawBadInput(t *testing.T) {
 		{[]string{"law", "--dispatchers", "3,3,4"}, "--dispatchers: 3 given twice"},
 		{[]string{"law", "--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
 		{[]string{"law", "--dispatchers", "300"}, "--dispatchers 300"},
-		{[]string{"law", "--order", "4"}, "--order 4: want an integer in [1, 1]"},
+		{[]string{"law", "--order", "4"}, "--order 4: want an integer in [1, 2]"},
 		{[]string{"law", "--full-ladder", "--order", "4"}, "--order 4: want an integer in [1, 3]"},
 		{[]string{"law", "--limit-step", "0.6"}, "--limit-step 0.6: want a number in [0.001, 0.5]"},
 		{[]string{"law", "--order", "-1"}, "--order -1"},
