@@ -90,7 +90,7 @@ const (
 // k of ks that finished (done[j]; errs[j] becomes a warning) with x*(k),
 // its error, the law, the ratio and whether x* lies within band of the
 // law; then the fit x* = a(k − b) on them (weights 1/x_se², Birge-scaled
-// as fit_limit) and notes.
+// as fit_limit) and notes. It sets MapXStar, MapXStarSE and MapFit.
 func (l *Law) AddMapLimits(ks []int, res []MapLimitResult, errs []error, done []bool, band float64) {
 	fk := make([]float64, len(ks))
 	xs := make([]float64, len(ks))
@@ -126,9 +126,10 @@ func (l *Law) AddMapLimits(ks []int, res []MapLimitResult, errs []error, done []
 		}
 		l.Rows = append(l.Rows, row)
 	}
+	l.MapXStar, l.MapXStarSE = xs, se
 	if len(parts) == 0 {
 		return
 	}
 	l.Notes = append(l.Notes, "limit map x*(k) (λ → 1 computed directly, no extrapolation in λ): "+strings.Join(parts, "; "))
-	l.fitLimits(LawRowFitLimitMap, "limit map", "limit map", fk, xs, se)
+	l.MapFit = l.fitLimits(LawRowFitLimitMap, "limit map", "limit map", fk, xs, se)
 }

@@ -320,3 +320,39 @@ func TestMapLimitGrids(t *testing.T) {
 		t.Errorf("k = 4: %.6f ± %.2g and %.6f ± %.2g differ by %.2g, or the error is above 1e-3 relative", a.Value, a.Err, b.Value, b.Err, d)
 	}
 }
+
+// AddMapLimits keeps the limit map's x*(k) per k for the plot, NaN where
+// a k failed, found no edge or did not finish, and fits the line to the
+// rest: on an exact line x* = 0.8(k − 1.5) it recovers a and b.
+func TestAddMapLimits(t *testing.T) {
+	ks := []int{2, 3, 4, 5, 6, 8, 9}
+	res := make([]MapLimitResult, len(ks))
+	errs := make([]error, len(ks))
+	done := make([]bool, len(ks))
+	for j, k := range ks {
+		done[j] = true
+		res[j] = MapLimitResult{Exists: true, Value: 0.8 * (float64(k) - 1.5), Err: 1e-3}
+	}
+	res[0] = MapLimitResult{Value: math.NaN(), Err: math.NaN()} // k = 2: no edge
+	errs[4] = errors.New("boom")                                // k = 6 failed
+	done[6] = false                                             // k = 9 unfinished
+	var l Law
+	l.AddMapLimits(ks, res, errs, done, 0.1)
+	for j, k := range ks {
+		want := j >= 1 && j <= 5 && j != 4
+		if got := !math.IsNaN(l.MapXStar[j]); got != want || (want && (l.MapXStar[j] != res[j].Value || l.MapXStarSE[j] != 1e-3)) {
+			t.Errorf("k = %d: MapXStar %v ± %v, want a value: %v", k, l.MapXStar[j], l.MapXStarSE[j], want)
+		}
+	}
+	f := l.MapFit
+	if f == nil || f.Points != 4 || math.Abs(f.A-0.8) > 1e-12 || math.Abs(f.B-1.5) > 1e-12 {
+		t.Fatalf("fit %+v; want a = 0.8, b = 1.5 on 4 points", f)
+	}
+	rows := map[string]int{} // counted only
+	for _, r := range l.Rows {
+		rows[r.Kind]++
+	}
+	if rows[LawRowLimitMap] != 5 || rows[LawRowFitLimitMap] != 1 || len(l.Warnings) != 1 {
+		t.Errorf("rows %v, warnings %q; want 5 limit_map rows (k = 2 … 8 but the failed 6), 1 fit, 1 warning", rows, l.Warnings)
+	}
+}

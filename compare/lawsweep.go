@@ -86,10 +86,15 @@ type Law struct {
 	Fits            []*LawFit   // per load; nil where no fit
 	XStar, XStarSE  []float64   // the limit per k and its error; NaN when missing
 	LimitFit        *LawFit     // the fit of the limits; nil when none
-	sig             [][]float64 // the stated precision of X, RelTol·X
-	limits          []*Limit
-	settings        LawSettings
-	ks              []float64
+	// MapXStar and MapXStarSE are x*(k) from the limit map and its error
+	// per k (NaN when missing), MapFit their fit (nil when none); all nil
+	// until AddMapLimits.
+	MapXStar, MapXStarSE []float64
+	MapFit               *LawFit
+	sig                  [][]float64 // the stated precision of X, RelTol·X
+	limits               []*Limit
+	settings             LawSettings
+	ks                   []float64
 }
 
 // AnalyseLaw fits, extrapolates and judges the edges pts of s.Edges()

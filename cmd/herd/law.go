@@ -11,14 +11,14 @@ import (
 	"herd/compare"
 )
 
-// Default flags of herd law: the fit over k = 3 … 16 at loads whose edges
-// take seconds, a ladder of two of them towards λ = 1, and the limit map for
-// λ → 1 itself (law_limit.go). --full-ladder restores the loads the issue
-// names (edges at λ ≥ 0.975 take minutes each).
+// Default flags of herd law: the fit over eight k from 3 to 16 at loads whose
+// edges take seconds, the same three as the ladder towards λ = 1, and the limit
+// map for λ → 1 itself (law_limit.go). --full-ladder restores the loads the
+// issue names (edges at λ ≥ 0.975 take minutes each).
 const (
-	lawDefaultDispatchers = "3,4,5,6,7,8,9,10,11,12,13,14,15,16"
+	lawDefaultDispatchers = "3,4,5,6,8,10,12,16"
 	lawDefaultLoads       = "0.8,0.9,0.95"
-	lawDefaultLadder      = "0.9,0.95"
+	lawDefaultLadder      = "0.8,0.9,0.95"
 	lawFullLoads          = "0.8,0.9,0.95,0.99"
 	lawFullLadder         = "0.9,0.95,0.975,0.99"
 )
@@ -92,7 +92,7 @@ func parseLaw(e *env, args []string) (compare.LawSettings, lawOutput, error) {
 	relTol := addToleranceFlag(fs)
 	limitStep := fs.Float64("limit-step", compare.DefaultMapLimitStep, "grid step of the heavy-traffic limit map in scaled queue units q = (1−λ)Q (x*(k) from steps h and h/2, extrapolated), in [0.001, 0.5]; 0 skips the limit map")
 	out := addOutputFlags(fs, "edges computed")
-	plotFile := plotFlag(fs, "x_edge against k per load with the fitted lines, the limit x*(k) with error bars and the law,")
+	plotFile := plotFlag(fs, "x_edge against k per load with the fitted lines, the extrapolated limit and the limit map's x*(k) with error bars and their lines, and the law,")
 	progMode := addProgressFlag(fs)
 	full := fs.Bool("full-ladder", false, "default --load to "+lawFullLoads+" and --ladder to "+lawFullLadder+" (slow: edges at λ ≥ 0.975 take minutes each)")
 	if err := parse(fs, args); err != nil {
@@ -230,9 +230,15 @@ func plotLaw(path string, ks []int, l compare.Law) error {
 			fig.Series = append(fig.Series, line("", name, l.Fits[i]))
 		}
 	}
-	fig.Series = append(fig.Series, plotting.Series{Name: "limit λ → 1", Group: "limit", X: fk, Y: l.XStar, YErr: l.XStarSE})
+	fig.Series = append(fig.Series, plotting.Series{Name: "limit λ → 1 (extrapolated)", Group: "limit", X: fk, Y: l.XStar, YErr: l.XStarSE})
 	if l.LimitFit != nil {
 		fig.Series = append(fig.Series, line("", "limit", l.LimitFit))
+	}
+	if l.MapXStar != nil {
+		fig.Series = append(fig.Series, plotting.Series{Name: "limit map x*(k)", Group: "limit map", X: fk, Y: l.MapXStar, YErr: l.MapXStarSE})
+		if l.MapFit != nil {
+			fig.Series = append(fig.Series, line("", "limit map", l.MapFit))
+		}
 	}
 	fig.Series = append(fig.Series, lawSeries(ks))
 	if err := plotting.Save(fig, path); err != nil {

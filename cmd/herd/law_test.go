@@ -21,7 +21,7 @@ var lawSmall = []string{"law", "--dispatchers", "4,5,6", "--load", "0.7,0.75", "
 // herd law writes one table in three formats: the text is golden; CSV and
 // JSON, made with other worker counts, carry the same rows cell for cell
 // (floats round-trip in both), so the output does not depend on --workers.
-// The SVG plot is written.
+// The SVG plot is written, with the limit map's series.
 func TestLawOutputs(t *testing.T) {
 	t.Parallel()
 	text, errs, code := herd(t, append(lawSmall, "--workers", "1")...)
@@ -103,8 +103,8 @@ func TestLawOutputs(t *testing.T) {
 			t.Errorf("%d %q rows, want %d (all: %v)", kinds[k], k, n, kinds)
 		}
 	}
-	if b, err := os.ReadFile(plot); err != nil || !strings.Contains(string(b), "<svg") {
-		t.Errorf("plot: %v, %d bytes", err, len(b))
+	if b, err := os.ReadFile(plot); err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "limit map x*(k)") {
+		t.Errorf("plot: %v, %d bytes; want an SVG with the limit map's series", err, len(b))
 	}
 }
 
@@ -122,7 +122,7 @@ func TestLawBadInput(t *testing.T) {
 		{[]string{"law", "--dispatchers", "3,3,4"}, "--dispatchers: 3 given twice"},
 		{[]string{"law", "--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
 		{[]string{"law", "--dispatchers", "300"}, "--dispatchers 300"},
-		{[]string{"law", "--order", "4"}, "--order 4: want an integer in [1, 1]"},
+		{[]string{"law", "--order", "4"}, "--order 4: want an integer in [1, 2]"},
 		{[]string{"law", "--full-ladder", "--order", "4"}, "--order 4: want an integer in [1, 3]"},
 		{[]string{"law", "--limit-step", "0.6"}, "--limit-step 0.6: want a number in [0.001, 0.5]"},
 		{[]string{"law", "--order", "-1"}, "--order -1"},
