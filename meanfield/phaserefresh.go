@@ -32,10 +32,10 @@ import (
 //
 // The servers not yet in the water drain. A server that never empties
 // completes jobs as a Markov renewal process; G_i(t; d, j), the probability
-// of d completions by t with the job then in phase j from phase i at 0, is
-// evolved window by window in the same uniformised steps (the drain law
-// needs no conditioning). Class b (board b, joint law x(b, ·)) joins the
-// water at τ_b with
+// of d completions by t with the job then in phase j from phase i at 0,
+// depends on t only, so it is uniformised once over the whole period at
+// the drain's own rate max_i out_i (phasedrain.go). Class b (board b,
+// joint law x(b, ·)) joins the water at τ_b with
 //
 //	P(q = b − d, j) = Σ_i x(b, i) G_i(τ_b; d, j)  (d < b),
 //	P(q = 0) = Σ_i x(b, i) P(N_i(τ_b) ≥ b),
@@ -45,17 +45,18 @@ import (
 // in one absorbed cell.
 //
 // The time-averaged mean queue is integrated window by window with
-// Gauss–Legendre nodes, for the water (per-step first moments of the
-// chain's slices, weighted as the conditioning requires) and for the
-// draining classes (per-step means Σ c_i(d) G_i(d, ·), c_i(d) =
-// Σ_{b>max(v,d)} x(b, i)(b − d)) alike.
+// Gauss–Legendre nodes for the water (per-step first moments of the
+// chain's slices, weighted as the conditioning requires), and exactly for
+// the draining classes: class b contributes Σ_i x(b, i) ∫₀^{t_b}
+// E[(b − N_i(t))⁺] dt, a sum over the uniformised steps with weights
+// P(Pois(Λ_d t_b) > n)/Λ_d.
 //
 // # Truncation
 //
 // As for the exponential map: uniformisation sums cut where the tail is
 // below Tol/(4·(windows+1)) relative to Pois(rW; k), top queue levels of
 // the water dropped while their cumulative mass is below the same budget,
-// and so are the drain law's top rows (weighted by the classes using them);
+// and the drain law's far rows as phasedrain.go says;
 // the mass lost (water and drain law, weighted by the classes that use it)
 // is RefreshResult.Truncation. As in the exponential map, levels that
 // cannot empty within a window (q ≥ q0, from the completion law of a
@@ -86,17 +87,15 @@ type phaseMap struct {
 	water, tmp []float64
 	hi         int
 
-	// The drain law G_i(d, j) at g[i*D*P + d*P + j], d < D, and the
-	// absorbed cells gabs[i] (d ≥ D).
-	D, gTop               int // G's rows d < gTop can be nonzero
-	g, gn, gacc           []float64
-	gabs, gabsN, gabsAcc  []float64
-	cw                    []float64 // cw[i*D + d] = c_i(d)
-	gmass                 []float64 // mass of G_i at the window's start
-	selfW, selfD, moveInv []float64 // per-plan step coefficients
+	// The drain law (phasedrain.go) and G at T, G_i(T; d, j) at
+	// g[i*D*P + d*P + j], d < D, with the absorbed cells gabs[i] (d ≥ D).
+	dr      phaseDrain
+	D       int
+	g, gabs []float64
+	selfW   []float64 // per-plan step coefficients
 
 	cur, nxt, acc []float64
-	mom, dmom     []float64
+	mom           []float64
 	full, cut     phasePlan
 	hcur, hnxt    []float64 // the plan's completion-law steps
 	hacc          []float64
@@ -183,17 +182,11 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 	m.hi = 1
 	m.water = grow(m.water, 1)
 
-	// The drain law at τ = 0: no completion, phase i.
+	// The drain law over the whole period (phasedrain.go): the classes'
+	// joining states, G at T for p' and the drain's part of the integral.
 	m.D = m.top
-	gl := P * m.D * P
-	m.g = grow(m.g, gl)
-	m.gabs = grow(m.gabs, P)
-	m.gTop = 1
-	if m.D > 0 {
-		for i := 0; i < P; i++ {
-			m.g[i*m.D*P+i] = 1
-		}
-	}
+	m.drainAll()
+	m.g, m.gabs = m.dr.gT, m.dr.gabsT
 
 	v, integral, _ := m.walk(&res, func(v int, _ float64) bool {
 		if v <= m.top && m.cum[v] > 0 && (v == 0 || m.cum[v] > m.cum[v-1]) {
@@ -230,7 +223,7 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		size--
 	}
 	res.Next = dst[:size]
-	res.QueueMean = integral / T
+	res.QueueMean = (integral + m.dr.integral) / T
 	res.Response = res.QueueMean / lam
 	res.Truncation = m.trunc
 	res.Rows = max(m.levels, stateLevels(size, P))
@@ -289,7 +282,11 @@ func (m *phaseMap) inject(v int) {
 		}
 		m.hi = v + 1
 	}
-	m.addClass(m.water, v)
+	if off := m.dr.injOff[v]; off >= 0 {
+		for i, y := range m.dr.inj[off : off+stateLen(v+1, m.P)] {
+			m.water[i] += y
+		}
+	}
 }
 
 // plan fills pl's weights for a window of length w integrated over [0, l]:
@@ -501,36 +498,11 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 	}
 	// Step coefficients.
 	m.selfW = grow(m.selfW, P)
-	m.selfD = grow(m.selfD, P)
 	for i := 0; i < P; i++ {
 		m.selfW[i] = 1 - a - ph.out[i]*inv
-		m.selfD[i] = 1 - ph.out[i]*inv
 	}
 	selfW := m.selfW
 	alpha, exit := ph.alpha, ph.exit
-
-	// The drain law, needed while classes b > v drain.
-	drain := v < m.top && m.D > 0
-	D := m.D
-	gsz := P * D * P
-	if drain {
-		m.gn = grow(m.gn, gsz)
-		m.gacc = grow(m.gacc, gsz)
-		m.gabsN = grow(m.gabsN, P)
-		m.gabsAcc = grow(m.gabsAcc, P)
-		m.dmom = grow(m.dmom, pl.n+1)
-		m.cw = grow(m.cw, P*D)
-		m.gmass = grow(m.gmass, P)
-		for i := 0; i < P; i++ {
-			m.gmass[i] = m.gabs[i] + sumSlice(m.g[i*D*P:(i+1)*D*P])
-		}
-		for i := 0; i < P; i++ {
-			for d := 0; d < D; d++ {
-				xx := max(v, d)
-				m.cw[i*D+d] = m.s2[xx*P+i] - float64(d)*m.s1[xx*P+i]
-			}
-		}
-	}
 
 	// Two phases and no phase changes (h2): one fused pass per slice.
 	two := P == 2 && len(ph.moves) == 0
@@ -561,9 +533,6 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 					acc[i] += ew * y
 				}
 			}
-		}
-		if drain {
-			m.dmom[step] = m.drainStep(wn, inv, step == pl.n)
 		}
 		if step == pl.n {
 			break
@@ -686,9 +655,6 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 			for j := 0; j <= min(step, k); j++ {
 				t += jw[j] * f[j]
 			}
-			if drain {
-				t += m.dmom[step]
-			}
 			s += pn * t
 		}
 		integral += m.glw[i] * s
@@ -712,46 +678,7 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 		m.rowErr = true
 	}
 	m.levels = max(m.levels, m.hi)
-
-	// The new drain law; its lost mass counts for the classes still
-	// draining.
-	if drain {
-		m.g, m.gacc = m.gacc, m.g
-		m.gabs, m.gabsAcc = m.gabsAcc, m.gabs
-		for i := 0; i < P; i++ {
-			s := m.gabs[i] + sumSlice(m.g[i*D*P:(i+1)*D*P])
-			if lost := m.gmass[i] - s; lost > 0 {
-				m.trunc += lost * m.s1[v*P+i]
-			}
-		}
-		m.trimDrain(v)
-	}
 	return integral
-}
-
-// drainRows2 is drainStep's pass over the rows d < top of G_i for two
-// phases without phase changes: the same operations in the same order, so
-// the same result to the bit. It returns the completions from the last
-// row over Λ and the drain mean with this law's part added.
-func (m *phaseMap) drainRows2(gi, gn, ga, cwi []float64, top int, wn, inv float64, last bool, dm float64) (float64, float64) {
-	e0, e1 := m.ph.exit[0], m.ph.exit[1]
-	sd0, sd1 := m.selfD[0], m.selfD[1]
-	al0, al1 := m.ph.alpha[0], m.ph.alpha[1]
-	var prev float64
-	for d := 0; d < top; d++ {
-		y0, y1 := gi[2*d], gi[2*d+1]
-		dm += cwi[d] * (y0 + y1)
-		if wn != 0 {
-			ga[2*d] += wn * y0
-			ga[2*d+1] += wn * y1
-		}
-		if !last {
-			gn[2*d] = sd0*y0 + al0*prev
-			gn[2*d+1] = sd1*y1 + al1*prev
-		}
-		prev = (e0*y0 + e1*y1) * inv
-	}
-	return prev, dm
 }
 
 // stepSlice2 is one uniformised step of the water's slice c into nx for
@@ -790,36 +717,6 @@ func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha 
 	}
 }
 
-// trimDrain drops the drain law's top rows (the frontier the uniformised
-// steps push up one row per step, far beyond the completions that happen)
-// while their mass, weighted by the classes still draining, adds up to
-// less than trimEps; the mass dropped is truncation.
-func (m *phaseMap) trimDrain(v int) {
-	P, D := m.P, m.D
-	var cut float64
-	top := m.gTop
-	for top > 1 {
-		var row float64
-		for i := 0; i < P; i++ {
-			var s float64
-			for _, y := range m.g[i*D*P+(top-1)*P : i*D*P+top*P] {
-				s += y
-			}
-			row += s * m.s1[v*P+i]
-		}
-		if cut+row >= m.trimEps {
-			break
-		}
-		cut += row
-		for i := 0; i < P; i++ {
-			clear(m.g[i*D*P+(top-1)*P : i*D*P+top*P])
-		}
-		top--
-	}
-	m.trunc += cut
-	m.gTop = top
-}
-
 // trimTop drops the water's top levels while their cumulative mass is
 // below trimEps, adding it to the truncation.
 func (m *phaseMap) trimTop() {
@@ -851,71 +748,4 @@ func sumSlice(x []float64) float64 {
 		s += y
 	}
 	return s
-}
-
-// drainStep adds step n of the drain law G to the window's end law (weight
-// wn) and returns the step's drain mean Σ_i Σ_d c_i(d) Σ_j G_i(d, j); unless
-// last, it then moves G one uniformised step: phase changes, completions
-// d → d + 1 with the next job's phase drawn from α (into the absorbed cell
-// from d = D − 1). One pass over the rows d < gTop does all three.
-func (m *phaseMap) drainStep(wn, inv float64, last bool) float64 {
-	P, D := m.P, m.D
-	ph := &m.ph
-	top := m.gTop
-	var dm float64
-	for i := 0; i < P; i++ {
-		gi := m.g[i*D*P : (i+1)*D*P]
-		gn := m.gn[i*D*P : (i+1)*D*P]
-		ga := m.gacc[i*D*P : (i+1)*D*P]
-		cwi := m.cw[i*D : (i+1)*D]
-		var prev float64                  // completions from d − 1, over Λ
-		if P == 2 && len(ph.moves) == 0 { // h2: the same operations, unrolled
-			prev, dm = m.drainRows2(gi, gn, ga, cwi, top, wn, inv, last, dm)
-		}
-		for d := 0; d < top && !(P == 2 && len(ph.moves) == 0); d++ {
-			row := gi[d*P : d*P+P]
-			var s, comp float64
-			for j, y := range row {
-				s += y
-				comp += ph.exit[j] * y
-			}
-			dm += cwi[d] * s
-			if wn != 0 {
-				arow := ga[d*P : d*P+P]
-				for j, y := range row {
-					arow[j] += wn * y
-				}
-			}
-			if !last {
-				nrow := gn[d*P : d*P+P]
-				for j, y := range row {
-					nrow[j] = m.selfD[j]*y + ph.alpha[j]*prev
-				}
-				for _, mv := range ph.moves {
-					nrow[mv.to] += mv.rate * inv * row[mv.from]
-				}
-			}
-			prev = comp * inv
-		}
-		if wn != 0 {
-			m.gabsAcc[i] += wn * m.gabs[i]
-		}
-		if !last {
-			if top < D { // row d = top receives its first mass
-				nrow := gn[top*P : top*P+P]
-				for j := range nrow {
-					nrow[j] = ph.alpha[j] * prev
-				}
-				m.gabsN[i] = m.gabs[i]
-			} else {
-				m.gabsN[i] = m.gabs[i] + prev
-			}
-		}
-	}
-	if !last {
-		m.g, m.gn = m.gn, m.g
-		m.gabs, m.gabsN = m.gabsN, m.gabs
-		m.gTop = min(top+1, D)
-	}
-	return dm
 }

@@ -1,0 +1,339 @@
+package meanfield
+
+// phaseDrain is the drain law of the phase map (phaserefresh.go), computed
+// once per application over the whole period instead of window by window.
+//
+// A server of class b (board b) that has not yet joined the water is a
+// server that never empties until its b-th completion: its law at time t
+// depends on t only, not on the windows. So the drain law
+// G_i(t; d, j) (d completions by t, the job then in service in phase j,
+// from phase i at 0) is uniformised once, at the drain's own rate
+// Λ_d = max_i out_i (no arrivals), as G_i(t) = Σ_n Pois(Λ_d t; n)·g_{i,n}
+// with g_{i,n} = Mⁿe_i the uniformised chain after n steps, rows d ≥ D = top
+// of the board kept as one absorbed cell. One pass over n = 0, 1, …
+// gives every class what the map needs:
+//
+//   - its state when it joins the water at t_b = τ_b (b in a window begun
+//     before T) or at T (the classes still draining make p'):
+//     level b − d, phase j with Σ_i x(b, i) G_i(t_b; d, j), d < b, and
+//     level 0 with the rest;
+//   - its part of ∫₀ᵀ E[q] dt, Σ_i x(b, i) ∫₀^{t_b} E[(b − N_i(t))⁺] dt,
+//     exactly, from ∫₀^t Pois(Λ_d s; n) ds = P(Pois(Λ_d t) > n)/Λ_d.
+//
+// The Poisson weights are cut where each omitted tail is below pmfEps and
+// normalised (poissonPMF), so every class keeps its mass. Rows of g_{i,n}
+// at the bottom (completions too few to be plausible after n steps) and at
+// the top (the frontier the steps push up one row per step) are dropped
+// when their mass, weighted by the classes of phase i, is below
+// trimEps/(4(2D + steps + 1)): each end drops at most D + steps rows per
+// phase, so each loses less than trimEps/4 (and stops trimming if it would
+// not); the mass dropped is truncation.
+type phaseDrain struct {
+	inv  float64   // 1/Λ_d
+	self []float64 // 1 − out_j/Λ_d
+
+	// Classes b = 1 … top: tab[b] indexes the Poisson table of t_b.
+	tab []int
+	// Tables: time t, pmf of Pois(Λ_d t) on [lo, lo+len), and the tail
+	// P(Pois > n) on the same range.
+	tabT            []float64
+	tabLo, tabOff   []int
+	tabLen          []int
+	pmf, tail, pbuf []float64
+	tb              []float64 // t_b
+	injOff          []int     // class b ≤ last: its state at inj[injOff[b]:]
+	inj             []float64 // the joining states
+	gT, gabsT       []float64 // G_i(T; d, j) and its absorbed cells
+	cur, nxt        []float64 // g_{i,n}, layout i*D*P + d*P + j
+	abs, absN       []float64 // absorbed cells (d ≥ D)
+	rlo, rhi        []int     // rows [rlo_i, rhi_i) of g_{i,n} may be nonzero
+	s0              []float64 // S0(b) = Σ_{d<b} Σ_j g(d, j) for the current i
+	cutLow, cutHigh []float64 // weighted mass dropped per phase
+	integral        float64
+	rowEps          float64 // the largest weighted row mass trimmed
+}
+
+// classTimes sets t_b for the classes b = 1 … top as the window walk
+// (windows.go) will meet them: τ_b for classes entering at a window begun
+// before T, T for the rest. It returns the last window's index.
+func (m *phaseMap) classTimes(tb []float64) int {
+	ws := &m.windowWalk
+	tau := 0.0
+	for v := 0; ; v++ {
+		if v >= 1 && v <= m.top {
+			tb[v] = tau
+		}
+		w := ws.windowLen(v)
+		if w == 0 {
+			continue
+		}
+		if tau+w <= ws.period {
+			tau += w
+			continue
+		}
+		for b := max(v+1, 1); b <= m.top; b++ {
+			tb[b] = ws.period
+		}
+		return v
+	}
+}
+
+// drainAll runs the drain law over the period for the input state (apply
+// has set x, top, s1, s2, trimEps, pmfEps and the window walk) and leaves
+// the joining states, G at T and the drain's part of the integral in m.dr.
+func (m *phaseMap) drainAll() (last int) {
+	dr := &m.dr
+	P, D := m.P, m.top
+	ph := &m.ph
+	dr.integral = 0
+	if D == 0 {
+		return m.classTimes(nil)
+	}
+	lamD := ph.max
+	dr.inv = 1 / lamD
+	dr.self = grow(dr.self, P)
+	for j := 0; j < P; j++ {
+		dr.self[j] = 1 - ph.out[j]*dr.inv
+	}
+
+	// Class times and their Poisson tables (t_b is nondecreasing in b).
+	dr.tb = grow(dr.tb, D+1)
+	tb := dr.tb
+	last = m.classTimes(tb)
+	dr.tab = growInt(dr.tab, D+1)
+	dr.tabT, dr.tabLo, dr.tabOff, dr.tabLen = dr.tabT[:0], dr.tabLo[:0], dr.tabOff[:0], dr.tabLen[:0]
+	dr.pmf, dr.tail = dr.pmf[:0], dr.tail[:0]
+	nMax := 0
+	for b := 1; b <= D; b++ {
+		if nt := len(dr.tabT); nt == 0 || tb[b] != dr.tabT[nt-1] {
+			lo, pmf := poissonPMF(dr.pbuf, lamD*tb[b], m.pmfEps)
+			dr.pbuf = pmf
+			dr.tabT = append(dr.tabT, tb[b])
+			dr.tabLo = append(dr.tabLo, lo)
+			dr.tabOff = append(dr.tabOff, len(dr.pmf))
+			dr.tabLen = append(dr.tabLen, len(pmf))
+			dr.pmf = append(dr.pmf, pmf...)
+			off := len(dr.tail)
+			dr.tail = append(dr.tail, pmf...)
+			t := dr.tail[off:]
+			var s float64
+			for n := len(t) - 1; n >= 0; n-- {
+				t[n] = s // P(Pois > lo + n)
+				s += pmf[n]
+			}
+			nMax = max(nMax, lo+len(pmf)-1)
+		}
+		dr.tab[b] = len(dr.tabT) - 1
+	}
+
+	// Joining states of the classes b ≤ last with mass, and G at T.
+	dr.injOff = growInt(dr.injOff, D+1)
+	size := 0
+	for b := 1; b <= min(last, D); b++ {
+		dr.injOff[b] = -1
+		if m.classMass(b) > 0 {
+			dr.injOff[b] = size
+			size += stateLen(b+1, P)
+		}
+	}
+	dr.inj = grow(dr.inj, size)
+	gsz := P * D * P
+	tT := -1 // the table of T, if a class drains to T
+	if last < D {
+		tT = dr.tab[D]
+	}
+	dr.gT = grow(dr.gT, gsz)
+	dr.gabsT = grow(dr.gabsT, P)
+
+	dr.cur = grow(dr.cur, gsz)
+	dr.nxt = grow(dr.nxt, gsz)
+	dr.abs = grow(dr.abs, P)
+	dr.absN = grow(dr.absN, P)
+	dr.rlo = growInt(dr.rlo, P)
+	dr.rhi = growInt(dr.rhi, P)
+	dr.s0 = grow(dr.s0, D+1)
+	dr.cutLow = grow(dr.cutLow, P)
+	dr.cutHigh = grow(dr.cutHigh, P)
+	dr.rowEps = m.trimEps / (4 * float64(2*D+nMax+1))
+	for i := 0; i < P; i++ {
+		dr.cur[i*D*P+i] = 1
+		dr.rlo[i], dr.rhi[i] = 0, 1
+	}
+	first := 1 // the first class whose weights are not all spent
+	for n := 0; n <= nMax; n++ {
+		for first <= D && dr.tabLo[dr.tab[first]]+dr.tabLen[dr.tab[first]] <= n {
+			first++
+		}
+		for i := 0; i < P; i++ {
+			m.drainUse(i, n, first, last, tT)
+		}
+		if n == nMax {
+			break
+		}
+		for i := 0; i < P; i++ {
+			m.drainMove(i)
+		}
+		dr.cur, dr.nxt = dr.nxt, dr.cur
+		dr.abs, dr.absN = dr.absN, dr.abs
+	}
+	dr.integral *= dr.inv
+	for i := 0; i < P; i++ {
+		m.trunc += dr.cutLow[i] + dr.cutHigh[i]
+	}
+	return last
+}
+
+// classMass returns Σ_i x(b, i), the mass of class b ≥ 1.
+func (m *phaseMap) classMass(b int) float64 {
+	var s float64
+	for _, y := range m.x[1+(b-1)*m.P : 1+b*m.P] {
+		s += y
+	}
+	return s
+}
+
+// drainUse adds step n of g_i to what the classes need: the integral
+// (classes whose tail weight is not yet spent, from first on), the joining
+// states of the classes b ≤ last whose Poisson table covers n, and G at T.
+func (m *phaseMap) drainUse(i, n, first, last, tT int) {
+	dr := &m.dr
+	P, D := m.P, m.top
+	gi := dr.cur[i*D*P : (i+1)*D*P]
+	lo, hi := dr.rlo[i], dr.rhi[i]
+	// S0(b) and F(b) = Σ_{d<b} (b − d) Σ_j g(d, j) = F(b−1) + S0(b).
+	var s0, f, acc float64
+	for b := 1; b <= D; b++ {
+		if d := b - 1; d >= lo && d < hi {
+			for _, y := range gi[d*P : d*P+P] {
+				s0 += y
+			}
+		}
+		f += s0
+		dr.s0[b] = s0
+		if b < first {
+			continue
+		}
+		xb := m.x[1+(b-1)*P+i]
+		if xb == 0 {
+			continue
+		}
+		t := dr.tab[b]
+		w := 1.0
+		if o := n - dr.tabLo[t]; o >= 0 {
+			w = dr.tail[dr.tabOff[t]+o]
+		}
+		acc += xb * w * f
+	}
+	dr.integral += acc
+	mass := s0 + dr.abs[i]
+
+	// Joining states.
+	for b := 1; b <= min(last, D); b++ {
+		off := dr.injOff[b]
+		if off < 0 {
+			continue
+		}
+		t := dr.tab[b]
+		o := n - dr.tabLo[t]
+		if o < 0 || o >= dr.tabLen[t] {
+			continue
+		}
+		xw := dr.pmf[dr.tabOff[t]+o] * m.x[1+(b-1)*P+i]
+		if xw == 0 {
+			continue
+		}
+		st := dr.inj[off : off+stateLen(b+1, P)]
+		st[0] += xw * (mass - dr.s0[b])
+		for d := lo; d < min(b, hi); d++ {
+			base := 1 + (b-d-1)*P // level b − d
+			for j, y := range gi[d*P : d*P+P] {
+				st[base+j] += xw * y
+			}
+		}
+	}
+
+	// G at T.
+	if tT >= 0 {
+		if o := n - dr.tabLo[tT]; o >= 0 && o < dr.tabLen[tT] {
+			pw := dr.pmf[dr.tabOff[tT]+o]
+			ga := dr.gT[i*D*P : (i+1)*D*P]
+			for x := lo * P; x < hi*P; x++ {
+				ga[x] += pw * gi[x]
+			}
+			dr.gabsT[i] += pw * dr.abs[i]
+		}
+	}
+}
+
+// drainMove moves g_i one uniformised step (rows [rlo, rhi) to
+// [rlo, rhi + 1), completions from row D − 1 into the absorbed cell) and
+// trims its bottom and top rows within the budget.
+func (m *phaseMap) drainMove(i int) {
+	dr := &m.dr
+	P, D := m.P, m.top
+	ph := &m.ph
+	gi := dr.cur[i*D*P : (i+1)*D*P]
+	gn := dr.nxt[i*D*P : (i+1)*D*P]
+	lo, hi := dr.rlo[i], dr.rhi[i]
+	inv := dr.inv
+	var prev float64 // completions from row d − 1, over Λ_d
+	for d := lo; d < hi; d++ {
+		row := gi[d*P : d*P+P]
+		nrow := gn[d*P : d*P+P]
+		var comp float64
+		for j, y := range row {
+			comp += ph.exit[j] * y
+			nrow[j] = dr.self[j]*y + ph.alpha[j]*prev
+		}
+		for _, mv := range ph.moves {
+			nrow[mv.to] += mv.rate * inv * row[mv.from]
+		}
+		prev = comp * inv
+	}
+	dr.absN[i] = dr.abs[i]
+	if hi < D {
+		nrow := gn[hi*P : hi*P+P]
+		for j := range nrow {
+			nrow[j] = ph.alpha[j] * prev
+		}
+		hi++
+	} else {
+		dr.absN[i] += prev
+	}
+	clear(gi[lo*P : dr.rhi[i]*P])
+	// Trim rows whose mass, weighted by the classes of phase i, is below
+	// rowEps; at most D + nMax of them per phase, so the mass dropped
+	// stays below trimEps/4 (checked).
+	wi := m.s1[i] // Σ_b x(b, i)
+	for hi-lo > 1 {
+		row := gn[lo*P : lo*P+P]
+		s := sumSlice(row) * wi
+		if s >= dr.rowEps || dr.cutLow[i]+s >= m.trimEps/4 {
+			break
+		}
+		dr.cutLow[i] += s
+		clear(row)
+		lo++
+	}
+	for hi-lo > 1 {
+		row := gn[(hi-1)*P : hi*P]
+		s := sumSlice(row) * wi
+		if s >= dr.rowEps || dr.cutHigh[i]+s >= m.trimEps/4 {
+			break
+		}
+		dr.cutHigh[i] += s
+		clear(row)
+		hi--
+	}
+	dr.rlo[i], dr.rhi[i] = lo, hi
+}
+
+// growInt is grow for ints (zeroed).
+func growInt(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
