@@ -39,6 +39,7 @@ type phaseDrain struct {
 	tabT            []float64
 	tabLo, tabOff   []int
 	tabLen          []int
+	endMax, loMin   []int // per table: max of lo+len over tables ≤ t, min of lo over tables ≥ t
 	pmf, tail, pbuf []float64
 	tb              []float64 // t_b
 	injOff          []int     // class b ≤ last: its state at inj[injOff[b]:]
@@ -125,6 +126,24 @@ func (m *phaseMap) drainAll() (last int) {
 		}
 		dr.tab[b] = len(dr.tabT) - 1
 	}
+	// The classes' supports in n are nearly but not provably monotone in
+	// t: bound them by a running maximum of their ends and a running
+	// minimum (from the top) of their starts.
+	nt := len(dr.tabT)
+	dr.endMax = growInt(dr.endMax, nt)
+	dr.loMin = growInt(dr.loMin, nt)
+	for t := 0; t < nt; t++ {
+		dr.endMax[t] = dr.tabLo[t] + dr.tabLen[t]
+		if t > 0 {
+			dr.endMax[t] = max(dr.endMax[t], dr.endMax[t-1])
+		}
+	}
+	for t := nt - 1; t >= 0; t-- {
+		dr.loMin[t] = dr.tabLo[t]
+		if t+1 < nt {
+			dr.loMin[t] = min(dr.loMin[t], dr.loMin[t+1])
+		}
+	}
 
 	// Joining states of the classes b ≤ last with mass, and G at T.
 	dr.injOff = growInt(dr.injOff, D+1)
@@ -159,9 +178,9 @@ func (m *phaseMap) drainAll() (last int) {
 		dr.cur[i*D*P+i] = 1
 		dr.rlo[i], dr.rhi[i] = 0, 1
 	}
-	first := 1 // the first class whose weights are not all spent
+	first := 1 // every class before first has spent its weights
 	for n := 0; n <= nMax; n++ {
-		for first <= D && dr.tabLo[dr.tab[first]]+dr.tabLen[dr.tab[first]] <= n {
+		for first <= D && dr.endMax[dr.tab[first]] <= n {
 			first++
 		}
 		for i := 0; i < P; i++ {
@@ -183,6 +202,24 @@ func (m *phaseMap) drainAll() (last int) {
 	return last
 }
 
+// tableTail returns P(Pois > n) for table t.
+func (dr *phaseDrain) tableTail(t, n int) float64 {
+	o := n - dr.tabLo[t]
+	switch {
+	case o < 0:
+		return 1
+	case o >= dr.tabLen[t]:
+		return 0
+	}
+	return dr.tail[dr.tabOff[t]+o]
+}
+
+// classWeight returns x(b, i)·P(Pois(Λ_d t_b) > n), class b's weight in
+// step n of the drain integral.
+func (m *phaseMap) classWeight(b, i, n int) float64 {
+	return m.x[1+(b-1)*m.P+i] * m.dr.tableTail(m.dr.tab[b], n)
+}
+
 // classMass returns Σ_i x(b, i), the mass of class b ≥ 1.
 func (m *phaseMap) classMass(b int) float64 {
 	var s float64
@@ -200,35 +237,36 @@ func (m *phaseMap) drainUse(i, n, first, last, tT int) {
 	P, D := m.P, m.top
 	gi := dr.cur[i*D*P : (i+1)*D*P]
 	lo, hi := dr.rlo[i], dr.rhi[i]
-	// S0(b) and F(b) = Σ_{d<b} (b − d) Σ_j g(d, j) = F(b−1) + S0(b).
+	// S0(b) and F(b) = Σ_{d<b} (b − d) Σ_j g(d, j) = F(b−1) + S0(b): zero
+	// for b ≤ lo, summed row by row up to hi, and beyond F(b) =
+	// F(hi) + (b − hi)·S0(hi), which the classes past max(hi, last) (all
+	// weighted by T's table) take through the suffix sums s1, s2.
 	var s0, f, acc float64
-	for b := 1; b <= D; b++ {
-		if d := b - 1; d >= lo && d < hi {
-			for _, y := range gi[d*P : d*P+P] {
-				s0 += y
-			}
+	for b := lo + 1; b <= hi; b++ {
+		for _, y := range gi[(b-1)*P : b*P] {
+			s0 += y
 		}
 		f += s0
 		dr.s0[b] = s0
-		if b < first {
-			continue
+		if b >= first {
+			acc += m.classWeight(b, i, n) * f
 		}
-		xb := m.x[1+(b-1)*P+i]
-		if xb == 0 {
-			continue
-		}
-		t := dr.tab[b]
-		w := 1.0
-		if o := n - dr.tabLo[t]; o >= 0 {
-			w = dr.tail[dr.tabOff[t]+o]
-		}
-		acc += xb * w * f
+	}
+	c := min(max(hi, last, first-1), D)
+	for b := max(hi+1, first); b <= c; b++ {
+		acc += m.classWeight(b, i, n) * (f + float64(b-hi)*s0)
+	}
+	if c < D {
+		w := dr.tableTail(dr.tab[c+1], n) // T's table
+		s1, s2 := m.s1[c*P+i], m.s2[c*P+i]
+		acc += w * (f*s1 + s0*(s2-float64(hi)*s1))
 	}
 	dr.integral += acc
 	mass := s0 + dr.abs[i]
 
-	// Joining states.
-	for b := 1; b <= min(last, D); b++ {
+	// Joining states of the classes whose tables cover n (none before
+	// first, none from the first whose tables all start after n).
+	for b := first; b <= min(last, D) && dr.loMin[dr.tab[b]] <= n; b++ {
 		off := dr.injOff[b]
 		if off < 0 {
 			continue
@@ -243,7 +281,14 @@ func (m *phaseMap) drainUse(i, n, first, last, tT int) {
 			continue
 		}
 		st := dr.inj[off : off+stateLen(b+1, P)]
-		st[0] += xw * (mass - dr.s0[b])
+		var below float64 // S0(b)
+		switch {
+		case b > hi:
+			below = s0
+		case b > lo:
+			below = dr.s0[b]
+		}
+		st[0] += xw * (mass - below)
 		for d := lo; d < min(b, hi); d++ {
 			base := 1 + (b-d-1)*P // level b − d
 			for j, y := range gi[d*P : d*P+P] {

@@ -89,10 +89,12 @@ type phaseMap struct {
 
 	// The drain law (phasedrain.go) and G at T, G_i(T; d, j) at
 	// g[i*D*P + d*P + j], d < D, with the absorbed cells gabs[i] (d ≥ D).
-	dr      phaseDrain
-	D       int
-	g, gabs []float64
-	selfW   []float64 // per-plan step coefficients
+	dr       phaseDrain
+	D        int
+	g, gabs  []float64
+	selfW    []float64  // per-plan step coefficients
+	steps0   phaseSteps // the completion chain's steps (phasehigh.go)
+	stepsCap int        // the most values steps0 may hold
 
 	cur, nxt, acc []float64
 	mom           []float64
@@ -111,7 +113,7 @@ type phaseMap struct {
 // the Gauss–Legendre rule glx, glw on [0, 1].
 func newPhaseMap(set Refresh, glx, glw []float64) *phaseMap {
 	ph := set.Service.phaseType()
-	return &phaseMap{set: set, k: set.Dispatchers, P: ph.n, ph: ph, glx: glx, glw: glw}
+	return &phaseMap{set: set, k: set.Dispatchers, P: ph.n, ph: ph, glx: glx, glw: glw, stepsCap: maxPhaseSteps}
 }
 
 // apply is RefreshMap.Apply for a state x (layout of Service): it checks
@@ -353,7 +355,10 @@ type phasePlan struct {
 // from d = 0 in phase i), the kernel of the high rows and the node means
 // of the completion counts.
 func (m *phaseMap) planHigh(pl *phasePlan) {
-	P, k := m.P, m.k
+	if m.planHighCached(pl) {
+		return
+	}
+	P := m.P
 	ph := &m.ph
 	inv := pl.d
 	N := pl.n + 1 // d ≤ steps
@@ -413,6 +418,14 @@ func (m *phaseMap) planHigh(pl *phasePlan) {
 		cur, nxt = nxt, cur
 	}
 	m.hcur, m.hnxt = cur, nxt
+	m.planKernel(pl, N)
+}
+
+// planKernel finishes planHigh from H_i(l; d, j) in m.hacc (rows d < N,
+// layout i*N*P + d*P + j): q0, dm, the kernels and their masses.
+func (m *phaseMap) planKernel(pl *phasePlan, N int) {
+	P, k := m.P, m.k
+	hacc := m.hacc
 	// dm: the fewest completions whose tail beyond is below pmfEps from
 	// every phase.
 	dm := 0
@@ -504,12 +517,13 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 	selfW := m.selfW
 	alpha, exit := ph.alpha, ph.exit
 
-	// Two phases and no phase changes (h2): one fused pass per slice.
+	// Two phases and no phase changes (h2): one fused pass per slice that
+	// also takes the slice's moment and its share of the end law.
 	two := P == 2 && len(ph.moves) == 0
 	for step := 0; step <= pl.n; step++ {
 		jmax := min(step, k)
 		wn := pl.uw[step]
-		for j := 0; j <= jmax; j++ {
+		for j := 0; j <= jmax && !(two && step < pl.n); j++ {
 			lv := hi + j
 			sl := cur[j*R : j*R+stateLen(lv, P)]
 			var fm float64
@@ -550,7 +564,14 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 				if j > 0 {
 					cm = cur[(j-1)*R : (j-1)*R+stateLen(lv, P)]
 				}
-				stepSlice2(nx, c, cm, lv, a, inv, exit, selfW, alpha)
+				var ew float64
+				if j <= jmax {
+					ew = wn * pl.endJ[j]
+				}
+				fm := stepSlice2(nx, c, cm, lv, a, inv, exit, selfW, alpha, acc, ew)
+				if j <= jmax {
+					mom[step*nj+j] = fm
+				}
 				continue
 			}
 			var comp float64
@@ -684,8 +705,10 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 // stepSlice2 is one uniformised step of the water's slice c into nx for
 // two phases without phase changes, the arrivals from the slice below (cm,
 // nil for j = 0) fused in; the same operations in the same order as the
-// general step in evolve, so the same result to the bit.
-func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha []float64) {
+// general step in evolve, so the same result to the bit. It also adds
+// ew·c to acc (when ew ≠ 0) and returns c's first moment Σ_q q·c(q, ·),
+// as evolve's moment pass does.
+func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha, acc []float64, ew float64) (fm float64) {
 	e0, e1 := exit[0], exit[1]
 	s0, s1 := selfW[0], selfW[1]
 	al0, al1 := alpha[0], alpha[1]
@@ -696,8 +719,17 @@ func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha 
 	nx[0] = (1-a)*c[0] + inv*comp
 	nx = nx[:1+2*(lv-1)]
 	c = c[:len(nx)]
+	if ew != 0 {
+		acc = acc[:len(c)]
+		acc[0] += ew * c[0]
+	}
 	for q := 1; q < lv; q++ {
 		base := 1 + (q-1)*2
+		fm += float64(q) * (c[base] + c[base+1])
+		if ew != 0 {
+			acc[base] += ew * c[base]
+			acc[base+1] += ew * c[base+1]
+		}
 		comp = 0
 		if q+1 < lv {
 			comp = (e0*c[base+2] + e1*c[base+3]) * inv
@@ -715,6 +747,7 @@ func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha 
 		}
 		nx[base], nx[base+1] = x0, x1
 	}
+	return fm
 }
 
 // trimTop drops the water's top levels while their cumulative mass is
