@@ -101,6 +101,39 @@ func (m *phaseMap) drainAll() (last int) {
 	dr.tb = grow(dr.tb, D+1)
 	tb := dr.tb
 	last = m.classTimes(tb)
+	nMax := m.drainTables(tb, lamD)
+
+	tT := m.drainBuffers(last, nMax)
+	first := 1 // every class before first has spent its weights
+	for n := 0; n <= nMax; n++ {
+		for first <= D && dr.endMax[dr.tab[first]] <= n {
+			first++
+		}
+		for i := 0; i < P; i++ {
+			m.drainUse(i, n, first, last, tT)
+		}
+		if n == nMax {
+			break
+		}
+		for i := 0; i < P; i++ {
+			m.drainMove(i)
+		}
+		dr.cur, dr.nxt = dr.nxt, dr.cur
+		dr.abs, dr.absN = dr.absN, dr.abs
+	}
+	dr.integral *= dr.inv
+	for i := 0; i < P; i++ {
+		m.trunc += dr.cutLow[i] + dr.cutHigh[i]
+	}
+	return last
+}
+
+// drainTables builds the Poisson table of each distinct class time,
+// Pois(Λ_d t_b) with its tail P(Pois > n), and returns the last step any
+// table covers.
+func (m *phaseMap) drainTables(tb []float64, lamD float64) int {
+	dr := &m.dr
+	D := m.top
 	dr.tab = growInt(dr.tab, D+1)
 	dr.tabT, dr.tabLo, dr.tabOff, dr.tabLen = dr.tabT[:0], dr.tabLo[:0], dr.tabOff[:0], dr.tabLen[:0]
 	dr.pmf, dr.tail = dr.pmf[:0], dr.tail[:0]
@@ -144,7 +177,16 @@ func (m *phaseMap) drainAll() (last int) {
 			dr.loMin[t] = min(dr.loMin[t], dr.loMin[t+1])
 		}
 	}
+	return nMax
+}
 
+// drainBuffers sizes the drain's storage (the joining states of the classes
+// b ≤ last with mass, G at T, the steps g_{i,n}) and starts every g_i at
+// no completion in phase i. It returns the table of T, −1 if no class
+// drains to T.
+func (m *phaseMap) drainBuffers(last, nMax int) (tT int) {
+	dr := &m.dr
+	P, D := m.P, m.top
 	// Joining states of the classes b ≤ last with mass, and G at T.
 	dr.injOff = growInt(dr.injOff, D+1)
 	size := 0
@@ -157,7 +199,7 @@ func (m *phaseMap) drainAll() (last int) {
 	}
 	dr.inj = grow(dr.inj, size)
 	gsz := P * D * P
-	tT := -1 // the table of T, if a class drains to T
+	tT = -1
 	if last < D {
 		tT = dr.tab[D]
 	}
@@ -178,28 +220,7 @@ func (m *phaseMap) drainAll() (last int) {
 		dr.cur[i*D*P+i] = 1
 		dr.rlo[i], dr.rhi[i] = 0, 1
 	}
-	first := 1 // every class before first has spent its weights
-	for n := 0; n <= nMax; n++ {
-		for first <= D && dr.endMax[dr.tab[first]] <= n {
-			first++
-		}
-		for i := 0; i < P; i++ {
-			m.drainUse(i, n, first, last, tT)
-		}
-		if n == nMax {
-			break
-		}
-		for i := 0; i < P; i++ {
-			m.drainMove(i)
-		}
-		dr.cur, dr.nxt = dr.nxt, dr.cur
-		dr.abs, dr.absN = dr.absN, dr.abs
-	}
-	dr.integral *= dr.inv
-	for i := 0; i < P; i++ {
-		m.trunc += dr.cutLow[i] + dr.cutHigh[i]
-	}
-	return last
+	return tT
 }
 
 // tableTail returns P(Pois > n) for table t.
