@@ -310,6 +310,10 @@ func (m *phaseMap) drainUse(i, n, first, last, tT int) {
 			below = dr.s0[b]
 		}
 		st[0] += xw * (mass - below)
+		if P == 2 { // h2: the same operations, unrolled
+			addRows2(st, gi, xw, b, lo, min(b, hi))
+			continue
+		}
 		for d := lo; d < min(b, hi); d++ {
 			base := 1 + (b-d-1)*P // level b − d
 			for j, y := range gi[d*P : d*P+P] {
@@ -328,6 +332,23 @@ func (m *phaseMap) drainUse(i, n, first, last, tT int) {
 			}
 			dr.gabsT[i] += pw * dr.abs[i]
 		}
+	}
+}
+
+// addRows2 adds xw·g(d, j) to level b − d, phase j of the state st for
+// rows d in [lo, hi), two phases.
+func addRows2(st, g []float64, xw float64, b, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	g = g[2*lo : 2*hi]
+	// Level b − d at st[1+2(b−d−1)], from b − lo down to b − hi + 1.
+	top := 1 + 2*(b-lo-1)
+	st = st[1+2*(b-hi) : top+2]
+	for x := 0; x+1 < len(g); x += 2 {
+		o := len(st) - 2 - x
+		st[o] += xw * g[x]
+		st[o+1] += xw * g[x+1]
 	}
 }
 
