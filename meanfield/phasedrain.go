@@ -310,16 +310,7 @@ func (m *phaseMap) drainUse(i, n, first, last, tT int) {
 			below = dr.s0[b]
 		}
 		st[0] += xw * (mass - below)
-		if P == 2 { // h2: the same operations, unrolled
-			addRows2(st, gi, xw, b, lo, min(b, hi))
-			continue
-		}
-		for d := lo; d < min(b, hi); d++ {
-			base := 1 + (b-d-1)*P // level b − d
-			for j, y := range gi[d*P : d*P+P] {
-				st[base+j] += xw * y
-			}
-		}
+		addRows(st, gi, xw, b, lo, min(b, hi), P)
 	}
 
 	// G at T.
@@ -331,6 +322,21 @@ func (m *phaseMap) drainUse(i, n, first, last, tT int) {
 				ga[x] += pw * gi[x]
 			}
 			dr.gabsT[i] += pw * dr.abs[i]
+		}
+	}
+}
+
+// addRows adds xw·g(d, j) to level b − d, phase j of the state st for
+// rows d in [lo, hi), P phases.
+func addRows(st, g []float64, xw float64, b, lo, hi, P int) {
+	if P == 2 { // h2: the same operations, unrolled
+		addRows2(st, g, xw, b, lo, hi)
+		return
+	}
+	for d := lo; d < hi; d++ {
+		base := 1 + (b-d-1)*P // level b − d
+		for j, y := range g[d*P : d*P+P] {
+			st[base+j] += xw * y
 		}
 	}
 }
