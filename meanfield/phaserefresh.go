@@ -120,18 +120,9 @@ func newPhaseMap(set Refresh, glx, glw []float64) *phaseMap {
 // that x is a probability vector, normalises it and returns the next state
 // in dst's storage when large enough.
 func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
-	if len(x) == 0 {
-		return RefreshResult{}, errors.New("meanfield: empty state")
-	}
-	var total float64
-	for i, v := range x {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return RefreshResult{}, fmt.Errorf("meanfield: state x[%d] = %v is not a probability", i, v)
-		}
-		total += v
-	}
-	if !(math.Abs(total-1) <= 1e-6) {
-		return RefreshResult{}, fmt.Errorf("meanfield: state mass = %v, want 1 (within 1e-6)", total)
+	total, err := stateMass(x)
+	if err != nil {
+		return RefreshResult{}, err
 	}
 	P, lam, T := m.P, m.set.Load, m.set.Period
 	// The settings are read at every application (callers may change
@@ -147,42 +138,10 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 	for i := 0; i < L; i++ {
 		m.x[i] = x[i] / total
 	}
-	// Board marginal, cumulative, suffix sums per phase.
-	m.cum = grow(m.cum, n)
-	m.s1 = grow(m.s1, (n+1)*P)
-	m.s2 = grow(m.s2, (n+1)*P)
 	var res RefreshResult
-	c := m.x[0]
-	m.cum[0] = c
-	for b := 1; b < n; b++ {
-		var pb float64
-		for i := 0; i < P; i++ {
-			pb += m.x[1+(b-1)*P+i]
-		}
-		c += pb
-		m.cum[b] = c
-		res.BoardMean += float64(b) * pb
-	}
-	m.cum[n-1] = 1
-	m.boardMean = res.BoardMean
-	for v := n - 2; v >= 0; v-- {
-		for i := 0; i < P; i++ {
-			xb := m.x[1+v*P+i] // class b = v+1
-			m.s1[v*P+i] = m.s1[(v+1)*P+i] + xb
-			m.s2[v*P+i] = m.s2[(v+1)*P+i] + float64(v+1)*xb
-		}
-	}
+	res.BoardMean = m.marginals(n)
 
-	m.trimEps = m.count(m.set.Tol)
-	m.chainEps = m.trimEps
-	m.pmfEps = m.set.Tol * 1e-6
-	m.trunc = 0
-	m.steps = 0
-	m.levels = n
-	m.rowErr = false
-	m.full.valid = false
-	m.hi = 1
-	m.water = grow(m.water, 1)
+	m.reset(n)
 
 	// The drain law over the whole period (phasedrain.go): the classes'
 	// joining states, G at T for p' and the drain's part of the integral.
@@ -203,7 +162,7 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		if cut || !m.full.valid || m.full.w != w {
 			m.plan(pl, w, l)
 		}
-		return m.evolve(pl, v), !m.rowErr
+		return m.evolve(pl), !m.rowErr
 	})
 	if m.rowErr {
 		return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
@@ -231,6 +190,72 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 	res.Rows = max(m.levels, stateLevels(size, P))
 	res.Steps = m.steps
 	return res, nil
+}
+
+// reset starts an application on n board levels: truncation budgets,
+// counters and an empty water.
+func (m *phaseMap) reset(n int) {
+	m.trimEps = m.count(m.set.Tol)
+	m.chainEps = m.trimEps
+	m.pmfEps = m.set.Tol * 1e-6
+	m.trunc = 0
+	m.steps = 0
+	m.levels = n
+	m.rowErr = false
+	m.full.valid = false
+	m.hi = 1
+	m.water = grow(m.water, 1)
+}
+
+// stateMass checks that x is a probability vector (nonempty, entries
+// finite and non-negative, mass 1 within 1e-6) and returns its mass.
+func stateMass(x []float64) (float64, error) {
+	if len(x) == 0 {
+		return 0, errors.New("meanfield: empty state")
+	}
+	var total float64
+	for i, v := range x {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("meanfield: state x[%d] = %v is not a probability", i, v)
+		}
+		total += v
+	}
+	if !(math.Abs(total-1) <= 1e-6) {
+		return 0, fmt.Errorf("meanfield: state mass = %v, want 1 (within 1e-6)", total)
+	}
+	return total, nil
+}
+
+// marginals sets the board's cumulative law F(v) (m.cum) and the suffix
+// sums s1, s2 per phase for the n levels of the normalised input m.x, and
+// returns the board mean.
+func (m *phaseMap) marginals(n int) (mean float64) {
+	P := m.P
+	m.cum = grow(m.cum, n)
+	m.s1 = grow(m.s1, (n+1)*P)
+	m.s2 = grow(m.s2, (n+1)*P)
+	c := m.x[0]
+	m.cum[0] = c
+	for b := 1; b < n; b++ {
+		var pb float64
+		for i := 0; i < P; i++ {
+			pb += m.x[1+(b-1)*P+i]
+		}
+		c += pb
+		m.cum[b] = c
+		mean += float64(b) * pb
+	}
+	m.cum[n-1] = 1
+	m.boardMean = mean
+	for v := n - 2; v >= 0; v-- {
+		for i := 0; i < P; i++ {
+			xb := m.x[1+v*P+i] // class b = v+1
+			m.s1[v*P+i] = m.s1[(v+1)*P+i] + xb
+			m.s2[v*P+i] = m.s2[(v+1)*P+i] + float64(v+1)*xb
+		}
+	}
+
+	return mean
 }
 
 // addClass adds class b ≥ 1 at the drain law's current time to dst:
@@ -480,12 +505,10 @@ func (m *phaseMap) planKernel(pl *phasePlan, N int) {
 	}
 }
 
-// evolve moves the water and the drain law through one window piece and
-// returns ∫ E[q] dt over it.
-func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
+// evolve moves the water through one window piece and returns its part of
+// ∫ E[q] dt over it (the draining classes' part is phasedrain.go's).
+func (m *phaseMap) evolve(pl *phasePlan) float64 {
 	k, P := m.k, m.P
-	ph := &m.ph
-	a, inv := pl.a, pl.d
 	// Levels below n + 1 (n the last uniformisation step) may empty; the
 	// chain takes them all while the water is that low, and otherwise the
 	// levels below q0 (planHigh).
@@ -497,6 +520,44 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 		}
 		hi = min(pl.q0, hiAll) // the chain's levels [0, hi); above, the kernel
 	}
+	massIn := m.chain(pl, hi)
+
+	// High levels [hi, hiAll): never empty (highRows).
+	outLen := stateLen(hiAll+k, P)
+	m.tmp = grow(m.tmp, outLen)
+	out := m.tmp
+	nodeHigh := m.highRows(pl, hi, hiAll, out)
+
+	integral := m.nodeIntegral(pl, &nodeHigh)
+
+	// The new water: the chain's accumulated end law plus the high
+	// levels' image, top levels trimmed.
+	var massOut float64
+	for i, y := range m.acc {
+		massOut += y
+		out[i] += y
+	}
+	if lost := massIn - massOut; lost > 0 {
+		m.trunc += lost
+	}
+	m.water, m.tmp = m.tmp, m.water
+	m.hi = hiAll + k
+	m.trimTop()
+	if m.hi > m.set.MaxRows {
+		m.rowErr = true
+	}
+	m.levels = max(m.levels, m.hi)
+	return integral
+}
+
+// chain runs the water's levels [0, hi) through the window piece by
+// uniformisation of the chain on (q, phase, arrivals so far j ≤ k): the end
+// law conditioned on k arrivals accumulates in m.acc, the slices' first
+// moments per step in m.mom. It returns the mass that entered.
+func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
+	k, P := m.k, m.P
+	ph := &m.ph
+	a, inv := pl.a, pl.d
 	nj := k + 1
 	R := stateLen(hi+k, P)
 	m.cur = grow(m.cur, nj*R)
@@ -504,7 +565,6 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 	m.acc = grow(m.acc, R)
 	m.mom = grow(m.mom, (pl.n+1)*nj)
 	cur, nxt, acc, mom := m.cur, m.nxt, m.acc, m.mom
-	var massIn float64
 	for i, x := range m.water[:stateLen(hi, P)] {
 		cur[i] = x
 		massIn += x
@@ -526,22 +586,7 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 		for j := 0; j <= jmax && !(two && step < pl.n); j++ {
 			lv := hi + j
 			sl := cur[j*R : j*R+stateLen(lv, P)]
-			var fm float64
-			if two {
-				for q := 1; q < lv; q++ {
-					base := 1 + (q-1)*2
-					fm += float64(q) * (sl[base] + sl[base+1])
-				}
-			}
-			for q := 1; q < lv && !two; q++ {
-				base := 1 + (q-1)*P
-				var s float64
-				for _, y := range sl[base : base+P] {
-					s += y
-				}
-				fm += float64(q) * s
-			}
-			mom[step*nj+j] = fm
+			mom[step*nj+j] = sliceMoment(sl, lv, P, two)
 			if ew := wn * pl.endJ[j]; ew != 0 {
 				for i, y := range sl {
 					acc[i] += ew * y
@@ -574,56 +619,94 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 				}
 				continue
 			}
-			var comp float64
-			if lv > 1 {
-				for i := 0; i < P; i++ {
-					comp += exit[i] * c[1+i]
-				}
-			}
-			nx[0] = (1-a)*c[0] + inv*comp
-			for q := 1; q < lv; q++ {
-				base := 1 + (q-1)*P
-				comp = 0
-				if q+1 < lv {
-					nb := base + P
-					for i := 0; i < P; i++ {
-						comp += exit[i] * c[nb+i]
-					}
-					comp *= inv
-				}
-				for i := 0; i < P; i++ {
-					nx[base+i] = selfW[i]*c[base+i] + alpha[i]*comp
-				}
-				for _, mv := range ph.moves {
-					nx[base+mv.to] += mv.rate * inv * c[base+mv.from]
-				}
-			}
+			var cm []float64
 			if j > 0 {
-				cm := cur[(j-1)*R:]
-				for i := 0; i < P; i++ {
-					nx[1+i] += a * alpha[i] * cm[0]
-				}
-				for q := 2; q < lv; q++ {
-					base := 1 + (q-1)*P
-					pbase := base - P
-					for i := 0; i < P; i++ {
-						nx[base+i] += a * cm[pbase+i]
-					}
-				}
+				cm = cur[(j-1)*R:]
 			}
+			stepSlice(nx, c, cm, lv, a, inv, ph, selfW)
 		}
 		cur, nxt = nxt, cur
 	}
 	m.cur, m.nxt = cur, nxt
 	m.steps += pl.n
+	return massIn
+}
 
-	// High levels [hi, hiAll): never empty, so level q, phase i moves to
-	// q + s, phase j with the kernel K_ij(s); mean q + k u/W − E[N_i(u)].
-	outLen := stateLen(hiAll+k, P)
-	m.tmp = grow(m.tmp, outLen)
-	out := m.tmp
+// sliceMoment returns Σ_q q·Σ_i sl(q, i), the first moment of a slice of
+// lv levels (two: the unrolled sum of two phases, the same operations).
+func sliceMoment(sl []float64, lv, P int, two bool) float64 {
+	var fm float64
+	if two {
+		for q := 1; q < lv; q++ {
+			base := 1 + (q-1)*2
+			fm += float64(q) * (sl[base] + sl[base+1])
+		}
+		return fm
+	}
+	for q := 1; q < lv; q++ {
+		base := 1 + (q-1)*P
+		var s float64
+		for _, y := range sl[base : base+P] {
+			s += y
+		}
+		fm += float64(q) * s
+	}
+	return fm
+}
+
+// stepSlice is one uniformised step of the water's slice c (lv levels)
+// into nx, any phase-type law: an arrival w.p. a from the slice below cm
+// (nil for j = 0; from 0 into level 1 with phase law α), a phase change
+// i → i' w.p. S_ii'/Λ, a completion w.p. s_i/Λ from (q+1, i) into (q, α)
+// or into 0, else stay.
+func stepSlice(nx, c, cm []float64, lv int, a, inv float64, ph *phaseType, selfW []float64) {
+	P := ph.n
+	alpha, exit := ph.alpha, ph.exit
+	var comp float64
+	if lv > 1 {
+		for i := 0; i < P; i++ {
+			comp += exit[i] * c[1+i]
+		}
+	}
+	nx[0] = (1-a)*c[0] + inv*comp
+	for q := 1; q < lv; q++ {
+		base := 1 + (q-1)*P
+		comp = 0
+		if q+1 < lv {
+			nb := base + P
+			for i := 0; i < P; i++ {
+				comp += exit[i] * c[nb+i]
+			}
+			comp *= inv
+		}
+		for i := 0; i < P; i++ {
+			nx[base+i] = selfW[i]*c[base+i] + alpha[i]*comp
+		}
+		for _, mv := range ph.moves {
+			nx[base+mv.to] += mv.rate * inv * c[base+mv.from]
+		}
+	}
+	if cm == nil {
+		return
+	}
+	for i := 0; i < P; i++ {
+		nx[1+i] += a * alpha[i] * cm[0]
+	}
+	for q := 2; q < lv; q++ {
+		base := 1 + (q-1)*P
+		pbase := base - P
+		for i := 0; i < P; i++ {
+			nx[base+i] += a * cm[pbase+i]
+		}
+	}
+}
+
+// highRows moves the water's levels [hi, hiAll), which never empty in the
+// window, into out: level q, phase i moves to q + s, phase j with the
+// kernel K_ij(s); it returns their node means q + k u/W − E[N_i(u)].
+func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHigh [64]float64) {
+	k, P := m.k, m.P
 	nodes := len(m.glx)
-	var nodeHigh [64]float64
 	if hi < hiAll {
 		nh := hiAll - hi
 		m.xcol = grow(m.xcol, nh)
@@ -659,7 +742,16 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 		}
 	}
 
-	// Node means: water (slices weighted by the conditioning) and drain.
+	return nodeHigh
+}
+
+// nodeIntegral returns ∫ E[q] over the window piece: the Gauss–Legendre
+// nodes' means of the water (the chain's slices weighted by the
+// conditioning, m.mom) and of the high levels (nodeHigh).
+func (m *phaseMap) nodeIntegral(pl *phasePlan, nodeHigh *[64]float64) float64 {
+	k, nj := m.k, m.k+1
+	nodes := len(m.glx)
+	mom := m.mom
 	np := pl.n + 1
 	var integral float64
 	for i := 0; i < nodes; i++ {
@@ -681,24 +773,6 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 		integral += m.glw[i] * s
 	}
 	integral *= pl.l
-
-	// The new water: the chain's accumulated end law plus the high
-	// levels' image, top levels trimmed.
-	var massOut float64
-	for i, y := range acc {
-		massOut += y
-		out[i] += y
-	}
-	if lost := massIn - massOut; lost > 0 {
-		m.trunc += lost
-	}
-	m.water, m.tmp = m.tmp, m.water
-	m.hi = hiAll + k
-	m.trimTop()
-	if m.hi > m.set.MaxRows {
-		m.rowErr = true
-	}
-	m.levels = max(m.levels, m.hi)
 	return integral
 }
 
