@@ -42,8 +42,14 @@ type phaseDrain struct {
 	endMax, loMin   []int // per table: max of lo+len over tables ≤ t, min of lo over tables ≥ t
 	pmf, tail, pbuf []float64
 	tb              []float64 // t_b
-	injOff          []int     // class b ≤ last: its state at inj[injOff[b]:]
-	inj             []float64 // the joining states
+	// Joining states of the classes b ≤ last: level 0 in join0[b], and
+	// level b − d, phase j at joinRows[b][(d − joinLo[b])·P + j] for the
+	// rows d ≥ joinLo[b] the pass reached (joinLo[b] < 0: none yet; −2:
+	// the class has no mass).
+	join0           []float64
+	joinLo          []int
+	joinRows        [][]float64
+	minLo           int       // min_i rlo_i at the current step
 	gT, gabsT       []float64 // G_i(T; d, j) and its absorbed cells
 	cur, nxt        []float64 // g_{i,n}, layout i*D*P + d*P + j
 	abs, absN       []float64 // absorbed cells (d ≥ D)
@@ -108,6 +114,10 @@ func (m *phaseMap) drainAll() (last int) {
 	for n := 0; n <= nMax; n++ {
 		for first <= D && dr.endMax[dr.tab[first]] <= n {
 			first++
+		}
+		dr.minLo = dr.rlo[0]
+		for i := 1; i < P; i++ {
+			dr.minLo = min(dr.minLo, dr.rlo[i])
 		}
 		for i := 0; i < P; i++ {
 			m.drainUse(i, n, first, last, tT)
@@ -188,16 +198,17 @@ func (m *phaseMap) drainBuffers(last, nMax int) (tT int) {
 	dr := &m.dr
 	P, D := m.P, m.top
 	// Joining states of the classes b ≤ last with mass, and G at T.
-	dr.injOff = growInt(dr.injOff, D+1)
-	size := 0
+	dr.join0 = grow(dr.join0, D+1)
+	dr.joinLo = growInt(dr.joinLo, D+1)
+	for len(dr.joinRows) < D+1 {
+		dr.joinRows = append(dr.joinRows, nil)
+	}
 	for b := 1; b <= min(last, D); b++ {
-		dr.injOff[b] = -1
+		dr.joinLo[b] = -2
 		if m.classMass(b) > 0 {
-			dr.injOff[b] = size
-			size += stateLen(b+1, P)
+			dr.joinLo[b] = -1
 		}
 	}
-	dr.inj = grow(dr.inj, size)
 	gsz := P * D * P
 	tT = -1
 	if last < D {
@@ -288,8 +299,7 @@ func (m *phaseMap) drainUse(i, n, first, last, tT int) {
 	// Joining states of the classes whose tables cover n (none before
 	// first, none from the first whose tables all start after n).
 	for b := first; b <= min(last, D) && dr.loMin[dr.tab[b]] <= n; b++ {
-		off := dr.injOff[b]
-		if off < 0 {
+		if dr.joinLo[b] == -2 {
 			continue
 		}
 		t := dr.tab[b]
@@ -301,7 +311,6 @@ func (m *phaseMap) drainUse(i, n, first, last, tT int) {
 		if xw == 0 {
 			continue
 		}
-		st := dr.inj[off : off+stateLen(b+1, P)]
 		var below float64 // S0(b)
 		switch {
 		case b > hi:
@@ -309,8 +318,8 @@ func (m *phaseMap) drainUse(i, n, first, last, tT int) {
 		case b > lo:
 			below = dr.s0[b]
 		}
-		st[0] += xw * (mass - below)
-		addRows(st, gi, xw, b, lo, min(b, hi), P)
+		dr.join0[b] += xw * (mass - below)
+		m.joinRows(b, gi, xw, lo, min(b, hi))
 	}
 
 	// G at T.
@@ -326,36 +335,30 @@ func (m *phaseMap) drainUse(i, n, first, last, tT int) {
 	}
 }
 
-// addRows adds xw·g(d, j) to level b − d, phase j of the state st for
-// rows d in [lo, hi), P phases.
-func addRows(st, g []float64, xw float64, b, lo, hi, P int) {
-	if P == 2 { // h2: the same operations, unrolled
-		addRows2(st, g, xw, b, lo, hi)
-		return
-	}
-	for d := lo; d < hi; d++ {
-		base := 1 + (b-d-1)*P // level b − d
-		for j, y := range g[d*P : d*P+P] {
-			st[base+j] += xw * y
-		}
-	}
-}
-
-// addRows2 adds xw·g(d, j) to level b − d, phase j of the state st for
-// rows d in [lo, hi), two phases.
-func addRows2(st, g []float64, xw float64, b, lo, hi int) {
+// joinRows adds xw·g(d, j) for the rows d in [lo, hi) to class b's
+// joining state, extending its rows upward as the pass reaches them (the
+// rows start at min_i rlo_i of the class's first step: no row below is
+// ever nonzero again).
+func (m *phaseMap) joinRows(b int, g []float64, xw float64, lo, hi int) {
 	if lo >= hi {
 		return
 	}
-	g = g[2*lo : 2*hi]
-	// Level b − d at st[1+2(b−d−1)], from b − lo down to b − hi + 1.
-	top := 1 + 2*(b-lo-1)
-	st = st[1+2*(b-hi) : top+2]
-	for x := 0; x+1 < len(g); x += 2 {
-		o := len(st) - 2 - x
-		st[o] += xw * g[x]
-		st[o+1] += xw * g[x+1]
+	dr := &m.dr
+	P := m.P
+	r := dr.joinRows[b]
+	if dr.joinLo[b] < 0 {
+		dr.joinLo[b] = dr.minLo
+		r = r[:0]
 	}
+	base := dr.joinLo[b]
+	for len(r) < (hi-base)*P {
+		r = append(r, 0)
+	}
+	dst := r[(lo-base)*P : (hi-base)*P]
+	for x, y := range g[lo*P : hi*P] {
+		dst[x] += xw * y
+	}
+	dr.joinRows[b] = r
 }
 
 // drainMove moves g_i one uniformised step (rows [rlo, rhi) to

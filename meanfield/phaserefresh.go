@@ -309,9 +309,16 @@ func (m *phaseMap) inject(v int) {
 		}
 		m.hi = v + 1
 	}
-	if off := m.dr.injOff[v]; off >= 0 {
-		for i, y := range m.dr.inj[off : off+stateLen(v+1, m.P)] {
-			m.water[i] += y
+	dr := &m.dr
+	if dr.joinLo[v] == -2 {
+		return
+	}
+	m.water[0] += dr.join0[v]
+	if lo := dr.joinLo[v]; lo >= 0 {
+		P := m.P
+		for x, y := range dr.joinRows[v] {
+			d := lo + x/P // level v − d, phase x mod P
+			m.water[1+(v-d-1)*P+x%P] += y
 		}
 	}
 }
