@@ -32,10 +32,10 @@ import (
 //
 // The servers not yet in the water drain. A server that never empties
 // completes jobs as a Markov renewal process; G_i(t; d, j), the probability
-// of d completions by t with the job then in phase j from phase i at 0, is
-// evolved window by window in the same uniformised steps (the drain law
-// needs no conditioning). Class b (board b, joint law x(b, ·)) joins the
-// water at τ_b with
+// of d completions by t with the job then in phase j from phase i at 0,
+// depends on t only, so it is uniformised once over the whole period at
+// the drain's own rate max_i out_i (phasedrain.go). Class b (board b,
+// joint law x(b, ·)) joins the water at τ_b with
 //
 //	P(q = b − d, j) = Σ_i x(b, i) G_i(τ_b; d, j)  (d < b),
 //	P(q = 0) = Σ_i x(b, i) P(N_i(τ_b) ≥ b),
@@ -45,17 +45,18 @@ import (
 // in one absorbed cell.
 //
 // The time-averaged mean queue is integrated window by window with
-// Gauss–Legendre nodes, for the water (per-step first moments of the
-// chain's slices, weighted as the conditioning requires) and for the
-// draining classes (per-step means Σ c_i(d) G_i(d, ·), c_i(d) =
-// Σ_{b>max(v,d)} x(b, i)(b − d)) alike.
+// Gauss–Legendre nodes for the water (per-step first moments of the
+// chain's slices, weighted as the conditioning requires), and exactly for
+// the draining classes: class b contributes Σ_i x(b, i) ∫₀^{t_b}
+// E[(b − N_i(t))⁺] dt, a sum over the uniformised steps with weights
+// P(Pois(Λ_d t_b) > n)/Λ_d.
 //
 // # Truncation
 //
 // As for the exponential map: uniformisation sums cut where the tail is
 // below Tol/(4·(windows+1)) relative to Pois(rW; k), top queue levels of
 // the water dropped while their cumulative mass is below the same budget,
-// and so are the drain law's top rows (weighted by the classes using them);
+// and the drain law's far rows as phasedrain.go says;
 // the mass lost (water and drain law, weighted by the classes that use it)
 // is RefreshResult.Truncation. As in the exponential map, levels that
 // cannot empty within a window (q ≥ q0, from the completion law of a
@@ -86,17 +87,17 @@ type phaseMap struct {
 	water, tmp []float64
 	hi         int
 
-	// The drain law G_i(d, j) at g[i*D*P + d*P + j], d < D, and the
-	// absorbed cells gabs[i] (d ≥ D).
-	D, gTop               int // G's rows d < gTop can be nonzero
-	g, gn, gacc           []float64
-	gabs, gabsN, gabsAcc  []float64
-	cw                    []float64 // cw[i*D + d] = c_i(d)
-	gmass                 []float64 // mass of G_i at the window's start
-	selfW, selfD, moveInv []float64 // per-plan step coefficients
+	// The drain law (phasedrain.go) and G at T, G_i(T; d, j) at
+	// g[i*D*P + d*P + j], d < D, with the absorbed cells gabs[i] (d ≥ D).
+	dr       phaseDrain
+	D        int
+	g, gabs  []float64
+	selfW    []float64  // per-plan step coefficients
+	steps0   phaseSteps // the completion chain's steps (phasehigh.go)
+	stepsCap int        // the most values steps0 may hold
 
 	cur, nxt, acc []float64
-	mom, dmom     []float64
+	mom           []float64
 	full, cut     phasePlan
 	hcur, hnxt    []float64 // the plan's completion-law steps
 	hacc          []float64
@@ -112,25 +113,16 @@ type phaseMap struct {
 // the Gauss–Legendre rule glx, glw on [0, 1].
 func newPhaseMap(set Refresh, glx, glw []float64) *phaseMap {
 	ph := set.Service.phaseType()
-	return &phaseMap{set: set, k: set.Dispatchers, P: ph.n, ph: ph, glx: glx, glw: glw}
+	return &phaseMap{set: set, k: set.Dispatchers, P: ph.n, ph: ph, glx: glx, glw: glw, stepsCap: maxPhaseSteps}
 }
 
 // apply is RefreshMap.Apply for a state x (layout of Service): it checks
 // that x is a probability vector, normalises it and returns the next state
 // in dst's storage when large enough.
 func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
-	if len(x) == 0 {
-		return RefreshResult{}, errors.New("meanfield: empty state")
-	}
-	var total float64
-	for i, v := range x {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return RefreshResult{}, fmt.Errorf("meanfield: state x[%d] = %v is not a probability", i, v)
-		}
-		total += v
-	}
-	if !(math.Abs(total-1) <= 1e-6) {
-		return RefreshResult{}, fmt.Errorf("meanfield: state mass = %v, want 1 (within 1e-6)", total)
+	total, err := stateMass(x)
+	if err != nil {
+		return RefreshResult{}, err
 	}
 	P, lam, T := m.P, m.set.Load, m.set.Period
 	// The settings are read at every application (callers may change
@@ -146,54 +138,16 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 	for i := 0; i < L; i++ {
 		m.x[i] = x[i] / total
 	}
-	// Board marginal, cumulative, suffix sums per phase.
-	m.cum = grow(m.cum, n)
-	m.s1 = grow(m.s1, (n+1)*P)
-	m.s2 = grow(m.s2, (n+1)*P)
 	var res RefreshResult
-	c := m.x[0]
-	m.cum[0] = c
-	for b := 1; b < n; b++ {
-		var pb float64
-		for i := 0; i < P; i++ {
-			pb += m.x[1+(b-1)*P+i]
-		}
-		c += pb
-		m.cum[b] = c
-		res.BoardMean += float64(b) * pb
-	}
-	m.cum[n-1] = 1
-	m.boardMean = res.BoardMean
-	for v := n - 2; v >= 0; v-- {
-		for i := 0; i < P; i++ {
-			xb := m.x[1+v*P+i] // class b = v+1
-			m.s1[v*P+i] = m.s1[(v+1)*P+i] + xb
-			m.s2[v*P+i] = m.s2[(v+1)*P+i] + float64(v+1)*xb
-		}
-	}
+	res.BoardMean = m.marginals(n)
 
-	m.trimEps = m.count(m.set.Tol)
-	m.chainEps = m.trimEps
-	m.pmfEps = m.set.Tol * 1e-6
-	m.trunc = 0
-	m.steps = 0
-	m.levels = n
-	m.rowErr = false
-	m.full.valid = false
-	m.hi = 1
-	m.water = grow(m.water, 1)
+	m.reset(n)
 
-	// The drain law at τ = 0: no completion, phase i.
+	// The drain law over the whole period (phasedrain.go): the classes'
+	// joining states, G at T for p' and the drain's part of the integral.
 	m.D = m.top
-	gl := P * m.D * P
-	m.g = grow(m.g, gl)
-	m.gabs = grow(m.gabs, P)
-	m.gTop = 1
-	if m.D > 0 {
-		for i := 0; i < P; i++ {
-			m.g[i*m.D*P+i] = 1
-		}
-	}
+	m.drainAll()
+	m.g, m.gabs = m.dr.gT, m.dr.gabsT
 
 	v, integral, _ := m.walk(&res, func(v int, _ float64) bool {
 		if v <= m.top && m.cum[v] > 0 && (v == 0 || m.cum[v] > m.cum[v-1]) {
@@ -208,7 +162,7 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		if cut || !m.full.valid || m.full.w != w {
 			m.plan(pl, w, l)
 		}
-		return m.evolve(pl, v), !m.rowErr
+		return m.evolve(pl), !m.rowErr
 	})
 	if m.rowErr {
 		return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
@@ -230,12 +184,78 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		size--
 	}
 	res.Next = dst[:size]
-	res.QueueMean = integral / T
+	res.QueueMean = (integral + m.dr.integral) / T
 	res.Response = res.QueueMean / lam
 	res.Truncation = m.trunc
 	res.Rows = max(m.levels, stateLevels(size, P))
 	res.Steps = m.steps
 	return res, nil
+}
+
+// reset starts an application on n board levels: truncation budgets,
+// counters and an empty water.
+func (m *phaseMap) reset(n int) {
+	m.trimEps = m.count(m.set.Tol)
+	m.chainEps = m.trimEps
+	m.pmfEps = m.set.Tol * 1e-6
+	m.trunc = 0
+	m.steps = 0
+	m.levels = n
+	m.rowErr = false
+	m.full.valid = false
+	m.hi = 1
+	m.water = grow(m.water, 1)
+}
+
+// stateMass checks that x is a probability vector (nonempty, entries
+// finite and non-negative, mass 1 within 1e-6) and returns its mass.
+func stateMass(x []float64) (float64, error) {
+	if len(x) == 0 {
+		return 0, errors.New("meanfield: empty state")
+	}
+	var total float64
+	for i, v := range x {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("meanfield: state x[%d] = %v is not a probability", i, v)
+		}
+		total += v
+	}
+	if !(math.Abs(total-1) <= 1e-6) {
+		return 0, fmt.Errorf("meanfield: state mass = %v, want 1 (within 1e-6)", total)
+	}
+	return total, nil
+}
+
+// marginals sets the board's cumulative law F(v) (m.cum) and the suffix
+// sums s1, s2 per phase for the n levels of the normalised input m.x, and
+// returns the board mean.
+func (m *phaseMap) marginals(n int) (mean float64) {
+	P := m.P
+	m.cum = grow(m.cum, n)
+	m.s1 = grow(m.s1, (n+1)*P)
+	m.s2 = grow(m.s2, (n+1)*P)
+	c := m.x[0]
+	m.cum[0] = c
+	for b := 1; b < n; b++ {
+		var pb float64
+		for i := 0; i < P; i++ {
+			pb += m.x[1+(b-1)*P+i]
+		}
+		c += pb
+		m.cum[b] = c
+		mean += float64(b) * pb
+	}
+	m.cum[n-1] = 1
+	m.boardMean = mean
+	for v := n - 2; v >= 0; v-- {
+		for i := 0; i < P; i++ {
+			xb := m.x[1+v*P+i] // class b = v+1
+			m.s1[v*P+i] = m.s1[(v+1)*P+i] + xb
+			m.s2[v*P+i] = m.s2[(v+1)*P+i] + float64(v+1)*xb
+		}
+	}
+
+	return mean
 }
 
 // addClass adds class b ≥ 1 at the drain law's current time to dst:
@@ -289,7 +309,18 @@ func (m *phaseMap) inject(v int) {
 		}
 		m.hi = v + 1
 	}
-	m.addClass(m.water, v)
+	dr := &m.dr
+	if dr.joinLo[v] == -2 {
+		return
+	}
+	m.water[0] += dr.join0[v]
+	if lo := dr.joinLo[v]; lo >= 0 {
+		P := m.P
+		for x, y := range dr.joinRows[v] {
+			d := lo + x/P // level v − d, phase x mod P
+			m.water[1+(v-d-1)*P+x%P] += y
+		}
+	}
 }
 
 // plan fills pl's weights for a window of length w integrated over [0, l]:
@@ -356,7 +387,10 @@ type phasePlan struct {
 // from d = 0 in phase i), the kernel of the high rows and the node means
 // of the completion counts.
 func (m *phaseMap) planHigh(pl *phasePlan) {
-	P, k := m.P, m.k
+	if m.planHighCached(pl) {
+		return
+	}
+	P := m.P
 	ph := &m.ph
 	inv := pl.d
 	N := pl.n + 1 // d ≤ steps
@@ -416,6 +450,14 @@ func (m *phaseMap) planHigh(pl *phasePlan) {
 		cur, nxt = nxt, cur
 	}
 	m.hcur, m.hnxt = cur, nxt
+	m.planKernel(pl, N)
+}
+
+// planKernel finishes planHigh from H_i(l; d, j) in m.hacc (rows d < N,
+// layout i*N*P + d*P + j): q0, dm, the kernels and their masses.
+func (m *phaseMap) planKernel(pl *phasePlan, N int) {
+	P, k := m.P, m.k
+	hacc := m.hacc
 	// dm: the fewest completions whose tail beyond is below pmfEps from
 	// every phase.
 	dm := 0
@@ -470,12 +512,10 @@ func (m *phaseMap) planHigh(pl *phasePlan) {
 	}
 }
 
-// evolve moves the water and the drain law through one window piece and
-// returns ∫ E[q] dt over it.
-func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
+// evolve moves the water through one window piece and returns its part of
+// ∫ E[q] dt over it (the draining classes' part is phasedrain.go's).
+func (m *phaseMap) evolve(pl *phasePlan) float64 {
 	k, P := m.k, m.P
-	ph := &m.ph
-	a, inv := pl.a, pl.d
 	// Levels below n + 1 (n the last uniformisation step) may empty; the
 	// chain takes them all while the water is that low, and otherwise the
 	// levels below q0 (planHigh).
@@ -487,6 +527,44 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 		}
 		hi = min(pl.q0, hiAll) // the chain's levels [0, hi); above, the kernel
 	}
+	massIn := m.chain(pl, hi)
+
+	// High levels [hi, hiAll): never empty (highRows).
+	outLen := stateLen(hiAll+k, P)
+	m.tmp = grow(m.tmp, outLen)
+	out := m.tmp
+	nodeHigh := m.highRows(pl, hi, hiAll, out)
+
+	integral := m.nodeIntegral(pl, &nodeHigh)
+
+	// The new water: the chain's accumulated end law plus the high
+	// levels' image, top levels trimmed.
+	var massOut float64
+	for i, y := range m.acc {
+		massOut += y
+		out[i] += y
+	}
+	if lost := massIn - massOut; lost > 0 {
+		m.trunc += lost
+	}
+	m.water, m.tmp = m.tmp, m.water
+	m.hi = hiAll + k
+	m.trimTop()
+	if m.hi > m.set.MaxRows {
+		m.rowErr = true
+	}
+	m.levels = max(m.levels, m.hi)
+	return integral
+}
+
+// chain runs the water's levels [0, hi) through the window piece by
+// uniformisation of the chain on (q, phase, arrivals so far j ≤ k): the end
+// law conditioned on k arrivals accumulates in m.acc, the slices' first
+// moments per step in m.mom. It returns the mass that entered.
+func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
+	k, P := m.k, m.P
+	ph := &m.ph
+	a, inv := pl.a, pl.d
 	nj := k + 1
 	R := stateLen(hi+k, P)
 	m.cur = grow(m.cur, nj*R)
@@ -494,76 +572,33 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 	m.acc = grow(m.acc, R)
 	m.mom = grow(m.mom, (pl.n+1)*nj)
 	cur, nxt, acc, mom := m.cur, m.nxt, m.acc, m.mom
-	var massIn float64
 	for i, x := range m.water[:stateLen(hi, P)] {
 		cur[i] = x
 		massIn += x
 	}
 	// Step coefficients.
 	m.selfW = grow(m.selfW, P)
-	m.selfD = grow(m.selfD, P)
 	for i := 0; i < P; i++ {
 		m.selfW[i] = 1 - a - ph.out[i]*inv
-		m.selfD[i] = 1 - ph.out[i]*inv
 	}
 	selfW := m.selfW
 	alpha, exit := ph.alpha, ph.exit
 
-	// The drain law, needed while classes b > v drain.
-	drain := v < m.top && m.D > 0
-	D := m.D
-	gsz := P * D * P
-	if drain {
-		m.gn = grow(m.gn, gsz)
-		m.gacc = grow(m.gacc, gsz)
-		m.gabsN = grow(m.gabsN, P)
-		m.gabsAcc = grow(m.gabsAcc, P)
-		m.dmom = grow(m.dmom, pl.n+1)
-		m.cw = grow(m.cw, P*D)
-		m.gmass = grow(m.gmass, P)
-		for i := 0; i < P; i++ {
-			m.gmass[i] = m.gabs[i] + sumSlice(m.g[i*D*P:(i+1)*D*P])
-		}
-		for i := 0; i < P; i++ {
-			for d := 0; d < D; d++ {
-				xx := max(v, d)
-				m.cw[i*D+d] = m.s2[xx*P+i] - float64(d)*m.s1[xx*P+i]
-			}
-		}
-	}
-
-	// Two phases and no phase changes (h2): one fused pass per slice.
+	// Two phases and no phase changes (h2): one fused pass per slice that
+	// also takes the slice's moment and its share of the end law.
 	two := P == 2 && len(ph.moves) == 0
 	for step := 0; step <= pl.n; step++ {
 		jmax := min(step, k)
 		wn := pl.uw[step]
-		for j := 0; j <= jmax; j++ {
+		for j := 0; j <= jmax && !(two && step < pl.n); j++ {
 			lv := hi + j
 			sl := cur[j*R : j*R+stateLen(lv, P)]
-			var fm float64
-			if two {
-				for q := 1; q < lv; q++ {
-					base := 1 + (q-1)*2
-					fm += float64(q) * (sl[base] + sl[base+1])
-				}
-			}
-			for q := 1; q < lv && !two; q++ {
-				base := 1 + (q-1)*P
-				var s float64
-				for _, y := range sl[base : base+P] {
-					s += y
-				}
-				fm += float64(q) * s
-			}
-			mom[step*nj+j] = fm
+			mom[step*nj+j] = sliceMoment(sl, lv, P, two)
 			if ew := wn * pl.endJ[j]; ew != 0 {
 				for i, y := range sl {
 					acc[i] += ew * y
 				}
 			}
-		}
-		if drain {
-			m.dmom[step] = m.drainStep(wn, inv, step == pl.n)
 		}
 		if step == pl.n {
 			break
@@ -581,59 +616,104 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 				if j > 0 {
 					cm = cur[(j-1)*R : (j-1)*R+stateLen(lv, P)]
 				}
-				stepSlice2(nx, c, cm, lv, a, inv, exit, selfW, alpha)
+				var ew float64
+				if j <= jmax {
+					ew = wn * pl.endJ[j]
+				}
+				fm := stepSlice2(nx, c, cm, lv, a, inv, exit, selfW, alpha, acc, ew)
+				if j <= jmax {
+					mom[step*nj+j] = fm
+				}
 				continue
 			}
-			var comp float64
-			if lv > 1 {
-				for i := 0; i < P; i++ {
-					comp += exit[i] * c[1+i]
-				}
-			}
-			nx[0] = (1-a)*c[0] + inv*comp
-			for q := 1; q < lv; q++ {
-				base := 1 + (q-1)*P
-				comp = 0
-				if q+1 < lv {
-					nb := base + P
-					for i := 0; i < P; i++ {
-						comp += exit[i] * c[nb+i]
-					}
-					comp *= inv
-				}
-				for i := 0; i < P; i++ {
-					nx[base+i] = selfW[i]*c[base+i] + alpha[i]*comp
-				}
-				for _, mv := range ph.moves {
-					nx[base+mv.to] += mv.rate * inv * c[base+mv.from]
-				}
-			}
+			var cm []float64
 			if j > 0 {
-				cm := cur[(j-1)*R:]
-				for i := 0; i < P; i++ {
-					nx[1+i] += a * alpha[i] * cm[0]
-				}
-				for q := 2; q < lv; q++ {
-					base := 1 + (q-1)*P
-					pbase := base - P
-					for i := 0; i < P; i++ {
-						nx[base+i] += a * cm[pbase+i]
-					}
-				}
+				cm = cur[(j-1)*R:]
 			}
+			stepSlice(nx, c, cm, lv, a, inv, ph, selfW)
 		}
 		cur, nxt = nxt, cur
 	}
 	m.cur, m.nxt = cur, nxt
 	m.steps += pl.n
+	return massIn
+}
 
-	// High levels [hi, hiAll): never empty, so level q, phase i moves to
-	// q + s, phase j with the kernel K_ij(s); mean q + k u/W − E[N_i(u)].
-	outLen := stateLen(hiAll+k, P)
-	m.tmp = grow(m.tmp, outLen)
-	out := m.tmp
+// sliceMoment returns Σ_q q·Σ_i sl(q, i), the first moment of a slice of
+// lv levels (two: the unrolled sum of two phases, the same operations).
+func sliceMoment(sl []float64, lv, P int, two bool) float64 {
+	var fm float64
+	if two {
+		for q := 1; q < lv; q++ {
+			base := 1 + (q-1)*2
+			fm += float64(q) * (sl[base] + sl[base+1])
+		}
+		return fm
+	}
+	for q := 1; q < lv; q++ {
+		base := 1 + (q-1)*P
+		var s float64
+		for _, y := range sl[base : base+P] {
+			s += y
+		}
+		fm += float64(q) * s
+	}
+	return fm
+}
+
+// stepSlice is one uniformised step of the water's slice c (lv levels)
+// into nx, any phase-type law: an arrival w.p. a from the slice below cm
+// (nil for j = 0; from 0 into level 1 with phase law α), a phase change
+// i → i' w.p. S_ii'/Λ, a completion w.p. s_i/Λ from (q+1, i) into (q, α)
+// or into 0, else stay.
+func stepSlice(nx, c, cm []float64, lv int, a, inv float64, ph *phaseType, selfW []float64) {
+	P := ph.n
+	alpha, exit := ph.alpha, ph.exit
+	var comp float64
+	if lv > 1 {
+		for i := 0; i < P; i++ {
+			comp += exit[i] * c[1+i]
+		}
+	}
+	nx[0] = (1-a)*c[0] + inv*comp
+	for q := 1; q < lv; q++ {
+		base := 1 + (q-1)*P
+		comp = 0
+		if q+1 < lv {
+			nb := base + P
+			for i := 0; i < P; i++ {
+				comp += exit[i] * c[nb+i]
+			}
+			comp *= inv
+		}
+		for i := 0; i < P; i++ {
+			nx[base+i] = selfW[i]*c[base+i] + alpha[i]*comp
+		}
+		for _, mv := range ph.moves {
+			nx[base+mv.to] += mv.rate * inv * c[base+mv.from]
+		}
+	}
+	if cm == nil {
+		return
+	}
+	for i := 0; i < P; i++ {
+		nx[1+i] += a * alpha[i] * cm[0]
+	}
+	for q := 2; q < lv; q++ {
+		base := 1 + (q-1)*P
+		pbase := base - P
+		for i := 0; i < P; i++ {
+			nx[base+i] += a * cm[pbase+i]
+		}
+	}
+}
+
+// highRows moves the water's levels [hi, hiAll), which never empty in the
+// window, into out: level q, phase i moves to q + s, phase j with the
+// kernel K_ij(s); it returns their node means q + k u/W − E[N_i(u)].
+func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHigh [64]float64) {
+	k, P := m.k, m.P
 	nodes := len(m.glx)
-	var nodeHigh [64]float64
 	if hi < hiAll {
 		nh := hiAll - hi
 		m.xcol = grow(m.xcol, nh)
@@ -669,7 +749,16 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 		}
 	}
 
-	// Node means: water (slices weighted by the conditioning) and drain.
+	return nodeHigh
+}
+
+// nodeIntegral returns ∫ E[q] over the window piece: the Gauss–Legendre
+// nodes' means of the water (the chain's slices weighted by the
+// conditioning, m.mom) and of the high levels (nodeHigh).
+func (m *phaseMap) nodeIntegral(pl *phasePlan, nodeHigh *[64]float64) float64 {
+	k, nj := m.k, m.k+1
+	nodes := len(m.glx)
+	mom := m.mom
 	np := pl.n + 1
 	var integral float64
 	for i := 0; i < nodes; i++ {
@@ -686,79 +775,21 @@ func (m *phaseMap) evolve(pl *phasePlan, v int) float64 {
 			for j := 0; j <= min(step, k); j++ {
 				t += jw[j] * f[j]
 			}
-			if drain {
-				t += m.dmom[step]
-			}
 			s += pn * t
 		}
 		integral += m.glw[i] * s
 	}
 	integral *= pl.l
-
-	// The new water: the chain's accumulated end law plus the high
-	// levels' image, top levels trimmed.
-	var massOut float64
-	for i, y := range acc {
-		massOut += y
-		out[i] += y
-	}
-	if lost := massIn - massOut; lost > 0 {
-		m.trunc += lost
-	}
-	m.water, m.tmp = m.tmp, m.water
-	m.hi = hiAll + k
-	m.trimTop()
-	if m.hi > m.set.MaxRows {
-		m.rowErr = true
-	}
-	m.levels = max(m.levels, m.hi)
-
-	// The new drain law; its lost mass counts for the classes still
-	// draining.
-	if drain {
-		m.g, m.gacc = m.gacc, m.g
-		m.gabs, m.gabsAcc = m.gabsAcc, m.gabs
-		for i := 0; i < P; i++ {
-			s := m.gabs[i] + sumSlice(m.g[i*D*P:(i+1)*D*P])
-			if lost := m.gmass[i] - s; lost > 0 {
-				m.trunc += lost * m.s1[v*P+i]
-			}
-		}
-		m.trimDrain(v)
-	}
 	return integral
-}
-
-// drainRows2 is drainStep's pass over the rows d < top of G_i for two
-// phases without phase changes: the same operations in the same order, so
-// the same result to the bit. It returns the completions from the last
-// row over Λ and the drain mean with this law's part added.
-func (m *phaseMap) drainRows2(gi, gn, ga, cwi []float64, top int, wn, inv float64, last bool, dm float64) (float64, float64) {
-	e0, e1 := m.ph.exit[0], m.ph.exit[1]
-	sd0, sd1 := m.selfD[0], m.selfD[1]
-	al0, al1 := m.ph.alpha[0], m.ph.alpha[1]
-	var prev float64
-	for d := 0; d < top; d++ {
-		y0, y1 := gi[2*d], gi[2*d+1]
-		dm += cwi[d] * (y0 + y1)
-		if wn != 0 {
-			ga[2*d] += wn * y0
-			ga[2*d+1] += wn * y1
-		}
-		if !last {
-			gn[2*d] = sd0*y0 + al0*prev
-			gn[2*d+1] = sd1*y1 + al1*prev
-		}
-		prev = (e0*y0 + e1*y1) * inv
-	}
-	return prev, dm
 }
 
 // stepSlice2 is one uniformised step of the water's slice c into nx for
 // two phases without phase changes, the arrivals from the slice below (cm,
 // nil for j = 0) fused in; the same operations in the same order as the
-// general step in evolve, so the same result to the bit.
-func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha []float64) {
+// general step in evolve, so the same result to the bit. It also adds
+// ew·c to acc (when ew ≠ 0) and returns c's first moment Σ_q q·c(q, ·),
+// as evolve's moment pass does.
+func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha, acc []float64, ew float64) (fm float64) {
 	e0, e1 := exit[0], exit[1]
 	s0, s1 := selfW[0], selfW[1]
 	al0, al1 := alpha[0], alpha[1]
@@ -769,8 +800,17 @@ func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha 
 	nx[0] = (1-a)*c[0] + inv*comp
 	nx = nx[:1+2*(lv-1)]
 	c = c[:len(nx)]
+	if ew != 0 {
+		acc = acc[:len(c)]
+		acc[0] += ew * c[0]
+	}
 	for q := 1; q < lv; q++ {
 		base := 1 + (q-1)*2
+		fm += float64(q) * (c[base] + c[base+1])
+		if ew != 0 {
+			acc[base] += ew * c[base]
+			acc[base+1] += ew * c[base+1]
+		}
 		comp = 0
 		if q+1 < lv {
 			comp = (e0*c[base+2] + e1*c[base+3]) * inv
@@ -788,36 +828,7 @@ func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha 
 		}
 		nx[base], nx[base+1] = x0, x1
 	}
-}
-
-// trimDrain drops the drain law's top rows (the frontier the uniformised
-// steps push up one row per step, far beyond the completions that happen)
-// while their mass, weighted by the classes still draining, adds up to
-// less than trimEps; the mass dropped is truncation.
-func (m *phaseMap) trimDrain(v int) {
-	P, D := m.P, m.D
-	var cut float64
-	top := m.gTop
-	for top > 1 {
-		var row float64
-		for i := 0; i < P; i++ {
-			var s float64
-			for _, y := range m.g[i*D*P+(top-1)*P : i*D*P+top*P] {
-				s += y
-			}
-			row += s * m.s1[v*P+i]
-		}
-		if cut+row >= m.trimEps {
-			break
-		}
-		cut += row
-		for i := 0; i < P; i++ {
-			clear(m.g[i*D*P+(top-1)*P : i*D*P+top*P])
-		}
-		top--
-	}
-	m.trunc += cut
-	m.gTop = top
+	return fm
 }
 
 // trimTop drops the water's top levels while their cumulative mass is
@@ -851,71 +862,4 @@ func sumSlice(x []float64) float64 {
 		s += y
 	}
 	return s
-}
-
-// drainStep adds step n of the drain law G to the window's end law (weight
-// wn) and returns the step's drain mean Σ_i Σ_d c_i(d) Σ_j G_i(d, j); unless
-// last, it then moves G one uniformised step: phase changes, completions
-// d → d + 1 with the next job's phase drawn from α (into the absorbed cell
-// from d = D − 1). One pass over the rows d < gTop does all three.
-func (m *phaseMap) drainStep(wn, inv float64, last bool) float64 {
-	P, D := m.P, m.D
-	ph := &m.ph
-	top := m.gTop
-	var dm float64
-	for i := 0; i < P; i++ {
-		gi := m.g[i*D*P : (i+1)*D*P]
-		gn := m.gn[i*D*P : (i+1)*D*P]
-		ga := m.gacc[i*D*P : (i+1)*D*P]
-		cwi := m.cw[i*D : (i+1)*D]
-		var prev float64                  // completions from d − 1, over Λ
-		if P == 2 && len(ph.moves) == 0 { // h2: the same operations, unrolled
-			prev, dm = m.drainRows2(gi, gn, ga, cwi, top, wn, inv, last, dm)
-		}
-		for d := 0; d < top && !(P == 2 && len(ph.moves) == 0); d++ {
-			row := gi[d*P : d*P+P]
-			var s, comp float64
-			for j, y := range row {
-				s += y
-				comp += ph.exit[j] * y
-			}
-			dm += cwi[d] * s
-			if wn != 0 {
-				arow := ga[d*P : d*P+P]
-				for j, y := range row {
-					arow[j] += wn * y
-				}
-			}
-			if !last {
-				nrow := gn[d*P : d*P+P]
-				for j, y := range row {
-					nrow[j] = m.selfD[j]*y + ph.alpha[j]*prev
-				}
-				for _, mv := range ph.moves {
-					nrow[mv.to] += mv.rate * inv * row[mv.from]
-				}
-			}
-			prev = comp * inv
-		}
-		if wn != 0 {
-			m.gabsAcc[i] += wn * m.gabs[i]
-		}
-		if !last {
-			if top < D { // row d = top receives its first mass
-				nrow := gn[top*P : top*P+P]
-				for j := range nrow {
-					nrow[j] = ph.alpha[j] * prev
-				}
-				m.gabsN[i] = m.gabs[i]
-			} else {
-				m.gabsN[i] = m.gabs[i] + prev
-			}
-		}
-	}
-	if !last {
-		m.g, m.gn = m.gn, m.g
-		m.gabs, m.gabsN = m.gabsN, m.gabs
-		m.gTop = min(top+1, D)
-	}
-	return dm
 }
