@@ -287,3 +287,33 @@ func ExampleOrthogonalComplement() {
 	fmt.Printf("dimension %d of %d; (3, 0, 0) projects to (%.0f, %.0f, %.0f)\n", r, n, v[0], v[1], v[2])
 	// Output: dimension 2 of 3; (3, 0, 0) projects to (2, -1, -1)
 }
+
+// The stable fixed point x = 1 − 1/μ of the logistic map x ↦ μx(1 − x),
+// swept up in μ on a geometric grid from μ = 1.5: the corrector is
+// Newton's method from the last point (or from x = 0.5 cold) and accepts
+// the point while it is stable, |μ(1 − 2x)| < 1. The first loss is
+// bisected in log μ: the period-doubling at μ = 3.
+func ExampleSweep() {
+	correct := func(mu float64, guess []float64, _ bool) (fixedpoint.BranchPoint, bool, error) {
+		x := 0.5
+		if guess != nil {
+			x = guess[0]
+		}
+		for i := 0; i < 50; i++ {
+			x -= (mu*x*(1-x) - x) / (mu*(1-2*x) - 1)
+		}
+		ok := math.Abs(mu*(1-2*x)) < 1
+		return fixedpoint.BranchPoint{Mu: mu, X: []float64{x}, Converged: ok}, ok, nil
+	}
+	grid := fixedpoint.GeometricGrid(1.5, 4, 1.25)
+	sw, err := fixedpoint.Sweep(correct, nil, grid, &fixedpoint.SweepSettings{Bisect: 1e-4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("grid %.4g\n", grid)
+	fmt.Printf("lost %v between μ = %.4f (x = %.4f) and %.4f after %d points\n", sw.Lost, sw.Last.Mu, sw.Last.X[0], sw.LostAt, len(sw.Points))
+	// Output:
+	// grid [1.875 2.344 2.93 3.662 4]
+	// lost true between μ = 2.9999 (x = 0.6667) and 3.0001 after 16 points
+}
