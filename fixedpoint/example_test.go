@@ -317,3 +317,37 @@ func ExampleSweep() {
 	// grid [1.875 2.344 2.93 3.662 4]
 	// lost true between μ = 2.9999 (x = 0.6667) and 3.0001 after 16 points
 }
+
+// The secant predictor between two truncated probability vectors of
+// different lengths: the shorter is read as zero beyond its end, so the
+// prediction at μ = 3 from μ = 1 and 2 has the longer length (a negative
+// entry is the caller's to clip).
+func ExampleExtrapolate() {
+	x0 := []float64{0.5, 0.5}      // at μ = 1
+	x1 := []float64{0.4, 0.4, 0.2} // at μ = 2
+	fmt.Printf("%.1f\n", fixedpoint.Extrapolate(nil, x0, x1, 1, 2, 3))
+	// Output: [0.3 0.3 0.4]
+}
+
+// A fixed point x(μ) = 2μ approaching the border x = 1 (gap g = 1 − 2μ):
+// two points of the branch predict the collision at μ = 1/2.
+func ExampleBorderEstimate() {
+	gap := func(mu float64) float64 { return 1 - 2*mu }
+	mu, ok := fixedpoint.BorderEstimate(0.1, gap(0.1), 0.3, gap(0.3))
+	fmt.Printf("%.3f %v\n", mu, ok)
+	// Output: 0.500 true
+}
+
+// The plane x₃ = 0 of R³ from an orthonormal basis of it: projecting onto
+// it drops the third coordinate.
+func ExampleNewSubspace() {
+	s, err := fixedpoint.NewSubspace(mat.NewDense(3, 2, []float64{1, 0, 0, 1, 0, 0}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	v := []float64{1, 2, 3}
+	s.Project(v, v)
+	fmt.Println(v)
+	// Output: [1 2 0]
+}

@@ -6,11 +6,12 @@ import (
 )
 
 // Corrector computes the point of a branch at μ from the predicted state
-// guess, for Follow. It reports whether the point it reached lies on the
-// branch followed (for example: the iteration converged to a fixed point
-// of the wanted kind). tight is false while Follow has not yet failed a
-// step, when a looser tolerance will do: a point accepted too early shows
-// at the next step, which starts from it. An error ends Follow.
+// guess, for Follow and Sweep (Sweep's guess is nil for a cold start). It
+// reports whether the point it reached lies on the branch followed (for
+// example: the iteration converged to a fixed point of the wanted kind).
+// tight is false while Follow has not yet failed a step, when a looser
+// tolerance will do: a point accepted too early shows at the next step,
+// which starts from it. An error ends Follow and Sweep.
 type Corrector func(mu float64, guess []float64, tight bool) (BranchPoint, bool, error)
 
 // FollowSettings controls Follow. The zero value gives the defaults.

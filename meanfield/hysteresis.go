@@ -351,18 +351,12 @@ func (w *herdWatch) average(out *HerdAttractor, lam float64) {
 	np := max(out.NearPeriod, 1)
 	bl := np * max(1, avg/(8*np))
 	nb := avg / bl
-	means := make([]float64, nb)
+	// Maps n−nb·bl … n−1, oldest first.
+	at := func(i int) orbitStat { return w.hist[(n-nb*bl+i)%avg] }
+	means := batchMeans(func(i int) float64 { return at(i).board }, nb, bl)
+	qmeans := batchMeans(func(i int) float64 { return at(i).queue }, nb, bl)
 	var bm, qm float64
-	qmeans := make([]float64, nb)
-	for b := 0; b < nb; b++ {
-		for j := 0; j < bl; j++ {
-			// Maps n−nb·bl … n−1, oldest first.
-			st := w.hist[(n-nb*bl+b*bl+j)%avg]
-			means[b] += st.board
-			qmeans[b] += st.queue
-		}
-		means[b] /= float64(bl)
-		qmeans[b] /= float64(bl)
+	for b := range means {
 		bm += means[b]
 		qm += qmeans[b]
 	}
@@ -375,43 +369,22 @@ func (w *herdWatch) average(out *HerdAttractor, lam float64) {
 	out.Residual = out.NearResidual
 	out.Averaged, out.Batches = nb*bl, nb
 	if nb >= 2 {
-		out.BoardMeanSE, out.ResponseSE, out.Drift = batchStats(means, qmeans, bm, qm, bl, lam)
+		out.BoardMeanSE, out.ResponseSE = batchSE(means, bm), batchSE(qmeans, qm)/lam
+		out.Drift = batchSlope(means, bm) / float64(bl)
 	}
 }
 
-// batchStats returns the batch-means standard errors of the board mean and
-// of the response (qm/λ), and the least-squares slope per map of the board
-// means of batches of bl maps.
-func batchStats(means, qmeans []float64, bm, qm float64, bl int, lam float64) (float64, float64, float64) {
-	nb := len(means)
-	var sb, sq, sxy, sxx float64
-	xc := float64(nb-1) / 2
-	for b := 0; b < nb; b++ {
-		sb += (means[b] - bm) * (means[b] - bm)
-		sq += (qmeans[b] - qm) * (qmeans[b] - qm)
+// batchSlope returns the least-squares slope of the batch means, centred
+// on their mean, per batch.
+func batchSlope(means []float64, mean float64) float64 {
+	var sxy, sxx float64
+	xc := float64(len(means)-1) / 2
+	for b, m := range means {
 		x := float64(b) - xc
-		sxy += x * (means[b] - bm)
+		sxy += x * (m - mean)
 		sxx += x * x
 	}
-	f := float64(nb) * float64(nb-1)
-	return math.Sqrt(sb / f), math.Sqrt(sq/f) / lam, sxy / sxx / float64(bl)
-}
-
-// rescaleBoard maps a board at period from to period to by b → round(b·to/from),
-// the continuation start of a herd whose queues scale with T.
-func rescaleBoard(p []float64, from, to float64) []float64 {
-	f := to / from
-	top := int(math.Round(float64(len(p)-1) * f))
-	q := make([]float64, top+1)
-	var s float64
-	for b, x := range p {
-		q[int(math.Round(float64(b)*f))] += x
-		s += x
-	}
-	for i := range q {
-		q[i] /= s
-	}
-	return q
+	return sxy / sxx
 }
 
 // BranchSettings controls HerdBranch. The zero value of each optional
@@ -495,7 +468,7 @@ type HerdBranchResult struct {
 // HerdBranch computes the attractor of the refresh map at each T of
 // s.Refresh from s.Start (model.md §2; validation.md: half:0.1T at k = 5,
 // λ = 0.9 gives a herd of mean ≈ 0.40·T for T from 300 to 3,000), or, with
-// Continue, follows the herd from T to T by warm starts. A point that does
+// Continue, follows the herd from T to T by warm starts (fixedpoint.Sweep). A point that does
 // not converge is kept with Status Unconverged; only invalid settings and
 // map failures (ErrRefreshRows) return an error, with the points computed
 // so far.
@@ -686,7 +659,8 @@ type BistableResult struct {
 // a balanced state. (3) From the seed it is followed up in T, on a
 // geometric grid of ratio Step, warm-starting each T from the last herd
 // rescaled (b → b·T'/T), up to MaxScaled; if it is lost on the way, the
-// loss is bisected in log T to RelTol, warm-starting from the herd below.
+// loss is bisected in log T to RelTol, warm-starting from the herd below
+// (fixedpoint.Sweep on fixedpoint.GeometricGrid).
 // (4) The same downwards to MinScaled. A point counts as a herd when
 // FindHerdAttractor classifies it so (fixed, periodic or aperiodic with
 // board mean above BalancedQueueScale/(1 − λ)); a point that does not
