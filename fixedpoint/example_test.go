@@ -312,10 +312,11 @@ func ExampleSweep() {
 		return
 	}
 	fmt.Printf("grid %.4g\n", grid)
-	fmt.Printf("lost %v between μ = %.4f (x = %.4f) and %.4f after %d points\n", sw.Lost, sw.Last.Mu, sw.Last.X[0], sw.LostAt, len(sw.Points))
+	last := sw.Last()
+	fmt.Printf("lost %v between μ = %.4f (x = %.4f) and %.4f after %d steps\n", sw.Lost, last.Mu, last.X[0], sw.LostAt, sw.Steps)
 	// Output:
 	// grid [1.875 2.344 2.93 3.662 4]
-	// lost true between μ = 2.9999 (x = 0.6667) and 3.0001 after 16 points
+	// lost true between μ = 2.9999 (x = 0.6667) and 3.0001 after 16 steps
 }
 
 // The secant predictor between two truncated probability vectors of

@@ -1,6 +1,9 @@
 package fixedpoint
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // SweepSettings controls Sweep. The zero value gives the defaults.
 type SweepSettings struct {
@@ -24,20 +27,6 @@ func (s *SweepSettings) Validate() error {
 	return nil
 }
 
-// SweepResult is the branch Sweep followed.
-type SweepResult struct {
-	// Points are the points corrected, in the order corrected: one per μ
-	// of the sweep (up to the loss, with Bisect), then the bisection's
-	// midpoints.
-	Points []BranchPoint
-	// Last is the last point found on the branch (the start when none
-	// was), and Lost reports that the branch was lost (with Bisect): it
-	// ends between Last.Mu and LostAt.
-	Last   BranchPoint
-	Lost   bool
-	LostAt float64
-}
-
 // Sweep follows a branch over the parameters mus in the order given, with
 // a caller's corrector (for example an attractor search from the guess):
 // each μ is corrected from the guess Predict(previous point, μ) when the
@@ -48,9 +37,13 @@ type SweepResult struct {
 // is the caller's (for example GeometricGrid); with Bisect the first loss
 // is bisected in log μ.
 //
-// An error of the corrector is returned with the branch so far. s may be
-// nil.
-func Sweep(correct Corrector, start *BranchPoint, mus []float64, s *SweepSettings) (*SweepResult, error) {
+// The result's Points are start and the points found on the branch, in
+// the order corrected (a caller that wants the others keeps them from its
+// corrector); with Bisect, Lost reports a loss between the last point and
+// LostAt, the bisection's lower end, where the corrector gave Failed.
+// Steps counts the corrector's calls. An error of the corrector is
+// returned with the branch so far. s may be nil.
+func Sweep(correct Corrector, start *BranchPoint, mus []float64, s *SweepSettings) (*FollowResult, error) {
 	if correct == nil {
 		panic("fixedpoint: Sweep: nil corrector")
 	}
@@ -64,23 +57,25 @@ func Sweep(correct Corrector, start *BranchPoint, mus []float64, s *SweepSetting
 	if predict == nil {
 		predict = func(last BranchPoint, _ float64) []float64 { return last.X }
 	}
-	res := &SweepResult{}
-	var prev *BranchPoint
+	res := &FollowResult{LostAt: math.NaN()}
 	if start != nil {
-		res.Last, prev = *start, start
+		res.Points = append(res.Points, *start)
 	}
-	// step corrects μ from the point p on the branch (nil: cold).
+	// step corrects μ from the point p on the branch (nil: cold) and
+	// keeps it when it lies on the branch.
 	step := func(p *BranchPoint, mu float64) (BranchPoint, bool, error) {
 		var guess []float64
 		if p != nil {
 			guess = predict(*p, mu)
 		}
+		res.Steps++
 		pt, ok, err := correct(mu, guess, true)
-		if err == nil {
+		if err == nil && ok {
 			res.Points = append(res.Points, pt)
 		}
 		return pt, ok, err
 	}
+	prev := start
 	for _, mu := range mus {
 		pt, ok, err := step(prev, mu)
 		if err != nil {
@@ -88,28 +83,26 @@ func Sweep(correct Corrector, start *BranchPoint, mus []float64, s *SweepSetting
 		}
 		prev = nil
 		if ok {
-			res.Last = pt
-			prev = &res.Last
+			prev = &pt
 			continue
 		}
 		if s.Bisect > 0 {
-			res.Lost, res.LostAt = true, mu
+			res.Lost, res.LostAt, res.Failed = true, mu, pt
 			break
 		}
 	}
-	if !res.Lost {
-		return res, nil
+	if !res.Lost || len(res.Points) == 0 {
+		return res, nil // nothing lost, or nothing on the branch to bisect from
 	}
 	onBranch := func(mu float64) (bool, error) {
-		last := res.Last
+		last := res.Last()
 		pt, ok, err := step(&last, mu)
-		if err == nil && ok {
-			res.Last = pt
+		if err == nil && !ok {
+			res.LostAt, res.Failed = mu, pt
 		}
 		return ok, err
 	}
-	_, bad, err := BisectGeometric(onBranch, res.Last.Mu, res.LostAt, s.Bisect)
-	res.LostAt = bad
+	_, _, err := BisectGeometric(onBranch, res.Last().Mu, res.LostAt, s.Bisect)
 	return res, err
 }
 

@@ -8,7 +8,8 @@ import (
 
 // TestSweepStarts checks Sweep's warm and cold starts without Bisect: each
 // μ starts from the previous point when that point is on the branch (here:
-// μ < 3), from nil otherwise, and every μ is corrected.
+// μ < 3), from nil otherwise, every μ is corrected, and the result keeps
+// the points on the branch.
 func TestSweepStarts(t *testing.T) {
 	t.Parallel()
 	var guesses [][]float64
@@ -30,8 +31,8 @@ func TestSweepStarts(t *testing.T) {
 			t.Errorf("guess at μ = %v: got %v, want %v", mus[i], guesses[i], want[i])
 		}
 	}
-	if len(sw.Points) != 4 || sw.Lost || sw.Last.Mu != 1 {
-		t.Errorf("got %d points, lost %v, last μ %v; want 4, false, 1", len(sw.Points), sw.Lost, sw.Last.Mu)
+	if len(sw.Points) != 3 || sw.Steps != 4 || sw.Lost || sw.Last().Mu != 1 {
+		t.Errorf("got %d points in %d steps, lost %v, last μ %v; want 3 in 4, false, 1", len(sw.Points), sw.Steps, sw.Lost, sw.Last().Mu)
 	}
 }
 
@@ -55,5 +56,18 @@ func TestGeometricGrid(t *testing.T) {
 	}
 	if err := (&SweepSettings{Bisect: math.NaN()}).Validate(); err == nil {
 		t.Error("Bisect = NaN accepted")
+	}
+}
+
+// TestSweepNothingOnBranch checks that a Bisect sweep whose first cold
+// point is off the branch ends there: nothing to bisect from.
+func TestSweepNothingOnBranch(t *testing.T) {
+	t.Parallel()
+	off := func(mu float64, _ []float64, _ bool) (BranchPoint, bool, error) {
+		return BranchPoint{Mu: mu}, false, nil
+	}
+	sw, err := Sweep(off, nil, []float64{1, 2}, &SweepSettings{Bisect: 0.01})
+	if err != nil || len(sw.Points) != 0 || !sw.Lost || sw.LostAt != 1 || sw.Steps != 1 {
+		t.Errorf("got %d points, lost %v at %v after %d steps, error %v; want 0 points, lost at 1 after 1 step", len(sw.Points), sw.Lost, sw.LostAt, sw.Steps, err)
 	}
 }

@@ -799,7 +799,7 @@ func (b *bistableRun) follow(p HerdPoint, limit float64) (float64, bool, error) 
 	if err != nil {
 		return p.Mu, false, err
 	}
-	return sw.Last.Mu, !sw.Lost, nil
+	return sw.Last().Mu, !sw.Lost, nil
 }
 
 // ErrNoTip is returned, wrapped, by MinTipBacklog when even the
