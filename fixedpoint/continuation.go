@@ -49,8 +49,10 @@ func (s *ContinuationSettings) Validate() error {
 	return s.Newton.Validate()
 }
 
-// BranchPoint is one point of a branch of fixed points, of Continue or of
-// Follow.
+// BranchPoint is one point of a branch of fixed points, of Continue,
+// Follow or Sweep. A caller that keeps more of a point (an attractor, the
+// start it came from) embeds BranchPoint in its own type or keeps it in
+// State.
 type BranchPoint struct {
 	Mu float64
 	// X is the fixed point (for a failed point, where the corrector

@@ -41,6 +41,10 @@
 //     smooth piece and border-collision location by regula falsi on the
 //     distance to the border (BorderEstimate), reporting where the branch
 //     is lost to a relative tolerance.
+//   - Sweep: a branch corrected over the caller's grid of μ (for example
+//     GeometricGrid), each point warm-started from the one before while
+//     that lies on the branch, with the first loss optionally bisected in
+//     log μ (BisectGeometric).
 //   - Locate and Refine: where a boolean predicate of a parameter changes
 //     value, by a grid scan and bisection, evaluating each parameter value
 //     at most once; BisectInt and BisectGeometric bisect predicates on the

@@ -287,3 +287,68 @@ func ExampleOrthogonalComplement() {
 	fmt.Printf("dimension %d of %d; (3, 0, 0) projects to (%.0f, %.0f, %.0f)\n", r, n, v[0], v[1], v[2])
 	// Output: dimension 2 of 3; (3, 0, 0) projects to (2, -1, -1)
 }
+
+// The stable fixed point x = 1 − 1/μ of the logistic map x ↦ μx(1 − x),
+// swept up in μ on a geometric grid from μ = 1.5: the corrector is
+// Newton's method from the last point (or from x = 0.5 cold) and accepts
+// the point while it is stable, |μ(1 − 2x)| < 1. The first loss is
+// bisected in log μ: the period-doubling at μ = 3.
+func ExampleSweep() {
+	correct := func(mu float64, guess []float64, _ bool) (fixedpoint.BranchPoint, bool, error) {
+		x := 0.5
+		if guess != nil {
+			x = guess[0]
+		}
+		for i := 0; i < 50; i++ {
+			x -= (mu*x*(1-x) - x) / (mu*(1-2*x) - 1)
+		}
+		ok := math.Abs(mu*(1-2*x)) < 1
+		return fixedpoint.BranchPoint{Mu: mu, X: []float64{x}, Converged: ok}, ok, nil
+	}
+	grid := fixedpoint.GeometricGrid(1.5, 4, 1.25)
+	sw, err := fixedpoint.Sweep(correct, nil, grid, &fixedpoint.SweepSettings{Bisect: 1e-4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("grid %.4g\n", grid)
+	last := sw.Last()
+	fmt.Printf("lost %v between μ = %.4f (x = %.4f) and %.4f after %d steps\n", sw.Lost, last.Mu, last.X[0], sw.LostAt, sw.Steps)
+	// Output:
+	// grid [1.875 2.344 2.93 3.662 4]
+	// lost true between μ = 2.9999 (x = 0.6667) and 3.0001 after 16 steps
+}
+
+// The secant predictor between two truncated probability vectors of
+// different lengths: the shorter is read as zero beyond its end, so the
+// prediction at μ = 3 from μ = 1 and 2 has the longer length (a negative
+// entry is the caller's to clip).
+func ExampleExtrapolate() {
+	x0 := []float64{0.5, 0.5}      // at μ = 1
+	x1 := []float64{0.4, 0.4, 0.2} // at μ = 2
+	fmt.Printf("%.1f\n", fixedpoint.Extrapolate(nil, x0, x1, 1, 2, 3))
+	// Output: [0.3 0.3 0.4]
+}
+
+// A fixed point x(μ) = 2μ approaching the border x = 1 (gap g = 1 − 2μ):
+// two points of the branch predict the collision at μ = 1/2.
+func ExampleBorderEstimate() {
+	gap := func(mu float64) float64 { return 1 - 2*mu }
+	mu, ok := fixedpoint.BorderEstimate(0.1, gap(0.1), 0.3, gap(0.3))
+	fmt.Printf("%.3f %v\n", mu, ok)
+	// Output: 0.500 true
+}
+
+// The plane x₃ = 0 of R³ from an orthonormal basis of it: projecting onto
+// it drops the third coordinate.
+func ExampleNewSubspace() {
+	s, err := fixedpoint.NewSubspace(mat.NewDense(3, 2, []float64{1, 0, 0, 1, 0, 0}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	v := []float64{1, 2, 3}
+	s.Project(v, v)
+	fmt.Println(v)
+	// Output: [1 2 0]
+}

@@ -6,11 +6,12 @@ import (
 )
 
 // Corrector computes the point of a branch at μ from the predicted state
-// guess, for Follow. It reports whether the point it reached lies on the
-// branch followed (for example: the iteration converged to a fixed point
-// of the wanted kind). tight is false while Follow has not yet failed a
-// step, when a looser tolerance will do: a point accepted too early shows
-// at the next step, which starts from it. An error ends Follow.
+// guess, for Follow and Sweep (Sweep's guess is nil for a cold start). It
+// reports whether the point it reached lies on the branch followed (for
+// example: the iteration converged to a fixed point of the wanted kind).
+// tight is false while Follow has not yet failed a step, when a looser
+// tolerance will do: a point accepted too early shows at the next step,
+// which starts from it. An error ends Follow and Sweep.
 type Corrector func(mu float64, guess []float64, tight bool) (BranchPoint, bool, error)
 
 // FollowSettings controls Follow. The zero value gives the defaults.
@@ -39,14 +40,15 @@ func (s *FollowSettings) Validate() error {
 	return nil
 }
 
-// FollowResult is the branch Follow followed.
+// FollowResult is the branch Follow or Sweep followed.
 type FollowResult struct {
-	// Points are the points accepted, from the start down; the last is the
-	// lowest point reached.
+	// Points are the points accepted, from the start on; the last is the
+	// last point reached (Follow: the lowest).
 	Points []BranchPoint
 	// Lost reports that the branch was lost: the corrector failed at
-	// LostAt, within RelTol/2 relative below the last point. Failed is
-	// the corrector's point there. When the branch reached MuMin, Lost is
+	// LostAt, within the tolerance (Follow: RelTol/2 relative below the
+	// last point; Sweep: its Bisect) of the last point. Failed is the
+	// corrector's point there. When the branch was not lost, Lost is
 	// false and LostAt NaN.
 	Lost   bool
 	LostAt float64
@@ -55,7 +57,7 @@ type FollowResult struct {
 	Steps int
 }
 
-// Last returns the lowest point reached.
+// Last returns the last point reached (Follow: the lowest).
 func (r *FollowResult) Last() BranchPoint { return r.Points[len(r.Points)-1] }
 
 // Follow follows a branch of fixed points of a piecewise-smooth family

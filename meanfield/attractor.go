@@ -235,26 +235,11 @@ func describeOrbit(out *Attractor, o *fixedpoint.Orbit, stats []orbitStat, per i
 	out.Balanced = per == 1 && balancedMeanFor(out.BoardMean, lam, svc)
 }
 
-// l1 returns Σ|p_i − q_i|, the shorter slice padded with zeros.
-func l1(p, q []float64) float64 {
-	if len(p) < len(q) {
-		p, q = q, p
-	}
-	var d float64
-	for i, x := range q {
-		d += math.Abs(p[i] - x)
-	}
-	for _, x := range p[len(q):] {
-		d += math.Abs(x)
-	}
-	return d
-}
-
 // eigenSettings are those of the Arnoldi runs on the refresh map.
 var eigenSettings = fixedpoint.ArnoldiSettings{Tol: 1e-6, MaxDim: 60, Seed: 1}
 
 // spectrumRowMin: the Jacobian is taken on the board's rows holding at
-// least this mass (see refreshProblem).
+// least this mass (see truncatedProblem).
 const spectrumRowMin = 1e-6
 
 // leadingEigenvalues returns the leading eigenvalues (by modulus) of the
@@ -265,18 +250,12 @@ const spectrumRowMin = 1e-6
 // 20 maps reproduce the dense spectrum to 6 digits). It also returns the
 // number of maps.
 func leadingEigenvalues(m *RefreshMap, p []float64, count int) ([]complex128, int, error) {
-	n := len(p)
-	for n > 2 && p[n-1] < spectrumRowMin {
-		n--
-	}
-	if n < 2 { // a one-row board has no unit-mass direction to perturb
-		return nil, 0, errors.New("meanfield: spectrum: the board has one row")
-	}
-	base := make([]float64, len(p)+8)
-	copy(base, p)
-	x := append([]float64(nil), p[:n]...)
 	maps := 0
-	prob := refreshProblem(m, base, n, &maps)
+	prob, x, err := truncatedProblem(m, p, spectrumRowMin, &maps)
+	if err != nil {
+		return nil, 0, err
+	}
+	n := len(x)
 	set := eigenSettings
 	set.Subspace = fixedpoint.SumZero(n)
 	set.MaxDim = min(set.MaxDim, n-1)

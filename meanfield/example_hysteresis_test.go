@@ -18,7 +18,7 @@ func ExampleHerdBranch() {
 	for _, p := range br.Points {
 		a := p.Attractor
 		fmt.Printf("T = %g from %s: %s, period %d, herd %v, board mean %.3f·T, response %.1f\n",
-			p.Refresh, p.Start, a.Status, a.Period, p.Herd, a.BoardMean/p.Refresh, a.Response)
+			p.Mu, p.Start, a.Status, a.Period, p.Attractor.Herd, a.BoardMean/p.Mu, a.Response)
 	}
 	// Output:
 	// T = 1100 from half:0.1T: periodic, period 2, herd true, board mean 0.400·T, response 441.4

@@ -1,6 +1,7 @@
 package meanfield
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -350,18 +351,12 @@ func (w *herdWatch) average(out *HerdAttractor, lam float64) {
 	np := max(out.NearPeriod, 1)
 	bl := np * max(1, avg/(8*np))
 	nb := avg / bl
-	means := make([]float64, nb)
+	// Maps n−nb·bl … n−1, oldest first.
+	at := func(i int) orbitStat { return w.hist[(n-nb*bl+i)%avg] }
+	means := batchMeans(func(i int) float64 { return at(i).board }, nb, bl)
+	qmeans := batchMeans(func(i int) float64 { return at(i).queue }, nb, bl)
 	var bm, qm float64
-	qmeans := make([]float64, nb)
-	for b := 0; b < nb; b++ {
-		for j := 0; j < bl; j++ {
-			// Maps n−nb·bl … n−1, oldest first.
-			st := w.hist[(n-nb*bl+b*bl+j)%avg]
-			means[b] += st.board
-			qmeans[b] += st.queue
-		}
-		means[b] /= float64(bl)
-		qmeans[b] /= float64(bl)
+	for b := range means {
 		bm += means[b]
 		qm += qmeans[b]
 	}
@@ -374,43 +369,22 @@ func (w *herdWatch) average(out *HerdAttractor, lam float64) {
 	out.Residual = out.NearResidual
 	out.Averaged, out.Batches = nb*bl, nb
 	if nb >= 2 {
-		out.BoardMeanSE, out.ResponseSE, out.Drift = batchStats(means, qmeans, bm, qm, bl, lam)
+		out.BoardMeanSE, out.ResponseSE = batchSE(means, bm), batchSE(qmeans, qm)/lam
+		out.Drift = batchSlope(means, bm) / float64(bl)
 	}
 }
 
-// batchStats returns the batch-means standard errors of the board mean and
-// of the response (qm/λ), and the least-squares slope per map of the board
-// means of batches of bl maps.
-func batchStats(means, qmeans []float64, bm, qm float64, bl int, lam float64) (float64, float64, float64) {
-	nb := len(means)
-	var sb, sq, sxy, sxx float64
-	xc := float64(nb-1) / 2
-	for b := 0; b < nb; b++ {
-		sb += (means[b] - bm) * (means[b] - bm)
-		sq += (qmeans[b] - qm) * (qmeans[b] - qm)
+// batchSlope returns the least-squares slope of the batch means, centred
+// on their mean, per batch.
+func batchSlope(means []float64, mean float64) float64 {
+	var sxy, sxx float64
+	xc := float64(len(means)-1) / 2
+	for b, m := range means {
 		x := float64(b) - xc
-		sxy += x * (means[b] - bm)
+		sxy += x * (m - mean)
 		sxx += x * x
 	}
-	f := float64(nb) * float64(nb-1)
-	return math.Sqrt(sb / f), math.Sqrt(sq/f) / lam, sxy / sxx / float64(bl)
-}
-
-// rescaleBoard maps a board at period from to period to by b → round(b·to/from),
-// the continuation start of a herd whose queues scale with T.
-func rescaleBoard(p []float64, from, to float64) []float64 {
-	f := to / from
-	top := int(math.Round(float64(len(p)-1) * f))
-	q := make([]float64, top+1)
-	var s float64
-	for b, x := range p {
-		q[int(math.Round(float64(b)*f))] += x
-		s += x
-	}
-	for i := range q {
-		q[i] /= s
-	}
-	return q
+	return sxy / sxx
 }
 
 // BranchSettings controls HerdBranch. The zero value of each optional
@@ -461,25 +435,32 @@ func (s BranchSettings) Validate() error {
 	return s.Attractor.Validate()
 }
 
-// BranchPoint is the attractor at one T of a herd branch.
-type BranchPoint struct {
-	// Refresh is T.
-	Refresh float64
+// HerdPoint is the attractor at one T of a herd branch: a point of a
+// fixedpoint branch (Mu = T, X = the attractor's board, Converged = the
+// attractor is a herd, Radius, Residual and Iterations its spectral
+// radius, residual and maps, Piece its cut window, Gap NaN) with the start
+// used and the attractor itself.
+type HerdPoint struct {
+	fixedpoint.BranchPoint
 	// Start is the start used: Start's String, or "continued" for a warm
 	// start from the previous herd.
 	Start string
 	// Attractor is the attractor reached (Unconverged when it neither
 	// settled nor stayed a herd within MaxIter maps).
 	Attractor HerdAttractor
-	// Herd is Attractor.Herd.
-	Herd bool
+}
+
+// herdPoint returns the point of a herd branch at T reached from start.
+func herdPoint(T float64, start string, a HerdAttractor) HerdPoint {
+	return HerdPoint{BranchPoint: fixedpoint.BranchPoint{Mu: T, X: a.Board, Converged: a.Herd, Radius: a.SpectralRadius,
+		Residual: a.Residual, Iterations: a.Maps, Piece: a.Window, Gap: math.NaN()}, Start: start, Attractor: a}
 }
 
 // HerdBranchResult is the herd branch of HerdBranch.
 type HerdBranchResult struct {
 	// Points are the attractors at the periods of BranchSettings.Refresh,
 	// in the order given (those computed so far, with an error).
-	Points []BranchPoint
+	Points []HerdPoint
 	// Stats: Maps counts the map applications, Probes the points.
 	Stats
 }
@@ -487,7 +468,7 @@ type HerdBranchResult struct {
 // HerdBranch computes the attractor of the refresh map at each T of
 // s.Refresh from s.Start (model.md §2; validation.md: half:0.1T at k = 5,
 // λ = 0.9 gives a herd of mean ≈ 0.40·T for T from 300 to 3,000), or, with
-// Continue, follows the herd from T to T by warm starts. A point that does
+// Continue, follows the herd from T to T by warm starts (fixedpoint.Sweep). A point that does
 // not converge is kept with Status Unconverged; only invalid settings and
 // map failures (ErrRefreshRows) return an error, with the points computed
 // so far.
@@ -502,27 +483,38 @@ func HerdBranch(s BranchSettings) (HerdBranchResult, error) {
 	return res, err
 }
 
+// herdBranch is HerdBranch's sweep over s.Refresh (fixedpoint.Sweep):
+// each T from Start, or with Continue from the previous herd rescaled.
 func herdBranch(s BranchSettings, res *HerdBranchResult) error {
 	hs := s.Attractor.withDefaults()
-	res.Points = make([]BranchPoint, 0, len(s.Refresh))
-	for i, T := range s.Refresh {
-		start, name := s.Service.Lift(s.Start.Board(T)), s.Start.String()
-		if prev := res.Points; s.Continue && i > 0 && prev[i-1].Herd {
-			start, name = s.Service.rescaleState(prev[i-1].Attractor.Board, s.Refresh[i-1], T), "continued"
+	res.Points = make([]HerdPoint, 0, len(s.Refresh))
+	correct := func(T float64, guess []float64, _ bool) (fixedpoint.BranchPoint, bool, error) {
+		start, name := guess, "continued"
+		if guess == nil {
+			start, name = s.Service.Lift(s.Start.Board(T)), s.Start.String()
 		}
 		m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service})
 		if err != nil {
-			return err
+			return fixedpoint.BranchPoint{}, false, err
 		}
 		a, err := findHerdAttractor(m, start, hs)
 		res.Maps += a.Maps
 		res.Probes++
 		if err != nil && !errors.Is(err, ErrNotConverged) {
-			return fmt.Errorf("meanfield: herd branch at T = %g: %w", T, err)
+			return fixedpoint.BranchPoint{}, false, fmt.Errorf("meanfield: herd branch at T = %g: %w", T, err)
 		}
-		res.Points = append(res.Points, BranchPoint{Refresh: T, Start: name, Attractor: a, Herd: a.Herd})
+		p := herdPoint(T, name, a)
+		res.Points = append(res.Points, p)
+		return p.BranchPoint, p.Converged, nil
 	}
-	return nil
+	predict := func(last fixedpoint.BranchPoint, T float64) []float64 {
+		if !s.Continue {
+			return nil
+		}
+		return s.Service.rescaleState(last.X, last.Mu, T)
+	}
+	_, err := fixedpoint.Sweep(correct, nil, s.Refresh, &fixedpoint.SweepSettings{Predict: predict})
+	return err
 }
 
 // Defaults of BistableSettings.
@@ -647,7 +639,7 @@ type BistableResult struct {
 	// where no balanced state exists), or T(1−λ)² = 3 without an edge.
 	Seed float64
 	// Points are the herd-branch points computed, sorted by T.
-	Points []BranchPoint
+	Points []HerdPoint
 	// Edge is the full edge computation.
 	Edge EdgeResult
 	// Stats: Maps counts refresh-map applications in all, the edge's
@@ -667,7 +659,8 @@ type BistableResult struct {
 // a balanced state. (3) From the seed it is followed up in T, on a
 // geometric grid of ratio Step, warm-starting each T from the last herd
 // rescaled (b → b·T'/T), up to MaxScaled; if it is lost on the way, the
-// loss is bisected in log T to RelTol, warm-starting from the herd below.
+// loss is bisected in log T to RelTol, warm-starting from the herd below
+// (fixedpoint.Sweep on fixedpoint.GeometricGrid).
 // (4) The same downwards to MinScaled. A point counts as a herd when
 // FindHerdAttractor classifies it so (fixed, periodic or aperiodic with
 // board mean above BalancedQueueScale/(1 − λ)); a point that does not
@@ -692,7 +685,7 @@ func Bistable(s BistableSettings) (BistableResult, error) {
 	b := &bistableRun{s: s.withDefaults()}
 	err := b.run()
 	if err == nil {
-		slices.SortFunc(b.res.Points, func(a, b BranchPoint) int { return cmpFloat(a.Refresh, b.Refresh) })
+		slices.SortFunc(b.res.Points, func(a, b HerdPoint) int { return cmp.Compare(a.Mu, b.Mu) })
 	}
 	b.res.Runtime = time.Since(start)
 	return b.res, err
@@ -731,7 +724,7 @@ func (b *bistableRun) run() error {
 	res.Seed = seed
 
 	first, err := b.seed(seed)
-	if err != nil || !first.Herd {
+	if err != nil || !first.Converged {
 		return err
 	}
 	res.Status = Found
@@ -757,29 +750,29 @@ func (b *bistableRun) run() error {
 }
 
 // eval finds the herd attractor at T from start and records the point.
-func (b *bistableRun) eval(T float64, start []float64, name string) (BranchPoint, error) {
+func (b *bistableRun) eval(T float64, start []float64, name string) (HerdPoint, error) {
 	s := b.s
 	m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service})
 	if err != nil {
-		return BranchPoint{}, err
+		return HerdPoint{}, err
 	}
 	a, err := findHerdAttractor(m, start, b.hs)
 	b.res.Maps += a.Maps
 	b.res.Probes++
 	if err != nil && !errors.Is(err, ErrNotConverged) {
-		return BranchPoint{}, fmt.Errorf("meanfield: bistable at T = %g: %w", T, err)
+		return HerdPoint{}, fmt.Errorf("meanfield: bistable at T = %g: %w", T, err)
 	}
-	p := BranchPoint{Refresh: T, Start: name, Attractor: a, Herd: a.Herd}
+	p := herdPoint(T, name, a)
 	b.res.Points = append(b.res.Points, p)
 	return p, nil
 }
 
 // seed is step (2): the herd at the seed T from Start or, failing that,
 // from the empty board.
-func (b *bistableRun) seed(T float64) (BranchPoint, error) {
+func (b *bistableRun) seed(T float64) (HerdPoint, error) {
 	s := b.s
 	first, err := b.eval(T, s.Service.Lift(s.Start.Board(T)), s.Start.String())
-	if err != nil || first.Herd {
+	if err != nil || first.Converged {
 		return first, err
 	}
 	// Below the edge no balanced state exists: the empty board ends in
@@ -787,64 +780,26 @@ func (b *bistableRun) seed(T float64) (BranchPoint, error) {
 	return b.eval(T, BoardEmpty(), "empty")
 }
 
-// continued finds the herd at T warm-started from the herd at p.
-func (b *bistableRun) continued(p BranchPoint, T float64) (BranchPoint, error) {
-	return b.eval(T, b.s.Service.rescaleState(p.Attractor.Board, p.Refresh, T), "continued")
-}
-
-// follow walks from the herd at p towards limit (up when limit > p.T) on
-// the geometric grid of ratio Step and returns the last T where the herd
-// exists and whether it reached limit; a loss is bisected in log T
-// (fixedpoint.BisectGeometric) to RelTol, each midpoint warm-started
-// from the herd below it.
-func (b *bistableRun) follow(p BranchPoint, limit float64) (float64, bool, error) {
-	up := limit > p.Refresh
-	ratio := b.s.Step
-	if !up {
-		ratio = 1 / b.s.Step
+// follow is steps (3) and (4): it sweeps the herd branch from p towards
+// limit (up when limit > p's T) on the geometric grid of ratio Step
+// (fixedpoint.GeometricGrid), each T warm-started from the herd before
+// it rescaled (b → b·T'/T), and bisects a loss in log T to RelTol
+// (fixedpoint.Sweep). It returns the last T where the herd exists and
+// whether it reached limit.
+func (b *bistableRun) follow(p HerdPoint, limit float64) (float64, bool, error) {
+	correct := func(T float64, guess []float64, _ bool) (fixedpoint.BranchPoint, bool, error) {
+		q, err := b.eval(T, guess, "continued")
+		return q.BranchPoint, q.Converged, err
 	}
-	var lost float64
-	for {
-		T := p.Refresh * ratio
-		if (up && T > limit) || (!up && T < limit) {
-			T = limit
-		}
-		if T == p.Refresh {
-			return T, true, nil
-		}
-		q, err := b.continued(p, T)
-		if err != nil {
-			return p.Refresh, false, err
-		}
-		if !q.Herd {
-			lost = T
-			break
-		}
-		if T == limit {
-			return T, true, nil
-		}
-		p = q
+	predict := func(last fixedpoint.BranchPoint, T float64) []float64 {
+		return b.s.Service.rescaleState(last.X, last.Mu, T)
 	}
-	// Lost between p.Refresh and T: bisect in log T.
-	herd := func(mid float64) (bool, error) {
-		q, err := b.continued(p, mid)
-		if err == nil && q.Herd {
-			p = q
-		}
-		return q.Herd, err
+	sw, err := fixedpoint.Sweep(correct, &p.BranchPoint, fixedpoint.GeometricGrid(p.Mu, limit, b.s.Step),
+		&fixedpoint.SweepSettings{Predict: predict, Bisect: b.s.RelTol})
+	if err != nil {
+		return p.Mu, false, err
 	}
-	_, _, err := fixedpoint.BisectGeometric(herd, p.Refresh, lost, b.s.RelTol)
-	return p.Refresh, false, err
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return sw.Last().Mu, !sw.Lost, nil
 }
 
 // ErrNoTip is returned, wrapped, by MinTipBacklog when even the

@@ -38,8 +38,8 @@ func TestHerdBranchPublished(t *testing.T) {
 	for i, c := range cases {
 		p := pts[i]
 		a := p.Attractor
-		if !p.Herd || a.Status != Periodic || a.Period != 2 || p.Start != "half:0.1T" {
-			t.Errorf("T = %g: herd %v, kind %v, period %d, start %q; want a period-2 herd from half:0.1T", c.T, p.Herd, a.Status, a.Period, p.Start)
+		if !p.Attractor.Herd || a.Status != Periodic || a.Period != 2 || p.Start != "half:0.1T" {
+			t.Errorf("T = %g: herd %v, kind %v, period %d, start %q; want a period-2 herd from half:0.1T", c.T, p.Attractor.Herd, a.Status, a.Period, p.Start)
 		}
 		if rel := math.Abs(a.Response-c.sim) / c.sim; rel > 0.01 {
 			t.Errorf("T = %g: response %.3f, simulator %.1f (rel. diff %.3g > 1%%)", c.T, a.Response, c.sim, rel)
@@ -127,10 +127,10 @@ func TestHerdOneDispatcher(t *testing.T) {
 		}
 		for _, p := range br.Points {
 			a := p.Attractor
-			if p.Herd || !a.Balanced {
-				t.Errorf("k = 1, T = %g, %s: %v, herd %v, board mean %.3f; want balanced", p.Refresh, p.Start, a.Status, p.Herd, a.BoardMean)
+			if p.Attractor.Herd || !a.Balanced {
+				t.Errorf("k = 1, T = %g, %s: %v, herd %v, board mean %.3f; want balanced", p.Mu, p.Start, a.Status, p.Attractor.Herd, a.BoardMean)
 			}
-			t.Logf("k = 1, T = %g, %s: %v, board mean %.4f, response %.4f, %d maps", p.Refresh, p.Start, a.Status, a.BoardMean, a.Response, a.Maps)
+			t.Logf("k = 1, T = %g, %s: %v, board mean %.4f, response %.4f, %d maps", p.Mu, p.Start, a.Status, a.BoardMean, a.Response, a.Maps)
 		}
 	}
 }
@@ -146,10 +146,10 @@ func TestHerdTwoDispatchers(t *testing.T) {
 	}
 	for _, p := range br.Points {
 		a := p.Attractor
-		if p.Herd || !a.Balanced {
-			t.Errorf("k = 2, T = %g: %v, herd %v, board mean %.3f; want balanced", p.Refresh, a.Status, p.Herd, a.BoardMean)
+		if p.Attractor.Herd || !a.Balanced {
+			t.Errorf("k = 2, T = %g: %v, herd %v, board mean %.3f; want balanced", p.Mu, a.Status, p.Attractor.Herd, a.BoardMean)
 		}
-		t.Logf("k = 2, T = %g: %v, board mean %.4f, response %.4f, %d maps", p.Refresh, a.Status, a.BoardMean, a.Response, a.Maps)
+		t.Logf("k = 2, T = %g: %v, board mean %.4f, response %.4f, %d maps", p.Mu, a.Status, a.BoardMean, a.Response, a.Maps)
 	}
 }
 

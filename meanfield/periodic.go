@@ -832,29 +832,46 @@ func averageTail(out *PeriodicResult, tail []PeriodicStep, load float64) {
 		out.QueueMean += x.QueueMean / float64(len(tail))
 	}
 	out.Response = out.QueueMean / load
-	out.ResponseSE = batchMeansSE(tail, 20)
+	if size := len(tail) / periodicBatches; size >= 2 {
+		means := batchMeans(func(i int) float64 { return tail[i].Response }, periodicBatches, size)
+		var grand float64
+		for _, m := range means {
+			grand += m / periodicBatches
+		}
+		out.ResponseSE = batchSE(means, grand)
+	}
 }
 
-// batchMeansSE returns the batch-means standard error of the mean Response
-// of xs with the given number of batches (0 when there are fewer maps than
-// two per batch).
-func batchMeansSE(xs []PeriodicStep, batches int) float64 {
-	size := len(xs) / batches
-	if size < 2 {
-		return 0
-	}
-	means := make([]float64, batches)
-	var grand float64
+// periodicBatches is the number of batches of an irregular attractor's
+// batch means.
+const periodicBatches = 20
+
+// batchMeans returns the means of nb consecutive batches of bl values of
+// a correlated series x(0), …, x(nb·bl − 1) (Flyvbjerg & Petersen 1989:
+// batches much longer than the correlation time are nearly independent,
+// so their means estimate the error of the series' mean; see batchSE).
+func batchMeans(x func(i int) float64, nb, bl int) []float64 {
+	means := make([]float64, nb)
 	for b := range means {
-		for _, x := range xs[b*size : (b+1)*size] {
-			means[b] += x.Response
+		for j := 0; j < bl; j++ {
+			means[b] += x(b*bl + j)
 		}
-		means[b] /= float64(size)
-		grand += means[b] / float64(batches)
+		means[b] /= float64(bl)
+	}
+	return means
+}
+
+// batchSE returns the batch-means standard error of mean, the mean of the
+// batch means: √(Σ_b (m_b − mean)²/(nb − 1)/nb), 0 for fewer than two
+// batches.
+func batchSE(means []float64, mean float64) float64 {
+	nb := len(means)
+	if nb < 2 {
+		return 0
 	}
 	var v float64
 	for _, m := range means {
-		v += (m - grand) * (m - grand)
+		v += (m - mean) * (m - mean)
 	}
-	return math.Sqrt(v / float64(batches-1) / float64(batches))
+	return math.Sqrt(v / float64(nb-1) / float64(nb))
 }

@@ -1,11 +1,81 @@
 package meanfield
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"herd/fixedpoint"
 )
+
+// Boards whose length changes from map to map. A board is a truncated
+// distribution: the maps keep their queue rows adaptively (Refresh to a
+// truncation mass, PeriodicUpdate to MaxRows), so successive boards of one
+// orbit, or the boards of two periods, differ in length. Everything in
+// this package that compares boards or solves on them goes through this
+// file, with one convention: a board is read as zero beyond its last row.
+//
+//   - l1 is the distance of two boards of any lengths, the norm of the
+//     fixedpoint.Orbit of FindAttractor, FindHerdAttractor and
+//     PeriodicUpdate.Solve.
+//   - truncatedProblem is the refresh map at a board as a
+//     fixedpoint.Problem of fixed dimension, for the spectra: the board's
+//     rows holding mass, with its tail held (refreshProblem).
+//   - rescaleBoard carries a board from one period to another (b →
+//     round(b·T'/T)), the predictor of Bistable's and HerdBranch's sweeps
+//     (through Service.rescaleState); Edge's secant predictor through two
+//     boards, fixedpoint.Extrapolate, reads boards the same way.
+
+// l1 returns Σ|p_i − q_i|, the shorter board read as zero beyond its end.
+func l1(p, q []float64) float64 {
+	if len(p) < len(q) {
+		p, q = q, p
+	}
+	var d float64
+	for i, x := range q {
+		d += math.Abs(p[i] - x)
+	}
+	for _, x := range p[len(q):] {
+		d += math.Abs(x)
+	}
+	return d
+}
+
+// rescaleBoard maps a board at period from to period to by b → round(b·to/from),
+// the continuation start of a herd whose queues scale with T.
+func rescaleBoard(p []float64, from, to float64) []float64 {
+	f := to / from
+	top := int(math.Round(float64(len(p)-1) * f))
+	q := make([]float64, top+1)
+	var s float64
+	for b, x := range p {
+		q[int(math.Round(float64(b)*f))] += x
+		s += x
+	}
+	for i := range q {
+		q[i] /= s
+	}
+	return q
+}
+
+// truncatedProblem returns the refresh map of m at the board p as a
+// fixedpoint.Problem of fixed dimension n (refreshProblem) and the point
+// x = p's first n rows: n is the number of rows up to the last holding at
+// least rowMin (at least 2), and the rows of p beyond, followed by eight
+// zero rows, are held. It fails for a board of one row, which has no
+// unit-mass direction to perturb.
+func truncatedProblem(m *RefreshMap, p []float64, rowMin float64, maps *int) (fixedpoint.Problem, []float64, error) {
+	n := len(p)
+	for n > 2 && p[n-1] < rowMin {
+		n--
+	}
+	if n < 2 {
+		return fixedpoint.Problem{}, nil, errors.New("meanfield: spectrum: the board has one row")
+	}
+	base := make([]float64, len(p)+8)
+	copy(base, p)
+	return refreshProblem(m, base, n, maps), append([]float64(nil), p[:n]...), nil
+}
 
 // refreshProblem wraps a RefreshMap as a fixedpoint.Problem on the first
 // n rows of boards near base: a point y ∈ R^n stands for the board y
