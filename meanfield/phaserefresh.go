@@ -326,37 +326,8 @@ func (m *phaseMap) inject(v int) {
 // plan fills pl's weights for a window of length w integrated over [0, l]:
 // uniformisation at Λ = r + max phase outflow.
 func (m *phaseMap) plan(pl *phasePlan, w, l float64) {
-	k := m.k
-	r := m.set.RateScale * float64(k) / w
-	lam := r + m.ph.max
-	pl.w, pl.l, pl.r, pl.valid = w, l, r, true
-	pl.a, pl.d = r/lam, 1/lam
-	pk := poissonAt(r*w, k)
-	lo, pmf := poissonPMF(pl.pbuf, lam*l, m.chainEps*pk)
-	pl.pbuf = pmf
-	nmax := lo + len(pmf) - 1
-	pl.uw = grow(pl.uw, nmax+1)
-	copy(pl.uw[lo:], pmf)
-	pl.n = nmax
-	pl.endJ = grow(pl.endJ, k+1)
-	poissonHead(pl.endJ, r*(w-l), pk)
-	nodes := len(m.glx)
-	pl.nodeU = grow(pl.nodeU, nodes)
-	pl.nodeP = grow(pl.nodeP, nodes*(nmax+1))
-	pl.nodeJ = grow(pl.nodeJ, nodes*(k+1))
-	for i, xg := range m.glx {
-		u := xg * l
-		pl.nodeU[i] = u
-		lo, pmf := poissonPMF(pl.pbuf, lam*u, m.pmfEps)
-		pl.pbuf = pmf
-		row := pl.nodeP[i*(nmax+1) : (i+1)*(nmax+1)]
-		for t, pi := range pmf {
-			if lo+t <= nmax {
-				row[lo+t] = pi
-			}
-		}
-		poissonHead(pl.nodeJ[i*(k+1):(i+1)*(k+1)], r*(w-u), pk)
-	}
+	r := m.set.RateScale * float64(m.k) / w
+	pl.weights(m.glx, m.k, w, l, r, r+m.ph.max, m.chainEps, m.pmfEps)
 	pl.high = false // planHigh runs when a window first needs it
 }
 

@@ -570,20 +570,20 @@ func (m *RefreshMap) inject(b int, tau float64) {
 	m.hi = max(m.hi, top)
 }
 
-// plan fills pl for a window of length w integrated over [0, l].
-func (m *RefreshMap) plan(pl *winPlan, w, l float64) {
-	k := m.k
-	r := m.set.RateScale * float64(k) / w
-	lam := r + 1
+// weights fills the plan's uniformisation weights for a window of length
+// w integrated over [0, l], slice rate r and uniformisation rate lam = Λ:
+// Pois(Λl; n), cut where the tail is below chainEps·Pois(rw; k) (the
+// conditioning divides by Pois(rw; k)); each slice's end weight; and the
+// weights at the quadrature nodes glx (on [0, 1]) scaled to [0, l]. The
+// exponential map (Λ = r + 1) and the phase map (Λ = r + the largest
+// phase outflow) share it.
+func (pl *winPlan) weights(glx []float64, k int, w, l, r, lam, chainEps, pmfEps float64) {
 	pl.w, pl.l, pl.r, pl.valid = w, l, r, true
-	pl.chainEps, pl.pmfEps = m.chainEps, m.pmfEps
-	pl.opOK = false
 	pl.a, pl.d = r/lam, 1/lam
 	pk := poissonAt(r*w, k)
 
-	// Uniformisation weights at l, cut where the tail is below
-	// chainEps·Pois(rW; k) (the conditioning divides by Pois(rW; k)).
-	lo, pmf := poissonPMF(pl.pbuf, lam*l, m.chainEps*pk)
+	// Uniformisation weights at l.
+	lo, pmf := poissonPMF(pl.pbuf, lam*l, chainEps*pk)
 	pl.pbuf = pmf
 	nmax := lo + len(pmf) - 1
 	pl.uw = grow(pl.uw, nmax+1)
@@ -595,14 +595,14 @@ func (m *RefreshMap) plan(pl *winPlan, w, l float64) {
 	poissonHead(pl.endJ, r*(w-l), pk)
 
 	// Node weights.
-	nodes := len(m.glx)
+	nodes := len(glx)
 	pl.nodeU = grow(pl.nodeU, nodes)
 	pl.nodeP = grow(pl.nodeP, nodes*(nmax+1))
 	pl.nodeJ = grow(pl.nodeJ, nodes*(k+1))
-	for i, x := range m.glx {
+	for i, x := range glx {
 		u := x * l
 		pl.nodeU[i] = u
-		lo, pmf := poissonPMF(pl.pbuf, lam*u, m.pmfEps)
+		lo, pmf := poissonPMF(pl.pbuf, lam*u, pmfEps)
 		pl.pbuf = pmf
 		row := pl.nodeP[i*(nmax+1) : (i+1)*(nmax+1)]
 		for t, pi := range pmf {
@@ -612,9 +612,18 @@ func (m *RefreshMap) plan(pl *winPlan, w, l float64) {
 		}
 		poissonHead(pl.nodeJ[i*(k+1):(i+1)*(k+1)], r*(w-u), pk)
 	}
+}
+
+// plan fills pl for a window of length w integrated over [0, l].
+func (m *RefreshMap) plan(pl *winPlan, w, l float64) {
+	k := m.k
+	r := m.set.RateScale * float64(k) / w
+	pl.chainEps, pl.pmfEps = m.chainEps, m.pmfEps
+	pl.opOK = false
+	pl.weights(m.glx, k, w, l, r, r+1, m.chainEps, m.pmfEps)
 
 	// q0: P(Pois(w) ≥ q0) < pmfEps, so rows ≥ q0 never empty.
-	lo, pmf = poissonPMF(pl.pbuf, w, m.pmfEps)
+	lo, pmf := poissonPMF(pl.pbuf, w, m.pmfEps)
 	pl.pbuf = pmf
 	pl.q0 = lo + len(pmf)
 	// Kernel of Binomial(k, l/w) − Pois(l).
