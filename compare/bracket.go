@@ -323,11 +323,7 @@ func (b *bracketer) adaptive(ctx context.Context, grid []float64) error {
 			return err
 		}
 	}
-	if _, _, err := b.bracket(ctx, false); err != nil {
-		return err
-	}
-	_, _, err := b.bracket(ctx, true)
-	return err
+	return b.settle(ctx)
 }
 
 // above is the next point above every point visited: the next grid value,
@@ -415,11 +411,7 @@ func (b *bracketer) exhaustive(ctx context.Context, grid []float64) error {
 			return err
 		}
 	}
-	if _, _, err := b.bracket(ctx, false); err != nil {
-		return err
-	}
-	_, _, err := b.bracket(ctx, true)
-	return err
+	return b.settle(ctx)
 }
 
 // round6 rounds to 6 significant digits, so that grid values and their
@@ -614,6 +606,15 @@ func (b *bracketer) reported(x float64) (full, cut int) {
 		return b.s.Runs, b.s.Runs
 	}
 	return least([]int{qAll, qAtMostOne}), least([]int{qAllCut, qAtMostOneCut})
+}
+
+// settle finishes a search: the bracket at full length, then at the cut.
+func (b *bracketer) settle(ctx context.Context) error {
+	if _, _, err := b.bracket(ctx, false); err != nil {
+		return err
+	}
+	_, _, err := b.bracket(ctx, true)
+	return err
 }
 
 // bracket computes the bracket [last point where all runs tipped, first
