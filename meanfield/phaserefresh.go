@@ -727,28 +727,13 @@ func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHi
 // nodes' means of the water (the chain's slices weighted by the
 // conditioning, m.mom) and of the high levels (nodeHigh).
 func (m *phaseMap) nodeIntegral(pl *phasePlan, nodeHigh *[64]float64) float64 {
-	k, nj := m.k, m.k+1
+	k := m.k
 	nodes := len(m.glx)
 	mom := m.mom
-	np := pl.n + 1
 	var integral float64
 	for i := 0; i < nodes; i++ {
 		integral += m.glw[i] * nodeHigh[i]
-		pw := pl.nodeP[i*np : (i+1)*np]
-		jw := pl.nodeJ[i*nj : (i+1)*nj]
-		var s float64
-		for step, pn := range pw {
-			if pn == 0 {
-				continue
-			}
-			f := mom[step*nj : (step+1)*nj]
-			var t float64
-			for j := 0; j <= min(step, k); j++ {
-				t += jw[j] * f[j]
-			}
-			s += pn * t
-		}
-		integral += m.glw[i] * s
+		integral += m.glw[i] * pl.nodeMoment(i, mom, k)
 	}
 	integral *= pl.l
 	return integral

@@ -876,25 +876,33 @@ func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []f
 	}
 	// Node means of the low part:
 	// E[q(u)] = Σ_j Pois(r(W−u); k−j)/Pois(rW; k) Σ_n Pois(Λu; n) m_n(j).
-	np := pl.n + 1
 	for i := 0; i < nodes; i++ {
-		pw := pl.nodeP[i*np : (i+1)*np]
-		jw := pl.nodeJ[i*nj : (i+1)*nj]
-		var s float64
-		for step, pn := range pw {
-			if pn == 0 {
-				continue
-			}
-			f := first[step*nj : (step+1)*nj]
-			var t float64
-			for j := 0; j <= min(step, k); j++ {
-				t += jw[j] * f[j]
-			}
-			s += pn * t
-		}
-		nodeMean[i] += s
+		nodeMean[i] += pl.nodeMoment(i, first, k)
 	}
 	return massIn, massOut
+}
+
+// nodeMoment is Σ_n Pois(Λu_i; n) Σ_{j ≤ min(n, k)} w_j(u_i)·mom[n·(k+1) + j]
+// at quadrature node i: the mean at time u_i of a quantity whose value
+// after n uniformisation steps in slice j is mom[n·(k+1) + j] (the water's
+// queue moment; the phase map's too).
+func (pl *winPlan) nodeMoment(i int, mom []float64, k int) float64 {
+	np, nj := pl.n+1, k+1
+	pw := pl.nodeP[i*np : (i+1)*np]
+	jw := pl.nodeJ[i*nj : (i+1)*nj]
+	var s float64
+	for step, pn := range pw {
+		if pn == 0 {
+			continue
+		}
+		f := mom[step*nj : (step+1)*nj]
+		var t float64
+		for j := 0; j <= min(step, k); j++ {
+			t += jw[j] * f[j]
+		}
+		s += pn * t
+	}
+	return s
 }
 
 // pruneStep is chainLow's step for slice j (rows cj, previous slice cm,
