@@ -112,7 +112,7 @@ func TestBracketSequentialAgrees(t *testing.T) {
 	for _, tc := range []struct {
 		n, refreshes int
 		seed         uint64
-	}{{100, 100, 1}, {100, 100, 2}, {400, 40, 1}, {400, 40, 2}} {
+	}{{100, 40, 1}, {100, 40, 2}, {400, 16, 1}, {400, 16, 2}} {
 		s := BracketSettings{Servers: tc.n, Dispatchers: 5, Load: 0.9, Runs: 4, Refreshes: tc.refreshes, Cut: tc.refreshes / 3,
 			Resolution: 0.1, ModelScaled: 2.8992, Seed: tc.seed, Workers: 2}
 		seq, err := Bracket(context.Background(), s, nil, nil)
