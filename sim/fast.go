@@ -153,10 +153,12 @@ func xoshiro(s0, s1, s2, s3 uint64) (res, n0, n1, n2, n3 uint64) {
 }
 
 // arriveSq2Live is arriveGeneric for live best of two distinct servers
-// (not partitioned, exponential sizes): bestOf's D = 2 case and the rings.
+// (not partitioned, exponential sizes): bestOf's D = 2 case and the rings,
+// with the generator's words in locals as in arriveWater.
 func (r *runner) arriveSq2Live(stop float64, limit int64) {
 	lp := &r.lp
 	g := r.rng
+	s0, s1, s2, s3 := g.s0, g.s1, g.s2, g.s3
 	invRate := r.invRate
 	warm := r.c.Warmup
 	last, rings := r.last, r.rings
@@ -165,20 +167,30 @@ func (r *runner) arriveSq2Live(stop float64, limit int64) {
 	t, sum, jobs, arrivals := lp.next, lp.sum, lp.jobs, lp.arrivals
 	a0 := arrivals
 	end := arrivals + limit
+	var u uint64
 	for t < stop && arrivals < end {
 		if k > 1 {
 			// The dispatcher: drawn, but moot on a live shared domain.
-			if _, lo := bits.Mul64(g.Uint64(), k); lo < k {
+			u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+			if _, lo := bits.Mul64(u, k); lo < k {
+				g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 				g.uint64NSlow(0, lo, k)
+				s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 			}
 		}
-		a, lo := bits.Mul64(g.Uint64(), m)
+		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+		a, lo := bits.Mul64(u, m)
 		if lo < m {
+			g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 			a = g.uint64NSlow(a, lo, m)
+			s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 		}
-		b, lo := bits.Mul64(g.Uint64(), m-1)
+		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+		b, lo := bits.Mul64(u, m-1)
 		if lo < m-1 {
+			g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 			b = g.uint64NSlow(b, lo, m-1)
+			s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 		}
 		if b >= a {
 			b++
@@ -191,10 +203,12 @@ func (r *runner) arriveSq2Live(stop float64, limit int64) {
 		if start < t {
 			start = t
 		}
-		u := g.Uint64() // ExpFloat64, written out
+		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3) // ExpFloat64, written out
 		size := float64(uint32(u)) * zigW[uint8(u>>32)]
 		if uint32(u) >= zigK[uint8(u>>32)] {
+			g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 			size = g.expSlow(u)
+			s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 		}
 		dep := start + size
 		last[s] = dep
@@ -209,13 +223,16 @@ func (r *runner) arriveSq2Live(stop float64, limit int64) {
 			sum += dep - t
 			jobs++
 		}
-		u = g.Uint64()
+		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
 		gap := float64(uint32(u)) * zigW[uint8(u>>32)]
 		if uint32(u) >= zigK[uint8(u>>32)] {
+			g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 			gap = g.expSlow(u)
+			s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 		}
 		t += gap * invRate
 	}
+	g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 	r.probes += 2 * (arrivals - a0)
 	lp.next, lp.sum, lp.jobs, lp.arrivals = t, sum, jobs, arrivals
 }
