@@ -273,9 +273,10 @@ func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(do
 // until a point above the last "all" point is not one, then bisecting
 // between the two until they are within Resolution. Only then does it
 // ask "at most one" of the points above the lower end, lowest first,
-// extending upwards until one holds, and it bisects the widest gap inside
-// the bracket until none exceeds Resolution, as the exhaustive search
-// does. Settling "at most one" takes R−1 runs that survive the full
+// extending upwards until one holds (first bisecting any gap wider than
+// Resolution below the point it would ask next: see upperGap), and it
+// bisects the widest gap inside the bracket until none exceeds
+// Resolution, as the exhaustive search does. Settling "at most one" takes R−1 runs that survive the full
 // length, the costliest answer there is; asking it last means asking it
 // of fewer points (the exhaustive search settles it at the first point
 // above the lower end in the grid, and again at each point bisection
@@ -307,6 +308,10 @@ func (b *bracketer) adaptive(ctx context.Context, grid []float64) error {
 				next = round6((lo + u) / 2)
 			}
 		default:
+			if m := b.upperGap(lo); !math.IsNaN(m) {
+				next = m
+				break
+			}
 			if lo, hi, err = b.bracket(ctx, false); err != nil {
 				return err
 			}
@@ -324,6 +329,37 @@ func (b *bracketer) adaptive(ctx context.Context, grid []float64) error {
 		}
 	}
 	return b.settle(ctx)
+}
+
+// upperGap is the point the search for the upper end visits before it
+// asks "at most one" of anything: walking up from the lower end lo over
+// the points whose answer is already "no", the midpoint of the gap below
+// the first point whose answer is open, when that gap exceeds Resolution.
+// It is NaN when there is no such gap, or when a point above lo already
+// answers "yes". The exhaustive search would bisect the same gap once it
+// had an upper end above it; bisecting it first means a far point is
+// asked "at most one" (R−1 runs surviving the full length, the costliest
+// answer) only if no point below it holds.
+func (b *bracketer) upperGap(lo float64) float64 {
+	prev := lo
+	for _, p := range b.sorted() {
+		x := p.Scaled
+		if x <= lo {
+			continue
+		}
+		switch b.answer(x, qAtMostOne, b.s.Runs) {
+		case yes:
+			return math.NaN()
+		case no:
+			prev = x
+			continue
+		}
+		if x-prev > b.s.Resolution*(1+1e-9) {
+			return round6((prev + x) / 2)
+		}
+		return math.NaN()
+	}
+	return math.NaN()
 }
 
 // above is the next point above every point visited: the next grid value,

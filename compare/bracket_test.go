@@ -112,7 +112,7 @@ func TestBracketSequentialAgrees(t *testing.T) {
 	for _, tc := range []struct {
 		n, refreshes int
 		seed         uint64
-	}{{100, 100, 1}, {100, 100, 2}, {400, 40, 1}, {400, 40, 2}} {
+	}{{100, 40, 1}, {100, 40, 2}, {400, 16, 1}, {400, 16, 2}} {
 		s := BracketSettings{Servers: tc.n, Dispatchers: 5, Load: 0.9, Runs: 4, Refreshes: tc.refreshes, Cut: tc.refreshes / 3,
 			Resolution: 0.1, ModelScaled: 2.8992, Seed: tc.seed, Workers: 2}
 		seq, err := Bracket(context.Background(), s, nil, nil)
@@ -215,4 +215,36 @@ func TestSequentialVerdicts(t *testing.T) {
 	}
 	t.Logf("sequential verdicts agree with full-length runs on %d of %d (%.0f%%) over points where all tipped, at most one, neither: %v; jobs %.3g sequential, %.3g full length",
 		agree, total, 100*float64(agree)/float64(total), kinds, float64(seqJobs), float64(fullJobs))
+}
+
+// upperGap bisects the gap below the next point the upper end's search
+// would ask "at most one" of, when the gap exceeds the resolution, and
+// leaves the search alone when the gap is narrow or an upper end is known.
+func TestUpperGap(t *testing.T) {
+	t.Parallel()
+	const u = unknown
+	for _, tc := range []struct {
+		name string
+		far  []int // replications at the far point 1.3
+		want float64
+	}{
+		{"far point open, gap 0.25", []int{-1, u, u, u}, 1.175},
+		{"far point holds", []int{-1, -1, -1, u}, math.NaN()},
+	} {
+		b := &bracketer{s: BracketSettings{Runs: 4, Resolution: 0.1}, points: map[float64]*PointStat{},
+			reps: map[float64][]int{1: {3, 4, 5, 6}, 1.05: {-1, 7, 8, u}, 1.3: tc.far}}
+		for x := range b.reps {
+			b.points[x] = &PointStat{Scaled: x}
+		}
+		if got := b.upperGap(1); got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
+			t.Errorf("%s: upperGap(1) = %v, want %v", tc.name, got, tc.want)
+		}
+		// A narrow gap is left to the search: ask the point itself.
+		b.reps[1.12], b.points[1.12] = tc.far, &PointStat{Scaled: 1.12}
+		delete(b.reps, 1.3)
+		delete(b.points, 1.3)
+		if got := b.upperGap(1); !math.IsNaN(got) {
+			t.Errorf("%s, far point at 1.12: upperGap(1) = %v, want NaN", tc.name, got)
+		}
+	}
 }

@@ -43,10 +43,14 @@ func (r *runner) arrivalLoop() func(stop float64, limit int64) {
 var noFast bool
 
 // arriveWater is arriveGeneric for least loaded on a stale board (any
-// tally, any number of dispatchers, exponential sizes).
+// tally, any number of dispatchers, exponential sizes). The generator's
+// four words live in locals for the whole loop (xoshiro, below), so that
+// they stay in registers rather than go through memory at every draw; they
+// go back to r.rng around the rare calls that draw through it.
 func (r *runner) arriveWater(stop float64, limit int64) {
 	lp := &r.lp
 	g := r.rng
+	s0, s1, s2, s3 := g.s0, g.s1, g.s2, g.s3
 	invRate := r.invRate
 	warm := r.c.Warmup
 	nextRec := lp.nextRec
@@ -55,19 +59,25 @@ func (r *runner) arriveWater(stop float64, limit int64) {
 	k := uint64(r.k)
 	t, sum, jobs, arrivals := lp.next, lp.sum, lp.jobs, lp.arrivals
 	end := arrivals + limit
+	var u uint64
 	for t < stop && arrivals < end {
 		wi := 0
 		if k > 1 {
-			hi, lo := bits.Mul64(g.Uint64(), k)
+			u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+			hi, lo := bits.Mul64(u, k)
 			if lo < k {
+				g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 				hi = g.uint64NSlow(hi, lo, k)
+				s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 			}
 			wi = waterOf[hi]
 		}
 		w := &waters[wi]
 		var s int32
 		if w.step > 1 {
+			g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 			s = w.pick(g)
+			s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 		} else {
 			// water.pick, written out.
 			if len(w.cur) == 0 {
@@ -77,9 +87,12 @@ func (r *runner) arriveWater(stop float64, limit int64) {
 			n := uint64(len(cur))
 			var i uint64
 			if n > 1 {
-				hi, lo := bits.Mul64(g.Uint64(), n)
+				u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+				hi, lo := bits.Mul64(u, n)
 				if lo < n {
+					g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 					hi = g.uint64NSlow(hi, lo, n)
+					s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 				}
 				i = hi
 			}
@@ -94,10 +107,12 @@ func (r *runner) arriveWater(stop float64, limit int64) {
 		if start < t {
 			start = t
 		}
-		u := g.Uint64() // ExpFloat64, written out
+		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3) // ExpFloat64, written out
 		size := float64(uint32(u)) * zigW[uint8(u>>32)]
 		if uint32(u) >= zigK[uint8(u>>32)] {
+			g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 			size = g.expSlow(u)
+			s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 		}
 		dep := start + size
 		last[s] = dep
@@ -109,22 +124,41 @@ func (r *runner) arriveWater(stop float64, limit int64) {
 			sum += dep - t
 			jobs++
 		}
-		u = g.Uint64()
+		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
 		gap := float64(uint32(u)) * zigW[uint8(u>>32)]
 		if uint32(u) >= zigK[uint8(u>>32)] {
+			g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 			gap = g.expSlow(u)
+			s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 		}
 		t += gap * invRate
 	}
+	g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 	r.log = log
 	lp.next, lp.sum, lp.jobs, lp.arrivals = t, sum, jobs, arrivals
 }
 
+// xoshiro is rng.Uint64 on a state held in four values: it returns the
+// draw and the next state.
+func xoshiro(s0, s1, s2, s3 uint64) (res, n0, n1, n2, n3 uint64) {
+	res = bits.RotateLeft64(s0+s3, 23) + s0
+	t := s1 << 17
+	s2 ^= s0
+	s3 ^= s1
+	s1 ^= s2
+	s0 ^= s3
+	s2 ^= t
+	s3 = bits.RotateLeft64(s3, 45)
+	return res, s0, s1, s2, s3
+}
+
 // arriveSq2Live is arriveGeneric for live best of two distinct servers
-// (not partitioned, exponential sizes): bestOf's D = 2 case and the rings.
+// (not partitioned, exponential sizes): bestOf's D = 2 case and the rings,
+// with the generator's words in locals as in arriveWater.
 func (r *runner) arriveSq2Live(stop float64, limit int64) {
 	lp := &r.lp
 	g := r.rng
+	s0, s1, s2, s3 := g.s0, g.s1, g.s2, g.s3
 	invRate := r.invRate
 	warm := r.c.Warmup
 	last, rings := r.last, r.rings
@@ -133,20 +167,30 @@ func (r *runner) arriveSq2Live(stop float64, limit int64) {
 	t, sum, jobs, arrivals := lp.next, lp.sum, lp.jobs, lp.arrivals
 	a0 := arrivals
 	end := arrivals + limit
+	var u uint64
 	for t < stop && arrivals < end {
 		if k > 1 {
 			// The dispatcher: drawn, but moot on a live shared domain.
-			if _, lo := bits.Mul64(g.Uint64(), k); lo < k {
+			u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+			if _, lo := bits.Mul64(u, k); lo < k {
+				g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 				g.uint64NSlow(0, lo, k)
+				s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 			}
 		}
-		a, lo := bits.Mul64(g.Uint64(), m)
+		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+		a, lo := bits.Mul64(u, m)
 		if lo < m {
+			g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 			a = g.uint64NSlow(a, lo, m)
+			s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 		}
-		b, lo := bits.Mul64(g.Uint64(), m-1)
+		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+		b, lo := bits.Mul64(u, m-1)
 		if lo < m-1 {
+			g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 			b = g.uint64NSlow(b, lo, m-1)
+			s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 		}
 		if b >= a {
 			b++
@@ -159,10 +203,12 @@ func (r *runner) arriveSq2Live(stop float64, limit int64) {
 		if start < t {
 			start = t
 		}
-		u := g.Uint64() // ExpFloat64, written out
+		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3) // ExpFloat64, written out
 		size := float64(uint32(u)) * zigW[uint8(u>>32)]
 		if uint32(u) >= zigK[uint8(u>>32)] {
+			g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 			size = g.expSlow(u)
+			s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 		}
 		dep := start + size
 		last[s] = dep
@@ -177,13 +223,16 @@ func (r *runner) arriveSq2Live(stop float64, limit int64) {
 			sum += dep - t
 			jobs++
 		}
-		u = g.Uint64()
+		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
 		gap := float64(uint32(u)) * zigW[uint8(u>>32)]
 		if uint32(u) >= zigK[uint8(u>>32)] {
+			g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 			gap = g.expSlow(u)
+			s0, s1, s2, s3 = g.s0, g.s1, g.s2, g.s3
 		}
 		t += gap * invRate
 	}
+	g.s0, g.s1, g.s2, g.s3 = s0, s1, s2, s3
 	r.probes += 2 * (arrivals - a0)
 	lp.next, lp.sum, lp.jobs, lp.arrivals = t, sum, jobs, arrivals
 }

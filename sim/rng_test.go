@@ -77,3 +77,67 @@ func TestUint64N(t *testing.T) {
 		}
 	}
 }
+
+// wedge answers exactly as the plain test y < e^{−x} (math.Exp) that it
+// shortcuts: on the points expSlow draws, and on points within a few ulp
+// of the curve on either side, where only the exact test can decide.
+func TestWedge(t *testing.T) {
+	t.Parallel()
+	r := newRNG(3)
+	shortcut, wedges, bad := 0, 0, 0
+	for n := 0; n < 2000000; n++ {
+		u := r.Uint64()
+		j, i := uint32(u), uint8(u>>32)
+		if i == 0 || j < zigK[i] {
+			continue
+		}
+		wedges++
+		x := float64(j) * zigW[i]
+		e := math.Exp(-x)
+		ys := []float64{zigF[i] + r.Float64()*(zigF[i-1]-zigF[i]), e, math.Nextafter(e, 0), math.Nextafter(e, 2),
+			e * (1 - 1e-12), e * (1 + 1e-12)}
+		for _, y := range ys {
+			if got, want := wedge(i, x, y), y < e; got != want {
+				if bad++; bad <= 5 {
+					t.Errorf("layer %d, x = %v, y = %v: wedge %v, y < e^{−x} %v", i, x, y, got, want)
+				}
+			}
+		}
+		lo, hi := zigF[i]*(1+(zigX[i]-x))*(1-1e-9), (zigF[i]+zigS[i]*(zigX[i]-x))*(1+1e-6)
+		if y := ys[0]; y < lo || y > hi {
+			shortcut++
+		}
+	}
+	// The squeeze must spare most calls to math.Exp, or it is not worth it.
+	if 2*shortcut < wedges {
+		t.Errorf("%d of %d wedge points settled without math.Exp, want most", shortcut, wedges)
+	}
+	t.Logf("wedge points settled without math.Exp: %d of %d", shortcut, wedges)
+}
+
+// ExpFloat64's stream is the one of the plain ziggurat (Marsaglia & Tsang
+// 2000, with math.Exp in the wedge test): the squeeze changes no draw.
+func TestExpFloat64Stream(t *testing.T) {
+	t.Parallel()
+	a, b := newRNG(11), newRNG(11)
+	plain := func(r *rng) float64 {
+		for {
+			u := r.Uint64()
+			j, i := uint32(u), uint8(u>>32)
+			x := float64(j) * zigW[i]
+			switch {
+			case j < zigK[i]:
+				return x
+			case i == 0:
+				return zigR - math.Log(1-r.Float64())
+			case zigF[i]+r.Float64()*(zigF[i-1]-zigF[i]) < math.Exp(-x):
+				return x
+			}
+		}
+	}
+	for n := 0; n < 1000000; n++ {
+		if x, y := a.ExpFloat64(), plain(b); x != y || *a != *b {
+			t.Fatalf("draw %d: ExpFloat64 %v, plain ziggurat %v (states %v, %v)", n, x, y, *a, *b)
+		}
+	}
+}

@@ -10,6 +10,28 @@
 # users: the CPU-time ratio is the one to quote, and only ratios of
 # alternating runs mean anything; the medians resist the odd slow run.
 #
+# Both sides do the same work, the model of model.md §1 on one core:
+#   - arrivals: Poisson at rate λN = 90 from an empty system at time 0,
+#     no warm-up; exp(1) sizes; each server FCFS by the Lindley recursion
+#     dep = max(arr, last dep) + S, its queue length read from its pending
+#     departures. C stops after exactly 10,000,000 arrivals, herd at the
+#     horizon 111,111 (λN·horizon = 9,999,990 expected arrivals, Poisson:
+#     ±3,162, 0.03%); the script prints both counts.
+#   - sq2: two distinct servers drawn uniformly, live queue lengths, the
+#     shorter wins (ties: C tosses a coin, herd takes the first draw, the
+#     same law since the draws are exchangeable). herd --policy sq2
+#     (distinct by default) against lb sq2.
+#   - ll: one board read at 0, T, 2T, ... (T = 10), each job to a uniform
+#     server among the board's minima, no tally between refreshes.
+#     herd --policy ll --refresh 10 (tally none, one dispatcher) against
+#     lb jsqT.
+#   Not the same: the generators (herd: xoshiro256++ and a ziggurat for
+#   the exponential; C: xoshiro256+ and −log U, a libm call per draw), and
+#   herd's bookkeeping besides (board records and their statistics,
+#   start-up, the table). Each side prints its mean time in system, shown
+#   beside the counts as a check that both ran the same model (one run
+#   each: they agree to about a percent, not exactly).
+#
 # usage: sim/bench/vs-c.sh [PAIRS]     (default 5; run from anywhere)
 # env:   LB_C   path of lb.c (default: <repo>/../shared/bench/lb.c)
 #        HERD   an already built herd binary to measure instead
@@ -43,14 +65,26 @@ fi
 # when /usr/bin/time is missing).
 secs() {
 	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f "%U %S %e" -o "$tmp/time" $nice "$@" >/dev/null
+		/usr/bin/time -f "%U %S %e" -o "$tmp/time" $nice "$@" >"$tmp/out" 2>"$tmp/err"
 		awk '{printf "%.3f %.3f", $1 + $2, $3}' "$tmp/time"
 	else
 		s=$(date +%s.%N)
-		$nice "$@" >/dev/null
+		$nice "$@" >"$tmp/out" 2>"$tmp/err"
 		e=$(date +%s.%N)
 		echo "$s $e" | awk '{printf "%.3f %.3f", $2 - $1, $2 - $1}'
 	fi
+}
+
+# work NAME: the jobs and mean time in system of each side's last run
+# (herd's from its CSV columns jobs and response_mean, C's from its
+# jobs= and meanR= fields).
+work() {
+	hw=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
+		/^[0-9]/ {print $col["jobs"], $col["response_mean"]; exit}' "$tmp/h.out")
+	cw=$(tr ' ' '\n' <"$tmp/c.out" | awk -F= '$1 == "jobs" {j = $2} $1 == "meanR" {m = $2} END {print j, m}')
+	echo "$hw $cw" | awk -v n="$1" '{
+		printf "%s work: herd %d jobs (mean time in system %.4f), C %d jobs (%.4f)\n", n, $1, $2, $3, $4
+	}'
 }
 
 # workload NAME C-ARGS -- HERD-ARGS
@@ -66,11 +100,16 @@ workload() {
 		# Alternate which goes first, so neither always gets a warm cache.
 		if [ $((i % 2)) -eq 1 ]; then
 			c=$(secs "$tmp/lb" $cargs)
+			cp "$tmp/out" "$tmp/c.out"
 			h=$(secs "$herd" "$@")
+			cp "$tmp/out" "$tmp/h.out"
 		else
 			h=$(secs "$herd" "$@")
+			cp "$tmp/out" "$tmp/h.out"
 			c=$(secs "$tmp/lb" $cargs)
+			cp "$tmp/out" "$tmp/c.out"
 		fi
+		[ "$i" -eq 1 ] && work "$name"
 		echo "$h $c" | awk -v n="$name" -v i="$i" '{
 			printf "%s pair %d: herd %.3f s CPU (%.3f s wall), C %.3f s CPU (%.3f s wall), ratio %.3f CPU, %.3f wall\n",
 				n, i, $1, $2, $3, $4, $1 / $3, $2 / $4
@@ -88,6 +127,6 @@ workload() {
 	done
 }
 
-common="--servers 100 --load 0.9 --horizon 111111 --warmup 0 --runs 1 --workers 1 --seed 1"
+common="--format csv --servers 100 --load 0.9 --horizon 111111 --warmup 0 --runs 1 --workers 1 --seed 1"
 workload sq2 sq2 100 0.9 10000000 0 1 -- sim $common --policy sq2
 workload ll jsqT 100 0.9 10000000 10 1 -- sim $common --policy ll --refresh 10
