@@ -27,8 +27,12 @@ import (
 // the chain on (q, phase, arrivals so far j ≤ k) with arrivals at any rate r
 // (killed at j = k) is time-homogeneous and is solved by uniformisation at
 // rate Λ = r + max_i(s_i + Σ_j S_ij), the end conditioned on exactly k
-// arrivals by Pois(r(W − s); k − j)/Pois(rW; k). r = RateScale·k/W; the
-// result does not depend on r.
+// arrivals by Pois(r(W − s); k − j)/Pois(rW; k). r = RateScale·k/(4W), a
+// quarter of the exponential map's rate: the steps Λ·W plus the Poisson
+// tail cut relative to Pois(rW; k) are fewest near there (at k = 5,
+// λ = 0.9, h2:2, T = 568, the fourth map from the empty board: 5,783
+// steps at k/W, 5,049 at k/(4W), 5,053 at k/(8W)); the result does not
+// depend on r.
 //
 // The servers not yet in the water drain. A server that never empties
 // completes jobs as a Markov renewal process; G_i(t; d, j), the probability
@@ -98,6 +102,7 @@ type phaseMap struct {
 
 	cur, nxt, acc []float64
 	mom           []float64
+	mt            chainMoments
 	full, cut     phasePlan
 	hcur, hnxt    []float64 // the plan's completion-law steps
 	hacc          []float64
@@ -326,10 +331,14 @@ func (m *phaseMap) inject(v int) {
 // plan fills pl's weights for a window of length w integrated over [0, l]:
 // uniformisation at Λ = r + max phase outflow.
 func (m *phaseMap) plan(pl *phasePlan, w, l float64) {
-	r := m.set.RateScale * float64(m.k) / w
+	r := m.set.RateScale * phaseRateScale * float64(m.k) / w
 	pl.weights(m.glx, m.k, w, l, r, r+m.ph.max, m.chainEps, m.pmfEps)
 	pl.high = false // planHigh runs when a window first needs it
 }
+
+// phaseRateScale is the phase map's auxiliary rate r in units of
+// RateScale·k/W (see phaseMap).
+const phaseRateScale = 0.25
 
 // phasePlan is a winPlan with what the rows that cannot empty need: the
 // law of completions of a server that never empties, as a kernel.
@@ -532,6 +541,14 @@ func (m *phaseMap) evolve(pl *phasePlan) float64 {
 // uniformisation of the chain on (q, phase, arrivals so far j ≤ k): the end
 // law conditioned on k arrivals accumulates in m.acc, the slices' first
 // moments per step in m.mom. It returns the mass that entered.
+//
+// The moments follow from the jump structure without touching the rows
+// above level 1 (chainMoments), so in a full window a slice that can no
+// longer reach the end law (j + rem < k arrivals in the rem steps left;
+// only slice k enters it) is stepped only on the levels that can still
+// reach level 1 before the last step: q ≤ rem. The levels left out are
+// never read by a level computed later (level q reads levels q − 1 … q + 1
+// of the step before), and the levels computed are unchanged.
 func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
 	k, P := m.k, m.P
 	ph := &m.ph
@@ -547,6 +564,7 @@ func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
 		cur[i] = x
 		massIn += x
 	}
+	mt := m.startMoments(cur[:stateLen(hi, P)], nj)
 	// Step coefficients.
 	m.selfW = grow(m.selfW, P)
 	for i := 0; i < P; i++ {
@@ -554,54 +572,47 @@ func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
 	}
 	selfW := m.selfW
 	alpha, exit := ph.alpha, ph.exit
+	full := pl.l == pl.w
 
-	// Two phases and no phase changes (h2): one fused pass per slice that
-	// also takes the slice's moment and its share of the end law.
+	// Two phases and no phase changes (h2): an unrolled step.
 	two := P == 2 && len(ph.moves) == 0
 	for step := 0; step <= pl.n; step++ {
 		jmax := min(step, k)
-		wn := pl.uw[step]
-		for j := 0; j <= jmax && !(two && step < pl.n); j++ {
-			lv := hi + j
-			sl := cur[j*R : j*R+stateLen(lv, P)]
-			mom[step*nj+j] = sliceMoment(sl, lv, P, two)
-			if ew := wn * pl.endJ[j]; ew != 0 {
-				for i, y := range sl {
-					acc[i] += ew * y
+		copy(mom[step*nj:step*nj+jmax+1], mt.first[:jmax+1])
+		if wn := pl.uw[step]; wn != 0 {
+			for j := 0; j <= jmax; j++ {
+				if ew := wn * pl.endJ[j]; ew != 0 {
+					axpy(acc, ew, cur[j*R:j*R+stateLen(hi+j, P)])
 				}
 			}
 		}
 		if step == pl.n {
 			break
 		}
+		jtop := min(jmax+1, k)
+		mt.step(ph, cur, R, jtop, a, inv)
 		// One uniformised step of the water, slice by slice: an arrival
 		// w.p. a from (q−1, i, j−1) (from 0 into level 1 with phase law α),
 		// a phase change i → i' w.p. S_ii'/Λ, a completion w.p. s_i/Λ from
 		// (q+1, i) into (q, α) or into 0, else stay.
-		for j := 0; j <= min(jmax+1, k); j++ {
+		rem := pl.n - step - 1
+		for j := 0; j <= jtop; j++ {
 			lv := hi + j
+			lim := lv
+			if full && j+rem < k && rem+1 < lv {
+				lim = rem + 1
+			}
 			c := cur[j*R : j*R+stateLen(lv, P)]
 			nx := nxt[j*R : j*R+stateLen(lv, P)]
-			if two {
-				var cm []float64
-				if j > 0 {
-					cm = cur[(j-1)*R : (j-1)*R+stateLen(lv, P)]
-				}
-				var ew float64
-				if j <= jmax {
-					ew = wn * pl.endJ[j]
-				}
-				fm := stepSlice2(nx, c, cm, lv, a, inv, exit, selfW, alpha, acc, ew)
-				if j <= jmax {
-					mom[step*nj+j] = fm
-				}
-				continue
-			}
 			var cm []float64
 			if j > 0 {
-				cm = cur[(j-1)*R:]
+				cm = cur[(j-1)*R : (j-1)*R+stateLen(lv, P)]
 			}
-			stepSlice(nx, c, cm, lv, a, inv, ph, selfW)
+			if two {
+				stepSlice2(nx, c, cm, lv, lim, a, inv, exit, selfW, alpha)
+				continue
+			}
+			stepSlice(nx, c, cm, lv, lim, a, inv, ph, selfW)
 		}
 		cur, nxt = nxt, cur
 	}
@@ -610,34 +621,123 @@ func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
 	return massIn
 }
 
-// sliceMoment returns Σ_q q·Σ_i sl(q, i), the first moment of a slice of
-// lv levels (two: the unrolled sum of two phases, the same operations).
-func sliceMoment(sl []float64, lv, P int, two bool) float64 {
-	var fm float64
-	if two {
-		for q := 1; q < lv; q++ {
-			base := 1 + (q-1)*2
-			fm += float64(q) * (sl[base] + sl[base+1])
-		}
-		return fm
+// chainMoments carries, per slice j of the chain, its mass M(j), first
+// moment F(j) = Σ_q q·v(q, ·, j) and busy mass per phase
+// B(j, i) = Σ_{q≥1} v(q, i, j) from step to step. With a = r/Λ, 1/Λ, exit
+// rates s_i, rates out_i and phase changes S_ii', one step gives
+//
+//	M'(j) = (1 − a)·M(j) + a·M(j−1),
+//	F'(j) = (1 − a)·F(j) − Σ_i s_i B(j, i)/Λ + a·(F(j−1) + M(j−1)),
+//	B'(j, i) = (1 − a − out_i/Λ)·B(j, i) + Σ_{i'} S_i'i B(j, i')/Λ
+//	           + α_i Σ_{i'} s_i' (B(j, i') − v(1, i', j))/Λ
+//	           + a·(B(j−1, i) + α_i v(0, j−1)),
+//
+// (an arrival from slice k leaves the conditioned chain), which needs
+// levels 0 and 1 of each slice only.
+type chainMoments struct {
+	mass, first, busy    []float64 // current step: nj, nj, nj·P
+	mass2, first2, busy2 []float64 // next step
+}
+
+// startMoments sets the moments of step 0 (the water x in slice 0) and
+// returns them.
+func (m *phaseMap) startMoments(x []float64, nj int) *chainMoments {
+	P := m.P
+	mt := &m.mt
+	mt.mass = grow(mt.mass, nj)
+	mt.first = grow(mt.first, nj)
+	mt.busy = grow(mt.busy, nj*P)
+	mt.mass2 = grow(mt.mass2, nj)
+	mt.first2 = grow(mt.first2, nj)
+	mt.busy2 = grow(mt.busy2, nj*P)
+	mt.mass[0] = x[0]
+	for c := 1; c < len(x); c++ {
+		q, i := 1+(c-1)/P, (c-1)%P
+		mt.mass[0] += x[c]
+		mt.first[0] += float64(q) * x[c]
+		mt.busy[i] += x[c]
 	}
-	for q := 1; q < lv; q++ {
-		base := 1 + (q-1)*P
-		var s float64
-		for _, y := range sl[base : base+P] {
-			s += y
-		}
-		fm += float64(q) * s
+	return mt
+}
+
+// step moves the moments of slices 0 … jtop one step on, from levels 0
+// and 1 of the chain's slices cur (stride R).
+func (mt *chainMoments) step(ph *phaseType, cur []float64, R, jtop int, a, inv float64) {
+	P := ph.n
+	if P == 2 && len(ph.moves) == 0 {
+		mt.step2(ph, cur, R, jtop, a, inv)
+		return
 	}
-	return fm
+	for j := 0; j <= jtop; j++ {
+		b := mt.busy[j*P : (j+1)*P]
+		nb := mt.busy2[j*P : (j+1)*P]
+		row1 := cur[j*R+1 : j*R+1+P]
+		var out, restart float64
+		for i, y := range b {
+			out += ph.exit[i] * y
+			restart += ph.exit[i] * (y - row1[i])
+		}
+		restart *= inv
+		mt.mass2[j] = (1 - a) * mt.mass[j]
+		mt.first2[j] = (1-a)*mt.first[j] - out*inv
+		for i, y := range b {
+			nb[i] = (1-a-ph.out[i]*inv)*y + ph.alpha[i]*restart
+		}
+		for _, mv := range ph.moves {
+			nb[mv.to] += mv.rate * inv * b[mv.from]
+		}
+		if j > 0 {
+			mt.mass2[j] += a * mt.mass[j-1]
+			mt.first2[j] += a * (mt.first[j-1] + mt.mass[j-1])
+			v0 := cur[(j-1)*R]
+			for i := range nb {
+				nb[i] += a * (mt.busy[(j-1)*P+i] + ph.alpha[i]*v0)
+			}
+		}
+	}
+	mt.mass, mt.mass2 = mt.mass2, mt.mass
+	mt.first, mt.first2 = mt.first2, mt.first
+	mt.busy, mt.busy2 = mt.busy2, mt.busy
+}
+
+// step2 is step for two phases without phase changes, unrolled (the same
+// operations).
+func (mt *chainMoments) step2(ph *phaseType, cur []float64, R, jtop int, a, inv float64) {
+	e0, e1 := ph.exit[0], ph.exit[1]
+	s0, s1 := 1-a-ph.out[0]*inv, 1-a-ph.out[1]*inv
+	al0, al1 := ph.alpha[0], ph.alpha[1]
+	mass, first, busy := mt.mass[:jtop+1], mt.first[:jtop+1], mt.busy[:2*jtop+2]
+	mass2, first2, busy2 := mt.mass2[:jtop+1], mt.first2[:jtop+1], mt.busy2[:2*jtop+2]
+	var pm, pf, pb0, pb1, pv0 float64 // slice j − 1 (zero for j = 0)
+	for j := range mass {
+		b0, b1 := busy[2*j], busy[2*j+1]
+		r := cur[j*R : j*R+3]
+		out := e0*b0 + e1*b1
+		restart := (e0*(b0-r[1]) + e1*(b1-r[2])) * inv
+		m2 := (1 - a) * mass[j]
+		f2 := (1-a)*first[j] - out*inv
+		n0 := s0*b0 + al0*restart
+		n1 := s1*b1 + al1*restart
+		if j > 0 {
+			m2 += a * pm
+			f2 += a * (pf + pm)
+			n0 += a * (pb0 + al0*pv0)
+			n1 += a * (pb1 + al1*pv0)
+		}
+		mass2[j], first2[j], busy2[2*j], busy2[2*j+1] = m2, f2, n0, n1
+		pm, pf, pb0, pb1, pv0 = mass[j], first[j], b0, b1, r[0]
+	}
+	mt.mass, mt.mass2 = mt.mass2, mt.mass
+	mt.first, mt.first2 = mt.first2, mt.first
+	mt.busy, mt.busy2 = mt.busy2, mt.busy
 }
 
 // stepSlice is one uniformised step of the water's slice c (lv levels)
-// into nx, any phase-type law: an arrival w.p. a from the slice below cm
-// (nil for j = 0; from 0 into level 1 with phase law α), a phase change
-// i → i' w.p. S_ii'/Λ, a completion w.p. s_i/Λ from (q+1, i) into (q, α)
-// or into 0, else stay.
-func stepSlice(nx, c, cm []float64, lv int, a, inv float64, ph *phaseType, selfW []float64) {
+// into nx on its levels [0, lim), any phase-type law: an arrival w.p. a
+// from the slice below cm (nil for j = 0; from 0 into level 1 with phase
+// law α), a phase change i → i' w.p. S_ii'/Λ, a completion w.p. s_i/Λ from
+// (q+1, i) into (q, α) or into 0, else stay.
+func stepSlice(nx, c, cm []float64, lv, lim int, a, inv float64, ph *phaseType, selfW []float64) {
 	P := ph.n
 	alpha, exit := ph.alpha, ph.exit
 	var comp float64
@@ -647,7 +747,7 @@ func stepSlice(nx, c, cm []float64, lv int, a, inv float64, ph *phaseType, selfW
 		}
 	}
 	nx[0] = (1-a)*c[0] + inv*comp
-	for q := 1; q < lv; q++ {
+	for q := 1; q < lim; q++ {
 		base := 1 + (q-1)*P
 		comp = 0
 		if q+1 < lv {
@@ -664,13 +764,13 @@ func stepSlice(nx, c, cm []float64, lv int, a, inv float64, ph *phaseType, selfW
 			nx[base+mv.to] += mv.rate * inv * c[base+mv.from]
 		}
 	}
-	if cm == nil {
+	if cm == nil || lim < 2 {
 		return
 	}
 	for i := 0; i < P; i++ {
 		nx[1+i] += a * alpha[i] * cm[0]
 	}
-	for q := 2; q < lv; q++ {
+	for q := 2; q < lim; q++ {
 		base := 1 + (q-1)*P
 		pbase := base - P
 		for i := 0; i < P; i++ {
@@ -739,13 +839,9 @@ func (m *phaseMap) nodeIntegral(pl *phasePlan, nodeHigh *[64]float64) float64 {
 	return integral
 }
 
-// stepSlice2 is one uniformised step of the water's slice c into nx for
-// two phases without phase changes, the arrivals from the slice below (cm,
-// nil for j = 0) fused in; the same operations in the same order as the
-// general step in evolve, so the same result to the bit. It also adds
-// ew·c to acc (when ew ≠ 0) and returns c's first moment Σ_q q·c(q, ·),
-// as evolve's moment pass does.
-func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha, acc []float64, ew float64) (fm float64) {
+// stepSlice2 is stepSlice for two phases without phase changes, unrolled:
+// the same operations in the same order, so the same result to the bit.
+func stepSlice2(nx, c, cm []float64, lv, lim int, a, inv float64, exit, selfW, alpha []float64) {
 	e0, e1 := exit[0], exit[1]
 	s0, s1 := selfW[0], selfW[1]
 	al0, al1 := alpha[0], alpha[1]
@@ -754,37 +850,51 @@ func stepSlice2(nx, c, cm []float64, lv int, a, inv float64, exit, selfW, alpha,
 		comp = e0*c[1] + e1*c[2]
 	}
 	nx[0] = (1-a)*c[0] + inv*comp
-	nx = nx[:1+2*(lv-1)]
-	c = c[:len(nx)]
-	if ew != 0 {
-		acc = acc[:len(c)]
-		acc[0] += ew * c[0]
+	if lim < 2 {
+		return
 	}
-	for q := 1; q < lv; q++ {
-		base := 1 + (q-1)*2
-		fm += float64(q) * (c[base] + c[base+1])
-		if ew != 0 {
-			acc[base] += ew * c[base]
-			acc[base+1] += ew * c[base+1]
-		}
-		comp = 0
-		if q+1 < lv {
-			comp = (e0*c[base+2] + e1*c[base+3]) * inv
-		}
-		x0 := s0*c[base] + al0*comp
-		x1 := s1*c[base+1] + al1*comp
+	// Level 1.
+	comp = 0
+	if lv > 2 {
+		comp = (e0*c[3] + e1*c[4]) * inv
+	}
+	x0 := s0*c[1] + al0*comp
+	x1 := s1*c[2] + al1*comp
+	if cm != nil {
+		x0 += a * al0 * cm[0]
+		x1 += a * al1 * cm[0]
+	}
+	nx[1], nx[2] = x0, x1
+	// Levels 2 … mid − 1 (below the top and lim).
+	mid := min(lim, lv-1)
+	if mid > 2 {
+		n := 2 * (mid - 2)
+		cb, cu, xb := c[3:3+n], c[5:5+n], nx[3:3+n]
 		if cm != nil {
-			if q == 1 {
-				x0 += a * al0 * cm[0]
-				x1 += a * al1 * cm[0]
-			} else {
-				x0 += a * cm[base-2]
-				x1 += a * cm[base-1]
+			mb := cm[1 : 1+n]
+			for t := 0; t+1 < len(cb); t += 2 {
+				comp := (e0*cu[t] + e1*cu[t+1]) * inv
+				x0 := s0*cb[t] + al0*comp
+				x1 := s1*cb[t+1] + al1*comp
+				xb[t], xb[t+1] = x0+a*mb[t], x1+a*mb[t+1]
+			}
+		} else {
+			for t := 0; t+1 < len(cb); t += 2 {
+				comp := (e0*cu[t] + e1*cu[t+1]) * inv
+				xb[t], xb[t+1] = s0*cb[t]+al0*comp, s1*cb[t+1]+al1*comp
 			}
 		}
-		nx[base], nx[base+1] = x0, x1
 	}
-	return fm
+	// The top level lv − 1 ≥ 2 (nothing above it to complete from).
+	if lim == lv && lv > 2 {
+		b := 1 + (lv-2)*2
+		x0, x1 := s0*c[b], s1*c[b+1]
+		if cm != nil {
+			x0 += a * cm[b-2]
+			x1 += a * cm[b-1]
+		}
+		nx[b], nx[b+1] = x0, x1
+	}
 }
 
 // trimTop drops the water's top levels while their cumulative mass is
@@ -810,6 +920,14 @@ func (m *phaseMap) trimTop() {
 	m.trunc += s
 	m.hi = hi
 	m.water = w[:stateLen(hi, P)]
+}
+
+// axpy adds a·x to dst (len(dst) ≥ len(x)).
+func axpy(dst []float64, a float64, x []float64) {
+	dst = dst[:len(x)]
+	for i, y := range x {
+		dst[i] += a * y
+	}
 }
 
 func sumSlice(x []float64) float64 {

@@ -300,8 +300,9 @@ func TestPhaseRefreshConvergence(t *testing.T) {
 			}{
 				{"Tol 1e-12→1e-18", func(r *Refresh) { r.Tol = 1e-18 }, 1e-9},
 				{"Nodes 12→24", func(r *Refresh) { r.Nodes = 24 }, 1e-9},
-				{"r = k/W→2k/W", func(r *Refresh) { r.RateScale = 2 }, 1e-12},
-				{"r = k/W→k/(4W)", func(r *Refresh) { r.RateScale = 0.25 }, 1e-12},
+				{"r = k/(4W)→k/(2W)", func(r *Refresh) { r.RateScale = 2 }, 1e-12},
+				{"r = k/(4W)→k/(16W)", func(r *Refresh) { r.RateScale = 0.25 }, 1e-12},
+				{"r = k/(4W)→k/W", func(r *Refresh) { r.RateScale = 4 }, 1e-12},
 			}
 			for _, v := range variants {
 				r := c.r
