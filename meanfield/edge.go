@@ -548,13 +548,24 @@ func (e *edgeRun) protocol(T float64, all bool) (bool, Attractor, error) {
 }
 
 // lowBoardsBalanced reports whether every low board reaches a balanced
-// fixed point at T, and the empty board's.
+// fixed point at T, and the empty board's. The empty board runs first; when
+// it reaches a balanced fixed point, that point is known at T, and the
+// other two boards (run at once) may finish accelerated near it
+// (edgeaccel.go).
 func (e *edgeRun) lowBoardsBalanced(T float64) (bool, Attractor, error) {
 	e.res.Probes++
 	jobs := e.lowJobs(T, true)
-	outs, ran := e.runBatch(jobs, edgeFPTol, func(i int, o runOut) int {
+	first, _ := e.runBatch(jobs[:1], edgeFPTol, func(i int, o runOut) int { return i + 1 })
+	if o := first[0]; o.err != nil || !o.ok {
+		return false, o.att, o.err
+	}
+	if e.known[T] == nil {
+		e.known[T] = first[0].att.Board
+	}
+	rest := jobs[1:]
+	outs, ran := e.runBatch(rest, edgeFPTol, func(i int, o runOut) int {
 		if !o.ok || o.err != nil {
-			return len(jobs)
+			return len(rest)
 		}
 		return i + 1
 	})
@@ -563,7 +574,7 @@ func (e *edgeRun) lowBoardsBalanced(T float64) (bool, Attractor, error) {
 			return false, o.att, o.err
 		}
 	}
-	return true, outs[0].att, nil
+	return true, first[0].att, nil
 }
 
 // branchPoint returns the balanced fixed point att at period T as a point
