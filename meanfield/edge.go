@@ -898,37 +898,38 @@ func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, f
 // confirm is step 4: the protocol from the cold low boards at the lowest
 // point of the last branch br (entered at tHi). It returns the edge, the
 // balanced fixed point there (the node) and the run that failed at the
-// highest T known below the edge.
+// highest T known below the edge. The empty board runs first: when it
+// reaches the balanced state the protocol holds; when it does not, the
+// other low boards are run only where the bracket needs them (bisectUp).
 func (e *edgeRun) confirm(br *fixedpoint.FollowResult, tHi float64) (float64, Attractor, failedRun, error) {
 	e.phase = phaseConfirm
 	edgeT := br.Last().Mu
 	below := failedRun{br.LostAt, attractorOf(br.Failed)}
 	e.res.Below = br.LostAt
-	ok, a, err := e.protocol(edgeT, true)
+	ok, a, err := e.protocol(edgeT, false)
 	if err != nil || ok {
 		return edgeT, a, below, err
 	}
-	below = failedRun{edgeT, a}
-	return e.bisectUp(edgeT, tHi, below)
+	return e.bisectUp(edgeT, tHi, below, failedRun{edgeT, a})
 }
 
-// bisectUp locates the edge when the low boards do not reach the branch
-// at its end edgeT. The edge lies between edgeT (false) and tHi (true), in
-// practice just above edgeT. The empty board alone brackets it first
-// (bracketUp): a failing protocol costs three runs, the empty board's one,
-// and it reaches the balanced state wherever the protocol holds in the
-// cases measured. Then every low board is run at the bracket's low end: if
-// they all fail there the bracket is the protocol's; if one reaches the
-// balanced state the edge lies lower, and the protocol itself brackets it
-// between edgeT and that point. below is updated to the highest failing
-// probe.
-func (e *edgeRun) bisectUp(edgeT, tHi float64, below failedRun) (float64, Attractor, failedRun, error) {
-	hi, hiAtt, lo, nb, err := e.bracketUp(edgeT, tHi, below, false)
-	if err != nil || lo == edgeT {
-		e.res.Below = lo
-		return hi, hiAtt, nb, err
+// bisectUp locates the edge when the empty board does not reach the
+// branch at its end edgeT (its run: atEdge). The edge lies between edgeT
+// and tHi (where the protocol holds), in practice just above edgeT. The
+// empty board alone brackets it first (bracketUp): a failing protocol
+// costs three runs, the empty board's one, and the empty board reaches
+// the balanced state wherever the protocol holds in the cases measured.
+// Then every low board is run at the bracket's lower end: if they all fail
+// there the bracket is the protocol's. If one reaches the balanced state
+// the edge lies lower: it is edgeT if the protocol holds there, else the
+// protocol itself brackets it between edgeT and that point. below is
+// updated to the highest failing probe.
+func (e *edgeRun) bisectUp(edgeT, tHi float64, below, atEdge failedRun) (float64, Attractor, failedRun, error) {
+	hi, hiAtt, lo, nb, err := e.bracketUp(edgeT, tHi, atEdge, false)
+	if err != nil {
+		return 0, Attractor{}, nb, err
 	}
-	ok, _, err := e.protocol(lo, true)
+	ok, a, err := e.protocol(lo, true)
 	if err != nil {
 		return 0, Attractor{}, nb, err
 	}
@@ -936,7 +937,13 @@ func (e *edgeRun) bisectUp(edgeT, tHi float64, below failedRun) (float64, Attrac
 		e.res.Below = lo
 		return hi, hiAtt, nb, nil
 	}
-	hi, hiAtt, lo, below, err = e.bracketUp(edgeT, lo, below, true)
+	if lo > edgeT {
+		ok, a, err = e.protocol(edgeT, true)
+	}
+	if err != nil || ok {
+		return edgeT, a, below, err
+	}
+	hi, hiAtt, lo, below, err = e.bracketUp(edgeT, lo, atEdge, true)
 	e.res.Below = lo
 	return hi, hiAtt, below, err
 }
