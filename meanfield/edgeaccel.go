@@ -15,9 +15,10 @@ import "herd/fixedpoint"
 //   - a run ends only where a plain map moves its board by at most the
 //     tolerance in L1, the plain iteration's own criterion, and the board
 //     reported is that map's output;
-//   - jumps are made only while the residual is below accelEngage, falls
-//     by at least the factor accelRate per map, the board mean is on the
-//     balanced scale, and every map of the history cut the same window
+//   - jumps start only after accelStreak plain maps in a row whose
+//     residual is below accelEngage and falls by at least the factor
+//     accelRate per map, and go on while the board mean is on the
+//     balanced scale and every map of the history cut the same window
 //     (the same smooth piece): there the map is smooth, the iterates
 //     converge linearly to the stable node of that piece, and Anderson's
 //     update (equivalent to GMRES on the linearised map) moves towards the
@@ -27,9 +28,14 @@ import "herd/fixedpoint"
 //     fold or flip brings the rate to 1, where the rate test stops the
 //     jumps from starting;
 //   - each jump is bounded, ‖x̂ − F(x)‖₁ ≤ accelMaxJump·‖F(x) − x‖₁ (the
-//     distance to the limit of iterates contracting at rate 0.95), and
-//     must lower the residual at the next plain map, or acceleration is
-//     off for the rest of the run.
+//     distance to the limit of iterates contracting at rate 0.95); a jump
+//     after which the residual exceeds accelGrow times the one before
+//     counts as failed, and after accelFails of them the run is plain;
+//   - a run that does not reach a balanced fixed point proves nothing
+//     once it has jumped (a jump near a border may throw it out of a small
+//     basin): Edge then runs it again plainly from its start (runOn), so
+//     every "not reached" is plain iteration's, and a jump can only save
+//     maps on runs that succeed.
 //
 // Cold protocol runs stay plain (reachability is their meaning) until
 // they come within accelNear of a balanced fixed point already known at
