@@ -246,3 +246,49 @@ func (h *andersonHistory) step(x, fk []float64, beta, maxCond float64) bool {
 	}
 	return true
 }
+
+// AndersonMixer is Anderson's update (Anderson with Mixing 1) for a caller
+// that drives the iteration itself and applies its own safeguards: given
+// x_k and F(x_k) it returns x_{k+1} = F(x_k) − Σ_j γ_j ΔF_j with γ as in
+// Anderson (the least-squares fit of the residual differences, the
+// oldest dropped while their condition number exceeds maxCond). The
+// vectors have a fixed length n.
+type AndersonMixer struct {
+	h            *andersonHistory
+	xPrev, fPrev []float64
+	fk           []float64
+	have         bool
+	maxCond      float64
+}
+
+// NewAndersonMixer returns a mixer for vectors of length n keeping depth
+// past differences (at least 1), with condition bound maxCond > 1.
+func NewAndersonMixer(n, depth int, maxCond float64) *AndersonMixer {
+	depth = max(min(depth, n), 1)
+	return &AndersonMixer{h: newAndersonHistory(n, depth), xPrev: make([]float64, n), fPrev: make([]float64, n),
+		fk: make([]float64, n), maxCond: maxCond}
+}
+
+// Len returns the length of the vectors.
+func (a *AndersonMixer) Len() int { return a.h.n }
+
+// Reset forgets the history: the next Step is the plain step.
+func (a *AndersonMixer) Reset() {
+	a.h.reset()
+	a.have = false
+}
+
+// Step overwrites x (x_k) with the next iterate, given g = F(x_k), and
+// reports whether the step was accelerated (false: x = g, the plain step).
+func (a *AndersonMixer) Step(x, g []float64) bool {
+	for i := range a.fk {
+		a.fk[i] = g[i] - x[i]
+	}
+	if a.have {
+		a.h.push(x, a.xPrev, a.fk, a.fPrev)
+	}
+	copy(a.xPrev, x)
+	copy(a.fPrev, a.fk)
+	a.have = true
+	return a.h.step(x, a.fk, 1, a.maxCond)
+}

@@ -154,6 +154,21 @@ func findAttractor(m *RefreshMap, start []float64, s AttractorSettings, stop fun
 // iterateAttractor is findAttractor that also returns the orbit's last
 // boards.
 func iterateAttractor(m *RefreshMap, start []float64, s AttractorSettings, stop func(RefreshResult) bool) (Attractor, *fixedpoint.Orbit, error) {
+	return iterateAccelerated(m, start, s, stop, nil)
+}
+
+// boardJump may move an iteration run: given the input p_n of map n and
+// its result, it returns the board to continue from in place of p_{n+1}
+// (an extrapolation towards the fixed point the run approaches), or nil
+// for the plain step (edgeAccel).
+type boardJump func(in []float64, r RefreshResult) []float64
+
+// iterateAccelerated is iterateAttractor with jumps (jump may be nil),
+// asked for after every map that did not meet Tol. A jump's board is not
+// tested for closing up: convergence and periods are judged on plain maps
+// only, so a fixed point it reports is one of the plain map to Tol,
+// ‖F(p) − p‖₁ ≤ Tol, with Board = F(p).
+func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, stop func(RefreshResult) bool, jump boardJump) (Attractor, *fixedpoint.Orbit, error) {
 	o := fixedpoint.NewOrbit(s.MaxPeriod, append([]float64(nil), start...), l1)
 	stats := make([]orbitStat, s.MaxPeriod+1) // stats[n%(P+1)]: map n (p_n → p_{n+1})
 	var out Attractor
@@ -169,9 +184,19 @@ func iterateAttractor(m *RefreshMap, start []float64, s AttractorSettings, stop 
 		}
 		out.Truncation = max(out.Truncation, res.Truncation)
 		stats[n%(s.MaxPeriod+1)] = orbitStat{res.BoardMean, res.QueueMean, res.CutPhase, res.KinkDistance, res.Window}
-		o.Push(res.Next)
-		per := o.Period(s.Tol, math.Sqrt(s.Tol), 1)
-		out.Residual = o.Distance(1)
+		var jumpTo []float64
+		if jump != nil && l1(res.Next, o.Back(0)) > s.Tol {
+			jumpTo = jump(o.Back(0), res)
+		}
+		per := 0
+		if jumpTo != nil {
+			out.Residual = l1(res.Next, o.Back(0))
+			o.Push(jumpTo)
+		} else {
+			o.Push(res.Next)
+			per = o.Period(s.Tol, math.Sqrt(s.Tol), 1)
+			out.Residual = o.Distance(1)
+		}
 		if per == 0 {
 			if stop != nil && stop(res) {
 				break

@@ -71,6 +71,8 @@ type EdgeSettings struct {
 	// [0, 64]; zero means 1. The result, Stats and Work included, does not
 	// depend on it (see Edge).
 	Workers int
+
+	plain bool // no accelerated corrector (edgeaccel.go): every run plain, for comparison
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -210,6 +212,52 @@ type edgeRun struct {
 	scale float64 // (1−λ)²
 	res   *EdgeResult
 	maps  []*RefreshMap // one workspace per worker, for every period
+	phase edgePhase     // the step in hand, for cost
+	cost  [edgePhases]phaseCost
+	// known holds the balanced fixed points of the followed branches by
+	// period, near which cold runs may be accelerated (edgeaccel.go).
+	known map[float64][]float64
+	// cold holds the outcomes of the cold runs made, by period and low
+	// board: a protocol asked again where it ran before reuses them (at
+	// no cost: they are counted once). Written between batches only.
+	cold map[coldKey]runOut
+}
+
+// coldKey names a cold run: its period and low board (lowBoards index).
+type coldKey struct {
+	T     float64
+	board int
+}
+
+// edgePhase is a step of Edge's search, for the breakdown of its cost.
+type edgePhase int
+
+// The steps of Edge's search (see Edge), in order.
+const (
+	phaseFooting edgePhase = iota
+	phaseFollow
+	phaseScan
+	phaseConfirm
+	phaseSpectra
+	phaseHerd
+	edgePhases
+)
+
+// phaseNames name the edgePhase values.
+var phaseNames = [edgePhases]string{"footing", "follow", "scan", "confirm", "spectra", "herd"}
+
+// phaseCost is the cost of one step of the search: maps and Work.
+type phaseCost struct {
+	maps int
+	work float64
+}
+
+// add counts maps and work in the result and in phase p's cost.
+func (e *edgeRun) add(p edgePhase, maps int, work float64) {
+	e.res.Maps += maps
+	e.res.Work += work
+	e.cost[p].maps += maps
+	e.cost[p].work += work
 }
 
 // mapAt returns worker w's map with its period set to T (the workspace is
@@ -249,8 +297,7 @@ type runOut struct {
 // account adds the cost of runs to the result's counters.
 func (e *edgeRun) account(outs []runOut) {
 	for _, o := range outs {
-		e.res.Maps += o.maps
-		e.res.Work += o.work
+		e.add(e.phase, o.maps, o.work)
 	}
 }
 
@@ -263,7 +310,7 @@ func (e *edgeRun) account(outs []runOut) {
 // heading for the herd, whose board mean grows with T (0.3–0.8·T,
 // model.md §2), and mapping the herd any further would be wasted work.
 func (e *edgeRun) run(T float64, start []float64, tol float64) (bool, Attractor, error) {
-	o := e.runOn(0, T, start, tol, nil)
+	o := e.runOn(0, runJob{T: T, start: start, warm: true}, tol, nil)
 	e.account([]runOut{o})
 	return o.ok, o.att, o.err
 }
@@ -271,25 +318,46 @@ func (e *edgeRun) run(T float64, start []float64, tol float64) (bool, Attractor,
 // runOn is run on worker w's map, without accounting; a run for which
 // cancel (if not nil) reports true stops after its current map, its
 // output to be discarded.
-func (e *edgeRun) runOn(w int, T float64, start []float64, tol float64, cancel func() bool) runOut {
+func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut {
+	T, start := j.T, j.start
+	if o, ok := e.cold[coldKey{T, j.low}]; ok && j.low > 0 {
+		o.maps, o.work = 0, 0
+		return o
+	}
 	m, err := e.mapAt(w, T)
 	if err != nil {
 		return runOut{err: err}
 	}
 	var o runOut
-	high, last := 0, math.Inf(1)
-	stop := func(r RefreshResult) bool {
-		o.work += float64(r.Windows) * float64(r.Rows)
-		if !balancedMeanFor(r.BoardMean, e.lam, e.s.Service) && r.BoardMean > last {
-			high++
-		} else {
-			high = 0
+	once := func(acc *edgeAccel) (Attractor, error) {
+		high, last := 0, math.Inf(1)
+		stop := func(r RefreshResult) bool {
+			o.work += float64(r.Windows) * float64(r.Rows)
+			if !balancedMeanFor(r.BoardMean, e.lam, e.s.Service) && r.BoardMean > last {
+				high++
+			} else {
+				high = 0
+			}
+			last = r.BoardMean
+			return high >= edgeLeaveRun || (cancel != nil && cancel())
 		}
-		last = r.BoardMean
-		return high >= edgeLeaveRun || (cancel != nil && cancel())
+		var jump boardJump
+		if acc != nil {
+			jump = acc.jump
+		}
+		att, _, err := iterateAccelerated(m, start, AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}, stop, jump)
+		o.maps += att.Maps
+		return att, err
 	}
-	att, err := findAttractor(m, start, AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}, stop)
-	o.maps, o.att = att.Maps, att
+	acc := e.accelFor(j)
+	att, err := once(acc)
+	if acc != nil && acc.jumps > 0 && !att.Balanced && (err == nil || errors.Is(err, ErrNotConverged)) && (cancel == nil || !cancel()) {
+		// Only a plain run says that the balanced state is not reached
+		// from start: jumps near a border may throw a run out of a small
+		// basin (edgeaccel.go).
+		att, err = once(nil)
+	}
+	o.att = att
 	if err != nil && !errors.Is(err, ErrNotConverged) {
 		o.err = err
 		return o
@@ -298,10 +366,29 @@ func (e *edgeRun) runOn(w int, T float64, start []float64, tol float64, cancel f
 	return o
 }
 
-// runJob is one iteration run of a batch (runBatch): period and start.
+// runJob is one iteration run: period and start, and whether it is
+// warm-started (a continuation step) rather than a cold protocol run.
 type runJob struct {
 	T     float64
 	start []float64
+	warm  bool
+	low   int // 1 + the lowBoards index of a cold run's start, else 0
+}
+
+// accelFor returns the accelerator of run j (edgeaccel.go), or nil for a
+// plain run: a warm run is accelerated, a cold one only near the balanced
+// fixed point known at its period; phase-type services run plain.
+func (e *edgeRun) accelFor(j runJob) *edgeAccel {
+	if e.s.plain || e.s.Service.Kind != ServiceExp {
+		return nil
+	}
+	if j.warm {
+		return newEdgeAccel(e.lam, e.s.Service, nil)
+	}
+	if ref := e.known[j.T]; ref != nil {
+		return newEdgeAccel(e.lam, e.s.Service, ref)
+	}
+	return nil
 }
 
 // runBatch evaluates the runs of jobs as the sequential loop
@@ -321,7 +408,7 @@ func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut
 	ran := make([]bool, len(jobs))
 	if e.s.Workers <= 1 || len(jobs) == 1 {
 		for i := 0; i < len(jobs); i = next(i, outs[i]) {
-			outs[i] = e.runOn(0, jobs[i].T, jobs[i].start, tol, nil)
+			outs[i] = e.runOn(0, jobs[i], tol, nil)
 			ran[i] = true
 		}
 	} else {
@@ -329,8 +416,10 @@ func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut
 	}
 	for i, o := range outs {
 		if ran[i] {
-			e.res.Maps += o.maps
-			e.res.Work += o.work
+			e.add(e.phase, o.maps, o.work)
+			if jobs[i].low > 0 && o.err == nil {
+				e.cold[coldKey{jobs[i].T, jobs[i].low}] = o
+			}
 		}
 	}
 	return outs, ran
@@ -356,7 +445,7 @@ func (e *edgeRun) runParallel(jobs []runJob, tol float64, next func(int, runOut)
 					return
 				}
 				if !skip[i].Load() {
-					outs[i] = e.runOn(w, jobs[i].T, jobs[i].start, tol, skip[i].Load)
+					outs[i] = e.runOn(w, jobs[i], tol, skip[i].Load)
 				}
 				close(done[i])
 			}
@@ -388,8 +477,8 @@ func lowBoards() [][]float64 {
 // only the empty board's.
 func (e *edgeRun) lowJobs(T float64, all bool) []runJob {
 	var jobs []runJob
-	for _, b := range lowBoards() {
-		jobs = append(jobs, runJob{T, e.s.Service.Lift(b)})
+	for i, b := range lowBoards() {
+		jobs = append(jobs, runJob{T: T, start: e.s.Service.Lift(b), low: i + 1})
 		if !all {
 			break
 		}
@@ -459,13 +548,24 @@ func (e *edgeRun) protocol(T float64, all bool) (bool, Attractor, error) {
 }
 
 // lowBoardsBalanced reports whether every low board reaches a balanced
-// fixed point at T, and the empty board's.
+// fixed point at T, and the empty board's. The empty board runs first; when
+// it reaches a balanced fixed point, that point is known at T, and the
+// other two boards (run at once) may finish accelerated near it
+// (edgeaccel.go).
 func (e *edgeRun) lowBoardsBalanced(T float64) (bool, Attractor, error) {
 	e.res.Probes++
 	jobs := e.lowJobs(T, true)
-	outs, ran := e.runBatch(jobs, edgeFPTol, func(i int, o runOut) int {
+	first, _ := e.runBatch(jobs[:1], edgeFPTol, func(i int, o runOut) int { return i + 1 })
+	if o := first[0]; o.err != nil || !o.ok {
+		return false, o.att, o.err
+	}
+	if e.known[T] == nil {
+		e.known[T] = first[0].att.Board
+	}
+	rest := jobs[1:]
+	outs, ran := e.runBatch(rest, edgeFPTol, func(i int, o runOut) int {
 		if !o.ok || o.err != nil {
-			return len(jobs)
+			return len(rest)
 		}
 		return i + 1
 	})
@@ -474,7 +574,7 @@ func (e *edgeRun) lowBoardsBalanced(T float64) (bool, Attractor, error) {
 			return false, o.att, o.err
 		}
 	}
-	return true, outs[0].att, nil
+	return true, first[0].att, nil
 }
 
 // branchPoint returns the balanced fixed point att at period T as a point
@@ -508,12 +608,16 @@ func attractorOf(p fixedpoint.BranchPoint) Attractor {
 // basin (run). Trials before the first failure use the L1 tolerance
 // edgeDescentTol, the rest edgeFPTol.
 func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.FollowResult, error) {
+	e.phase = phaseFollow
 	correct := func(T float64, guess []float64, tight bool) (fixedpoint.BranchPoint, bool, error) {
 		tol := edgeDescentTol
 		if tight {
 			tol = edgeFPTol
 		}
 		ok, a, err := e.run(T, guess, tol)
+		if ok {
+			e.known[T] = a.Board
+		}
 		return branchPoint(T, a), ok, err
 	}
 	br, err := fixedpoint.Follow(correct, branchPoint(T, att), tMin,
@@ -549,7 +653,10 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 //     continuation (fixedpoint.Follow with the map's own iteration as the
 //     corrector, its secant predictor and its border location by
 //     fixedpoint.BorderEstimate) until its loss is bracketed to RelTol/2,
-//     or down to MinScaled (then: no edge).
+//     or down to MinScaled (then: no edge). The corrector is accelerated
+//     (edgeaccel.go: Anderson's update once a run contracts on one smooth
+//     piece; convergence judged on plain maps; a run that fails is run
+//     again plainly, so a failure is always plain iteration's).
 //  3. Scan. Below each loss the protocol (empty board) is evaluated at
 //     ScanBelow points spaced δ = min(W/4, 0.5%·T), W = k/λ the length of
 //     a full window (balanced branches lock T into successive windows, so
@@ -560,9 +667,13 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 //     located by fixedpoint.Refine to edgeGapRel·RelTol.
 //  4. Confirmation. At the lowest point of the last branch the protocol
 //     is run from the cold low boards; if none reaches the branch there,
-//     the protocol is probed upwards at distances RelTol·T·2^j (up to the
-//     probe that found the branch) until it holds, and the last step is
-//     bisected (fixedpoint.Refine) to RelTol/2.
+//     the empty board is probed upwards at distances RelTol·T·2^j (up to
+//     the probe that found the branch) until it reaches the balanced
+//     state, and the last step is bisected (fixedpoint.Refine) to
+//     RelTol/2; the bracket's lower end is then checked with every low
+//     board (should one reach the balanced state there, the full protocol
+//     brackets the edge below it). A protocol asked again at a period
+//     where a low board already ran reuses that run.
 //
 // Why the search cannot step over the bottom range unseen: it never
 // bisects the protocol across territory it has not walked. It descends
@@ -600,8 +711,14 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 // (runBatch), so the result, Maps and Work included, is the same for any
 // number of workers.
 func Edge(s EdgeSettings) (EdgeResult, error) {
+	res, _, err := edge(s)
+	return res, err
+}
+
+// edge is Edge that also returns the cost of each step of the search.
+func edge(s EdgeSettings) (EdgeResult, [edgePhases]phaseCost, error) {
 	if err := s.Validate(); err != nil {
-		return EdgeResult{}, err
+		return EdgeResult{}, [edgePhases]phaseCost{}, err
 	}
 	start := time.Now()
 	s = s.withDefaults()
@@ -610,10 +727,10 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 		Below: math.NaN(), Footing: math.NaN()}
 	res.Herd.SpectralRadius = math.NaN()
 	e := &edgeRun{s: s, k: s.Dispatchers, lam: s.Load, scale: (1 - s.Load) * (1 - s.Load), res: &res,
-		maps: make([]*RefreshMap, s.Workers)}
+		maps: make([]*RefreshMap, s.Workers), known: map[float64][]float64{}, cold: map[coldKey]runOut{}}
 	err := e.search()
 	res.Runtime = time.Since(start)
-	return res, err
+	return res, e.cost, err
 }
 
 // search is Edge's method, steps 1–4, then the node's spectrum and the
@@ -672,8 +789,7 @@ func (e *edgeRun) search() error {
 	if e.s.Workers <= 1 {
 		hr = e.herd(below.T, below.att.Board, res.Work)
 	}
-	res.Maps += hr.maps
-	res.Work += hr.work
+	e.add(phaseHerd, hr.maps, hr.work)
 	if hr.h != nil {
 		res.Herd = *hr.h
 	}
@@ -684,6 +800,7 @@ func (e *edgeRun) search() error {
 // edgeFootStep until every low board reaches a balanced fixed point. It
 // returns that T and the empty board's fixed point there.
 func (e *edgeRun) footing() (float64, Attractor, error) {
+	e.phase = phaseFooting
 	x := e.s.BranchFrom
 	for {
 		ok, a, err := e.lowBoardsBalanced(x / e.scale)
@@ -752,6 +869,7 @@ func (e *edgeRun) scan(br *fixedpoint.FollowResult, tHi, tMin float64) (*fixedpo
 // The probes form one batch (protocols): with Workers > 1 the next
 // probes down run while the one in hand does.
 func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, float64, Attractor, []float64, error) {
+	e.phase = phaseScan
 	delta := e.scanDelta(br.LostAt)
 	var ts []float64
 	for j := 1; j <= max(e.s.ScanBelow, 0); j++ {
@@ -780,32 +898,70 @@ func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, f
 // confirm is step 4: the protocol from the cold low boards at the lowest
 // point of the last branch br (entered at tHi). It returns the edge, the
 // balanced fixed point there (the node) and the run that failed at the
-// highest T known below the edge.
+// highest T known below the edge. The empty board runs first: when it
+// reaches the balanced state the protocol holds; when it does not, the
+// other low boards are run only where the bracket needs them (bisectUp).
 func (e *edgeRun) confirm(br *fixedpoint.FollowResult, tHi float64) (float64, Attractor, failedRun, error) {
+	e.phase = phaseConfirm
 	edgeT := br.Last().Mu
 	below := failedRun{br.LostAt, attractorOf(br.Failed)}
 	e.res.Below = br.LostAt
-	ok, a, err := e.protocol(edgeT, true)
+	ok, a, err := e.protocol(edgeT, false)
 	if err != nil || ok {
 		return edgeT, a, below, err
 	}
-	below = failedRun{edgeT, a}
-	return e.bisectUp(edgeT, tHi, below)
+	return e.bisectUp(edgeT, tHi, below, failedRun{edgeT, a})
 }
 
-// bisectUp locates the edge when the low boards do not reach the branch
-// at its end edgeT. The edge lies between edgeT (false) and tHi (true), in
-// practice just above edgeT: it probes upwards at distances RelTol·edgeT·2^j
-// until the protocol holds, then bisects the last step (fixedpoint.Refine)
-// to RelTol/2. below is updated to the highest failing probe.
-func (e *edgeRun) bisectUp(edgeT, tHi float64, below failedRun) (float64, Attractor, failedRun, error) {
+// bisectUp locates the edge when the empty board does not reach the
+// branch at its end edgeT (its run: atEdge). The edge lies between edgeT
+// and tHi (where the protocol holds), in practice just above edgeT. The
+// empty board alone brackets it first (bracketUp): a failing protocol
+// costs three runs, the empty board's one, and the empty board reaches
+// the balanced state wherever the protocol holds in the cases measured.
+// Then every low board is run at the bracket's lower end: if they all fail
+// there the bracket is the protocol's. If one reaches the balanced state
+// the edge lies lower: it is edgeT if the protocol holds there, else the
+// protocol itself brackets it between edgeT and that point. below is
+// updated to the highest failing probe.
+func (e *edgeRun) bisectUp(edgeT, tHi float64, below, atEdge failedRun) (float64, Attractor, failedRun, error) {
+	hi, hiAtt, lo, nb, err := e.bracketUp(edgeT, tHi, atEdge, false)
+	if err != nil {
+		return 0, Attractor{}, nb, err
+	}
+	ok, a, err := e.protocol(lo, true)
+	if err != nil {
+		return 0, Attractor{}, nb, err
+	}
+	if !ok {
+		e.res.Below = lo
+		return hi, hiAtt, nb, nil
+	}
+	if lo > edgeT {
+		ok, a, err = e.protocol(edgeT, true)
+	}
+	if err != nil || ok {
+		return edgeT, a, below, err
+	}
+	hi, hiAtt, lo, below, err = e.bracketUp(edgeT, lo, atEdge, true)
+	e.res.Below = lo
+	return hi, hiAtt, below, err
+}
+
+// bracketUp probes the protocol (all low boards, or the empty board's
+// alone) upwards from edgeT (where it fails) at distances RelTol·edgeT·2^j
+// until it holds, up to tHi (where it holds), and bisects the last step
+// (fixedpoint.Refine) to RelTol/2. It returns the upper end of the bracket
+// and the balanced attractor there, the lower end, and below updated to
+// the highest failing probe.
+func (e *edgeRun) bracketUp(edgeT, tHi float64, below failedRun, all bool) (float64, Attractor, float64, failedRun, error) {
 	var perr error
 	var hiAtt Attractor
 	pred := func(mu float64) bool {
 		if perr != nil {
 			return false
 		}
-		ok, a, err := e.protocol(mu, true)
+		ok, a, err := e.protocol(mu, all)
 		if err != nil {
 			perr = err
 		} else if ok {
@@ -820,12 +976,12 @@ func (e *edgeRun) bisectUp(edgeT, tHi float64, below failedRun) (float64, Attrac
 	for d := e.s.RelTol * edgeT; edgeT+d < tHi; d *= 2 {
 		ts = append(ts, edgeT+d)
 	}
-	for i, v := range e.protocols(ts, true, true) {
+	for i, v := range e.protocols(ts, all, true) {
 		if !v.evaluated {
 			break
 		}
 		if v.err != nil {
-			return 0, Attractor{}, below, v.err
+			return 0, Attractor{}, 0, below, v.err
 		}
 		if v.ok {
 			hi, hiAtt = ts[i], v.att
@@ -837,25 +993,24 @@ func (e *edgeRun) bisectUp(edgeT, tHi float64, below failedRun) (float64, Attrac
 		lo = ts[i]
 	}
 	if hi == tHi {
-		_, a, err := e.protocol(tHi, true)
+		_, a, err := e.protocol(tHi, all)
 		if err != nil {
-			return 0, Attractor{}, below, err
+			return 0, Attractor{}, 0, below, err
 		}
 		hiAtt = a
 	}
 	top := hiAtt
 	lr, err := fixedpoint.Refine(pred, lo, hi, false, &fixedpoint.LocateSettings{RelTol: e.s.RelTol / 2})
 	if perr != nil {
-		return 0, Attractor{}, below, perr
+		return 0, Attractor{}, 0, below, perr
 	}
 	if err != nil {
-		return 0, Attractor{}, below, err
+		return 0, Attractor{}, 0, below, err
 	}
-	e.res.Below = lr.Lo
 	if lr.Hi == hi {
 		hiAtt = top
 	}
-	return lr.Hi, hiAtt, below, nil
+	return lr.Hi, hiAtt, lr.Lo, below, nil
 }
 
 // crossing computes the node's spectrum at the edge and classifies the
@@ -890,7 +1045,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 	}
 	ev, maps, err := spectrum(edgeT)
 	wg.Wait()
-	res.Maps += maps
+	e.add(phaseSpectra, maps, 0)
 	if err != nil {
 		return err
 	}
@@ -909,7 +1064,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 	if !parallel {
 		sev, smaps, serr = spectrum(edgeT + 2*g)
 	}
-	res.Maps += smaps
+	e.add(phaseSpectra, smaps, 0)
 	if serr == nil && len(sev) > 0 && imag(sev[0]) == 0 {
 		res.SaddleEigenvalue = real(sev[0])
 	}
@@ -925,6 +1080,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 // highest failing probe and the lowest point of the branch at which the
 // protocol holds (brEnd, or else tHi).
 func (e *edgeRun) recordGap(failed []float64, fT, brEnd, tHi float64) error {
+	e.phase = phaseScan
 	var fails []float64 // failing the full protocol, from the top down
 	for i, v := range e.protocols(failed, true, false) {
 		if v.err != nil {

@@ -18,6 +18,7 @@ func BenchmarkEdge(b *testing.B) {
 		{"k5_l0.9", 5, 0.9},
 		{"k16_l0.9", 16, 0.9},
 		{"k5_l0.95", 5, 0.95},
+		{"k10_l0.95", 10, 0.95},
 		{"k5_l0.99", 5, 0.99},
 		{"k64_l0.9", 64, 0.9},
 	}
@@ -29,16 +30,20 @@ func BenchmarkEdge(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				var r EdgeResult
+				var cost [edgePhases]phaseCost
 				var err error
 				b.ReportAllocs()
 				for b.Loop() {
-					r, err = Edge(EdgeSettings{Dispatchers: c.k, Load: c.load, Workers: w})
+					r, cost, err = edge(EdgeSettings{Dispatchers: c.k, Load: c.load, Workers: w})
 					if err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.ReportMetric(float64(r.Maps), "maps")
 				b.ReportMetric(r.Scaled, "edge_scaled")
+				for p, c := range cost {
+					b.ReportMetric(float64(c.maps), "maps_"+phaseNames[p])
+				}
 			})
 		}
 	}

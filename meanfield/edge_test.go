@@ -238,3 +238,95 @@ func TestEdgeTable(t *testing.T) {
 		})
 	}
 }
+
+// TestEdgePhaseCost: the cost of the search's steps adds up to its Maps
+// and Work.
+func TestEdgePhaseCost(t *testing.T) {
+	r, cost, err := edge(EdgeSettings{Dispatchers: 5, Load: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps, work := 0, 0.0
+	for p, c := range cost {
+		t.Logf("%-8s %5d maps  work %.4g", phaseNames[p], c.maps, c.work)
+		maps += c.maps
+		work += c.work
+	}
+	if maps != r.Maps || work != r.Work {
+		t.Errorf("steps cost %d maps, work %v; the result says %d, %v", maps, work, r.Maps, r.Work)
+	}
+	for _, p := range []edgePhase{phaseFooting, phaseFollow, phaseConfirm, phaseSpectra} {
+		if cost[p].maps == 0 {
+			t.Errorf("step %s cost no maps", phaseNames[p])
+		}
+	}
+}
+
+// TestEdgeAcceleratedRun: a warm-started corrector run with jumps
+// (edgeAccel) ends at the plain run's fixed point: both balanced, on the
+// same window, boards within 1e-8 in L1 (each lies within Tol/(1 − ρ) ≈
+// 2·10⁻⁹ of the fixed point, ρ ≈ 0.54), the reported board a fixed point
+// of the plain map to Tol; and it takes fewer maps.
+func TestEdgeAcceleratedRun(t *testing.T) {
+	const k, lam, tol = 5, 0.9, edgeFPTol
+	set := Refresh{Dispatchers: k, Load: lam, Period: 330}
+	from, err := FindAttractor(set, BoardEmpty(), AttractorSettings{Tol: tol})
+	if err != nil || !from.Balanced {
+		t.Fatalf("start: %v, %+v", err, from.Status)
+	}
+	set.Period = 300
+	m, err := NewRefreshMap(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}
+	plain, _, err := iterateAccelerated(m, from.Board, s, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := newEdgeAccel(lam, Service{}, nil)
+	fast, _, err := iterateAccelerated(m, from.Board, s, nil, acc.jump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("plain %d maps, accelerated %d maps (%d jumps), distance %.3g", plain.Maps, fast.Maps, acc.jumps, l1(plain.Board, fast.Board))
+	if !plain.Balanced || !fast.Balanced || plain.Window != fast.Window {
+		t.Fatalf("plain %v window %d, accelerated %v window %d", plain.Balanced, plain.Window, fast.Balanced, fast.Window)
+	}
+	if d := l1(plain.Board, fast.Board); d > 1e-8 {
+		t.Errorf("boards %.3g apart in L1, want ≤ 1e-8", d)
+	}
+	r, err := m.Apply(nil, fast.Board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := l1(r.Next, fast.Board); d > tol {
+		t.Errorf("‖F(p) − p‖₁ = %.3g at the accelerated fixed point, want ≤ %g", d, tol)
+	}
+	if acc.jumps == 0 || fast.Maps >= plain.Maps {
+		t.Errorf("accelerated run: %d jumps, %d maps (plain %d)", acc.jumps, fast.Maps, plain.Maps)
+	}
+}
+
+// TestEdgeAcceleratedSame: the search with its accelerated corrector
+// finds the plain search's edge to RelTol (here: to 1e-8 relative), with
+// the same crossing, and fewer maps.
+func TestEdgeAcceleratedSame(t *testing.T) {
+	s := EdgeSettings{Dispatchers: 5, Load: 0.9}
+	fast, err := Edge(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.plain = true
+	plain, err := Edge(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("plain %.10g (%d maps), accelerated %.10g (%d maps)", plain.Scaled, plain.Maps, fast.Scaled, fast.Maps)
+	if math.Abs(fast.Scaled-plain.Scaled) > 1e-8*plain.Scaled || fast.Crossing != plain.Crossing {
+		t.Errorf("accelerated edge %.10g (%s), plain %.10g (%s)", fast.Scaled, fast.Crossing, plain.Scaled, plain.Crossing)
+	}
+	if fast.Maps >= plain.Maps {
+		t.Errorf("accelerated search took %d maps, plain %d", fast.Maps, plain.Maps)
+	}
+}

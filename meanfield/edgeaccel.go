@@ -1,0 +1,165 @@
+package meanfield
+
+import "herd/fixedpoint"
+
+// Edge's accelerated corrector. A balanced fixed point is approached
+// linearly, at the rate of the node's spectral radius (0.5–0.8 at the
+// edges of the default table, nearer 1 at large k or λ → 1), so a plain
+// run spends most of its maps closing the last digits. Once the run is on
+// one smooth piece of the map and contracting, edgeAccel extrapolates it
+// with Anderson's update (fixedpoint.AndersonMixer) over its last maps;
+// iterateAccelerated continues from the extrapolated board with plain
+// maps, and judges convergence on those only.
+//
+// Why the answer is the plain iteration's (to the fixed-point tolerance):
+//   - a run ends only where a plain map moves its board by at most the
+//     tolerance in L1, the plain iteration's own criterion, and the board
+//     reported is that map's output;
+//   - jumps start only after accelStreak plain maps in a row whose
+//     residual is below accelEngage and falls by at least the factor
+//     accelRate per map, and go on while the board mean is on the
+//     balanced scale and every map of the history cut the same window
+//     (the same smooth piece): there the map is smooth, the iterates
+//     converge linearly to the stable node of that piece, and Anderson's
+//     update (equivalent to GMRES on the linearised map) moves towards the
+//     same point. A saddle of a border collision lies on the other piece
+//     (another window) and is excluded by the window test: a run that
+//     changes window while accelerated is plain from there on; a smooth
+//     fold or flip brings the rate to 1, where the rate test stops the
+//     jumps from starting;
+//   - each jump is bounded, ‖x̂ − F(x)‖₁ ≤ accelMaxJump·‖F(x) − x‖₁ (the
+//     distance to the limit of iterates contracting at rate 0.95); a jump
+//     after which the residual exceeds accelGrow times the one before
+//     counts as failed, and after accelFails of them the run is plain;
+//   - a run that does not reach a balanced fixed point proves nothing
+//     once it has jumped (a jump near a border may throw it out of a small
+//     basin): Edge then runs it again plainly from its start (runOn), so
+//     every "not reached" is plain iteration's, and a jump can only save
+//     maps on runs that succeed.
+//
+// Cold protocol runs stay plain (reachability is their meaning) until
+// they come within accelNear of a balanced fixed point already known at
+// that T (a point of the followed branch): from there on the run is in
+// the node's contraction region, where the plain run converges to that
+// node, and the same rules apply.
+
+// Constants of edgeAccel.
+const (
+	accelEngage  = 3e-3 // L1 residual below which jumps may start
+	accelRate    = 0.95 // the residual must fall by this factor per map
+	accelMaxJump = 20   // jump bound, in residuals: 0.95/(1 − 0.95)
+	accelNear    = 1e-3 // a cold run is accelerated within this L1 distance of a known node
+	accelDepth   = 5    // Anderson's depth
+	accelMaxCond = 1e10 // Anderson's condition bound
+	accelPad     = 8    // spare rows of the mixer beyond the boards
+	accelStreak  = 3    // contracting plain maps on one window before the first jump
+	accelFails   = 4    // failed jumps before acceleration is off for the run
+	accelGrow    = 2    // a jump fails when the residual after it exceeds this factor times the one before
+)
+
+// edgeAccel is the state of one accelerated run (a boardJump).
+type edgeAccel struct {
+	lam     float64
+	svc     Service
+	ref     []float64 // if not nil: jump only within accelNear of it
+	mix     *fixedpoint.AndersonMixer
+	window  int
+	last    float64 // residual of the last map (0: none yet)
+	preJump float64 // residual of the map before the last jump (0: no jump pending)
+	off     bool
+	fails   int // jumps that did not lower the residual
+	jumps   int // jumps made
+	lastWin int // window of the last map
+	streak  int // plain maps in a row contracting by accelRate on one window
+	x, g    []float64
+}
+
+func newEdgeAccel(lam float64, svc Service, ref []float64) *edgeAccel {
+	return &edgeAccel{lam: lam, svc: svc, ref: ref}
+}
+
+// jump is edgeAccel's boardJump.
+func (a *edgeAccel) jump(in []float64, r RefreshResult) []float64 {
+	if a.off {
+		return nil
+	}
+	res := l1(r.Next, in)
+	if !a.admit(in, r, res) {
+		return nil
+	}
+	return a.extrapolate(in, r.Next, res)
+}
+
+// admit updates the run's state after a map from in with result r and
+// residual res, and reports whether a jump may follow; it readies the
+// mixer.
+func (a *edgeAccel) admit(in []float64, r RefreshResult, res float64) bool {
+	last, lastWin := a.last, a.lastWin
+	a.last, a.lastWin = res, r.Window
+	if a.preJump > 0 {
+		failed := !(res < accelGrow*a.preJump)
+		a.preJump = 0
+		if failed {
+			// The jump raised the residual: back to plain maps, and
+			// after accelFails such jumps for good.
+			a.mix = nil
+			a.fails++
+			a.off = a.fails >= accelFails
+			return false
+		}
+	}
+	if a.mix != nil && r.Window != a.window {
+		// The run crosses a border between pieces while accelerated:
+		// it is near a border collision, where jumps may hold it back
+		// (measured: a 4-map cycle about the border just below a loss);
+		// plain maps from here on.
+		a.off = true
+		return false
+	}
+	if res > accelEngage || !balancedMeanFor(r.BoardMean, a.lam, a.svc) || (a.ref != nil && l1(in, a.ref) > accelNear) {
+		a.mix, a.streak = nil, 0
+		return false
+	}
+	if last > 0 && res <= accelRate*last && r.Window == lastWin {
+		a.streak++
+	} else {
+		a.streak = 0
+	}
+	n := max(len(in), len(r.Next))
+	if a.mix != nil && n <= a.mix.Len() {
+		return true
+	}
+	// Start (again) only on a plain run seen contracting on one piece
+	// for accelStreak maps.
+	if a.mix == nil && a.streak < accelStreak {
+		return false
+	}
+	a.mix = fixedpoint.NewAndersonMixer(n+accelPad, accelDepth, accelMaxCond)
+	a.window = r.Window
+	a.x, a.g = make([]float64, n+accelPad), make([]float64, n+accelPad)
+	return true
+}
+
+// extrapolate is the jump from in, whose map gave next with residual
+// res: Anderson's update, bounded and projected onto boards, or nil for
+// the plain step.
+func (a *edgeAccel) extrapolate(in, next []float64, res float64) []float64 {
+	clear(a.x)
+	clear(a.g)
+	copy(a.x, in)
+	copy(a.g, next)
+	if !a.mix.Step(a.x, a.g) {
+		return nil // the plain step
+	}
+	if l1(a.x, a.g) > accelMaxJump*res || !projectBoard(a.x) {
+		a.mix = nil
+		return nil
+	}
+	m := len(a.x)
+	for m > 1 && a.x[m-1] == 0 {
+		m--
+	}
+	a.preJump = res
+	a.jumps++
+	return append([]float64(nil), a.x[:m]...)
+}
