@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -36,7 +37,7 @@ func EdgeCost(s meanfield.EdgeSettings) float64 {
 }
 
 // EdgePoint is one edge search's outcome: Done is false for a search not
-// finished (cancelled); Err is its failure; Check the plain-iteration
+// finished (cancelled, or stopped by its settings' Stop); Err is its failure; Check the plain-iteration
 // confirmation when it was asked for and the edge was found.
 type EdgePoint struct {
 	Settings meanfield.EdgeSettings
@@ -92,7 +93,7 @@ func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks Edg
 	for j, ok := range started {
 		i := order[j]
 		pts[i] = EdgePoint{Settings: settings[i]}
-		if ok {
+		if ok && !errors.Is(work[i].Err, meanfield.ErrStopped) {
 			pts[i] = work[i]
 			pts[i].Done = true
 		}

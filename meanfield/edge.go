@@ -71,6 +71,11 @@ type EdgeSettings struct {
 	// [0, 64]; zero means 1. The result, Stats and Work included, does not
 	// depend on it (see Edge).
 	Workers int
+	// Stop, when not nil, is polled after every map of the search's
+	// iteration runs; once it reports true, Edge returns within a map with
+	// an error wrapping ErrStopped (herd's Ctrl-C). It is not a setting of
+	// the computation: the result of a search it does not stop is the same.
+	Stop func() bool `json:"-"`
 
 	plain bool // no accelerated corrector (edgeaccel.go): every run plain, for comparison
 }
@@ -188,6 +193,10 @@ type EdgeResult struct {
 	// maps (deterministic, unlike a time).
 	Work float64
 }
+
+// ErrStopped is returned (wrapped) by a search that EdgeSettings.Stop
+// stopped.
+var ErrStopped = errors.New("meanfield: stopped")
 
 // Internal tolerances of Edge.
 const (
@@ -339,7 +348,7 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 				high = 0
 			}
 			last = r.BoardMean
-			return high >= edgeLeaveRun || (cancel != nil && cancel())
+			return high >= edgeLeaveRun || (cancel != nil && cancel()) || e.stopped()
 		}
 		var jump boardJump
 		if acc != nil {
@@ -357,6 +366,10 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 		// basin (edgeaccel.go).
 		att, err = once(nil)
 	}
+	if e.stopped() {
+		o.err = fmt.Errorf("edge search at T = %g: %w", T, ErrStopped)
+		return o
+	}
 	o.att = att
 	if err != nil && !errors.Is(err, ErrNotConverged) {
 		o.err = err
@@ -365,6 +378,9 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 	o.ok = att.Balanced
 	return o
 }
+
+// stopped reports whether EdgeSettings.Stop asks the search to end.
+func (e *edgeRun) stopped() bool { return e.s.Stop != nil && e.s.Stop() }
 
 // runJob is one iteration run: period and start, and whether it is
 // warm-started (a continuation step) rather than a cold protocol run.
@@ -1149,6 +1165,10 @@ type herdOut struct {
 // (findHerdAttractor with Settle and Average half the budget each). It
 // touches neither the result nor a workspace but worker 0's.
 func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
+	if e.stopped() {
+		o.err = fmt.Errorf("edge: herd classification: %w", ErrStopped)
+		return o
+	}
 	m, err := e.mapAt(0, T)
 	if err != nil {
 		o.err = err

@@ -1,9 +1,11 @@
 package meanfield
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -328,5 +330,41 @@ func TestEdgeAcceleratedSame(t *testing.T) {
 	}
 	if fast.Maps >= plain.Maps {
 		t.Errorf("accelerated search took %d maps, plain %d", fast.Maps, plain.Maps)
+	}
+}
+
+// TestEdgeStop: a search whose Stop reports true ends within a map with
+// an error wrapping ErrStopped (herd's Ctrl-C), and a Stop that never
+// reports true leaves the result as it is without one.
+func TestEdgeStop(t *testing.T) {
+	t.Parallel()
+	var polls, after atomic.Int64
+	stop := func() bool {
+		if polls.Add(1) > 40 {
+			after.Add(1)
+			return true
+		}
+		return false
+	}
+	_, err := Edge(EdgeSettings{Dispatchers: 5, Load: 0.9, Stop: stop})
+	if !errors.Is(err, ErrStopped) {
+		t.Fatalf("err %v, want ErrStopped", err)
+	}
+	// Once true, Stop is asked by the map that saw it and by the checks on
+	// the way out; a handful, never a further run.
+	if n := after.Load(); n > 4 {
+		t.Errorf("Stop polled %d times after it reported true, want ≤ 4", n)
+	}
+	plain, err := Edge(EdgeSettings{Dispatchers: 5, Load: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	never, err := Edge(EdgeSettings{Dispatchers: 5, Load: 0.9, Stop: func() bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Refresh != never.Refresh || plain.Maps != never.Maps || plain.NodeRadius != never.NodeRadius {
+		t.Errorf("with a Stop that never stops: edge %v, %d maps, node %v; without: %v, %d, %v",
+			never.Refresh, never.Maps, never.NodeRadius, plain.Refresh, plain.Maps, plain.NodeRadius)
 	}
 }

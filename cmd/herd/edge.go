@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -277,6 +278,13 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 	for i, s := range settings {
 		labels[i] = fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
 		weights[i] = compare.EdgeCost(s)
+	}
+	// A search in progress ends within a map of Ctrl-C (it is then left
+	// out as unfinished), not only the edges not yet started.
+	stop := func() bool { return ctx.Err() != nil }
+	settings = slices.Clone(settings)
+	for i := range settings {
+		settings[i].Stop = stop
 	}
 	prog := progress.NewItems(e.stderr, isTerminal(e.stderr), progress.Mode(mode), name, "edges", labels, weights)
 	pts := compare.Edges(settings, confirm, workerPool(ctx, workers, nil), compare.EdgeHooks{

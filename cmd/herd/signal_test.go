@@ -17,13 +17,17 @@ import (
 // horizon of 10) and D = 10⁶ probes per job. The strict cases are
 // accepted runs at the limits' edge whose latency rests on the event
 // loop checking cancellation on elapsed work (sim/run.go counts
-// arrivals, probes and board records as work).
+// arrivals, probes and board records as work), and a single edge search,
+// which polls for the signal after every map.
 func TestSignalStops(t *testing.T) {
 	cases := [][]string{
 		{"sim", "--refresh", "1e-9", "--policy", "ll", "--tally", "own", "--horizon", "10", "--runs", "2"},
 		{"sim", "--policy", "sqd:1000000", "--with-replacement", "--horizon", "10", "--runs", "2"},
 		{"sim", "--refresh", "1e-4", "--policy", "ll", "--tally", "own", "--horizon", "1e4", "--runs", "2", "--workers", "1"},
 		{"sim", "--policy", "sqd:1024", "--with-replacement", "--horizon", "1e5", "--runs", "2", "--workers", "1"},
+		// One edge search of several seconds: it stops within a map
+		// (meanfield.EdgeSettings.Stop), not when the search ends.
+		{"edge", "--dispatchers", "8", "--load", "0.9", "--workers", "1"},
 	}
 	dir := t.TempDir()
 	for _, args := range cases {
