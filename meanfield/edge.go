@@ -393,9 +393,11 @@ type runJob struct {
 
 // accelFor returns the accelerator of run j (edgeaccel.go), or nil for a
 // plain run: a warm run is accelerated, a cold one only near the balanced
-// fixed point known at its period; phase-type services run plain.
+// fixed point known at its period. Phase-type states are accelerated as
+// boards are (a state is a probability vector too; jumps keep whole
+// levels, edgeAccel.extrapolate).
 func (e *edgeRun) accelFor(j runJob) *edgeAccel {
-	if e.s.plain || e.s.Service.Kind != ServiceExp {
+	if e.s.plain {
 		return nil
 	}
 	if j.warm {

@@ -368,3 +368,29 @@ func TestEdgeStop(t *testing.T) {
 			never.Refresh, never.Maps, never.NodeRadius, plain.Refresh, plain.Maps, plain.NodeRadius)
 	}
 }
+
+// TestEdgePhaseAcceleratedSame: with phase-type sizes too, the search
+// with its accelerated corrector finds the plain search's edge to 1e-8
+// relative (RelTol is 1e-4), with the same crossing, and fewer maps.
+func TestEdgePhaseAcceleratedSame(t *testing.T) {
+	t.Parallel()
+	for _, svc := range []Service{H2Service(2), ErlangService(2)} {
+		s := EdgeSettings{Dispatchers: 3, Load: 0.9, Service: svc, HerdMaps: -1}
+		fast, err := Edge(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.plain = true
+		plain, err := Edge(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%v: plain %.10g (%d maps), accelerated %.10g (%d maps)", svc, plain.Scaled, plain.Maps, fast.Scaled, fast.Maps)
+		if fast.Status != Found || math.Abs(fast.Scaled-plain.Scaled) > 1e-8*plain.Scaled || fast.Crossing != plain.Crossing {
+			t.Errorf("%v: accelerated edge %.10g (%s), plain %.10g (%s)", svc, fast.Scaled, fast.Crossing, plain.Scaled, plain.Crossing)
+		}
+		if fast.Maps >= plain.Maps {
+			t.Errorf("%v: accelerated search took %d maps, plain %d", svc, fast.Maps, plain.Maps)
+		}
+	}
+}

@@ -31,6 +31,9 @@ import "herd/fixedpoint"
 //     distance to the limit of iterates contracting at rate 0.95); a jump
 //     after which the residual exceeds accelGrow times the one before
 //     counts as failed, and after accelFails of them the run is plain;
+//   - the same holds for phase-type services, whose state (queue length
+//     and phase, model.md §2 with phase-type sizes) is a probability
+//     vector like a board; projectBoard keeps it one;
 //   - a run that does not reach a balanced fixed point proves nothing
 //     once it has jumped (a jump near a border may throw it out of a small
 //     basin): Edge then runs it again plainly from its start (runOn), so
@@ -159,7 +162,11 @@ func (a *edgeAccel) extrapolate(in, next []float64, res float64) []float64 {
 	for m > 1 && a.x[m-1] == 0 {
 		m--
 	}
+	// A phase-type state holds whole levels of PhaseCount entries after
+	// the empty one (stateLen): the trimmed jump is padded to one.
+	out := make([]float64, stateLen(stateLevels(m, a.svc.PhaseCount()), a.svc.PhaseCount()))
+	copy(out, a.x[:m])
 	a.preJump = res
 	a.jumps++
-	return append([]float64(nil), a.x[:m]...)
+	return out
 }

@@ -46,21 +46,28 @@ func BenchmarkPhaseRefreshApply(b *testing.B) {
 
 // BenchmarkPhaseEdge times one edge computation with h2 sizes at k = 5,
 // λ = 0.9 (issue 17: under 10 s on 2 cores) and reports the maps it used
-// and the edge.
+// and the edge; suffixed _w2, with two workers (the same result, its
+// independent runs on two cores).
 func BenchmarkPhaseEdge(b *testing.B) {
 	for _, svc := range []Service{H2Service(2)} {
-		b.Run("k5_l0.9_"+svc.String(), func(b *testing.B) {
-			var r EdgeResult
-			var err error
-			b.ReportAllocs()
-			for b.Loop() {
-				r, err = Edge(EdgeSettings{Dispatchers: 5, Load: 0.9, Service: svc})
-				if err != nil {
-					b.Fatal(err)
-				}
+		for _, w := range []int{1, 2} {
+			name := "k5_l0.9_" + svc.String()
+			if w > 1 {
+				name += "_w2"
 			}
-			b.ReportMetric(float64(r.Maps), "maps")
-			b.ReportMetric(r.Scaled, "edge_scaled")
-		})
+			b.Run(name, func(b *testing.B) {
+				var r EdgeResult
+				var err error
+				b.ReportAllocs()
+				for b.Loop() {
+					r, err = Edge(EdgeSettings{Dispatchers: 5, Load: 0.9, Service: svc, Workers: w})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(r.Maps), "maps")
+				b.ReportMetric(r.Scaled, "edge_scaled")
+			})
+		}
 	}
 }
