@@ -69,6 +69,12 @@ type FigureSettings struct {
 	// Progress, if set, is called (serially) as work is done; see
 	// FigureProgress.
 	Progress func(FigureProgress)
+
+	// Journal, if set, keeps every finished simulator run and bracket
+	// run, and gives back those it holds instead of running them again
+	// (a resumed run); it must have been opened for these Quick and Seed.
+	// The numbers are the same with or without it.
+	Journal *FigureJournal
 }
 
 // FigureProgress reports work on one figure. Work is counted in cost
