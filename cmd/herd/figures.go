@@ -131,6 +131,8 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 		if n := journal.Len(); n > 0 {
 			what += fmt.Sprintf("; %s kept in %s: run the same command again to resume",
 				plural(n, "1 finished run", fmt.Sprintf("%d finished runs", n)), jpath)
+		} else if journal.Close() == nil {
+			os.Remove(jpath) // it keeps nothing
 		}
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %s", what)
