@@ -136,6 +136,13 @@ func MakeFigures(ctx context.Context, s FigureSettings, figs []Figure, made func
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pool := newFigurePool(s.Workers)
+	ids := make([]string, len(figs))
+	for i, f := range figs {
+		ids[i] = f.ID
+	}
+	if err := s.Journal.addFigures(ids); err != nil {
+		return err
+	}
 	var mu sync.Mutex // serialises made and Progress
 	var first error
 	fail := func(err error) {

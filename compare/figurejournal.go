@@ -22,6 +22,7 @@ import (
 // rerun of the same command resumes from them. One line per finished
 // unit, appended and flushed as the unit finishes (as RunLog does):
 //
+//	figures<TAB>-<TAB>the IDs of the figures a run set out to make (1,5,7)
 //	run<TAB>sim.Config.Key and seed<TAB>the sim.Result's fields
 //	bracket<TAB>RunRecord.Key<TAB>the RunRecord as JSON
 //
@@ -41,6 +42,7 @@ type FigureJournal struct {
 	w        *bufio.Writer
 	runs     map[string]sim.Result
 	brackets map[string]RunRecord
+	figures  map[string]bool // figures some run on the journal set out to make
 	reused   atomic.Int64
 	// afterPut, if set (tests), is called after each unit is recorded.
 	afterPut func()
@@ -71,7 +73,7 @@ func (e *FigureJournalMismatchError) Error() string {
 // OpenFigureJournal opens the journal at path for settings s, creating it
 // if need be, with the units it holds.
 func OpenFigureJournal(path string, s FigureSettings) (*FigureJournal, error) {
-	j := &FigureJournal{runs: map[string]sim.Result{}, brackets: map[string]RunRecord{}}
+	j := &FigureJournal{runs: map[string]sim.Result{}, brackets: map[string]RunRecord{}, figures: map[string]bool{}}
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -95,7 +97,10 @@ func OpenFigureJournal(path string, s FigureSettings) (*FigureJournal, error) {
 					return nil, fmt.Errorf("compare: %s:%d: a corrupt figures journal (delete it to start afresh): %w", path, i+3, err)
 				}
 			}
-			if lines[1] != want {
+			if lines[1] != want && len(j.runs)+len(j.brackets) == 0 {
+				complete = 0 // keeps nothing: start afresh
+				j.figures = map[string]bool{}
+			} else if lines[1] != want {
 				return nil, &FigureJournalMismatchError{Path: path, Have: strings.TrimPrefix(lines[1], "# "),
 					Want: strings.TrimPrefix(want, "# "), Finished: len(j.runs) + len(j.brackets)}
 			}
@@ -133,6 +138,10 @@ func (j *FigureJournal) read(line string) error {
 		return fmt.Errorf("%.60q: want kind, key and value separated by tabs", line)
 	}
 	switch kind {
+	case "figures":
+		for _, id := range strings.Split(val, ",") {
+			j.figures[id] = true
+		}
 	case "run":
 		r, err := parseJournalResult(val)
 		if err != nil {
@@ -208,15 +217,21 @@ func (j *FigureJournal) putRun(key string, r sim.Result) error {
 
 // put records a unit with add (under the lock) and appends its line.
 func (j *FigureJournal) put(add func(), line string) error {
+	err := j.write(add, line)
+	if j.afterPut != nil {
+		j.afterPut()
+	}
+	return err
+}
+
+// write appends line, calling add under the lock.
+func (j *FigureJournal) write(add func(), line string) error {
 	j.mu.Lock()
 	add()
 	j.w.WriteString(line)
 	j.w.WriteByte('\n')
 	err := j.w.Flush()
 	j.mu.Unlock()
-	if j.afterPut != nil {
-		j.afterPut()
-	}
 	return err
 }
 
@@ -249,6 +264,36 @@ func (s journalStore) Put(r RunRecord) error {
 		return err
 	}
 	return s.j.put(func() { s.j.brackets[key] = r }, "bracket\t"+key+"\t"+string(b))
+}
+
+// addFigures records that a run sets out to make figures ids.
+func (j *FigureJournal) addFigures(ids []string) error {
+	if j == nil {
+		return nil
+	}
+	return j.write(func() {
+		for _, id := range ids {
+			j.figures[id] = true
+		}
+	}, "figures\t-\t"+strings.Join(ids, ","))
+}
+
+// Covers reports whether figures ids include every figure that a run on
+// the journal (this one included) set out to make: once they are written,
+// nothing the journal keeps is needed.
+func (j *FigureJournal) Covers(ids []string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	have := map[string]bool{}
+	for _, id := range ids {
+		have[id] = true
+	}
+	for id := range j.figures {
+		if !have[id] {
+			return false
+		}
+	}
+	return true
 }
 
 // Len returns the number of finished units (simulator runs and bracket

@@ -205,3 +205,45 @@ func TestFigureJournalRoundTrip(t *testing.T) {
 		t.Errorf("NaN, -Inf: got %v, %v, %v", got.ResponseMean, got.BoardMean, err)
 	}
 }
+
+// Covers: a journal is done with once the figures every run on it set
+// out to make are written; a journal of other settings that keeps no run
+// is started afresh.
+func TestFigureJournalCovers(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "j")
+	set := FigureSettings{Seed: 4}
+	j, err := OpenFigureJournal(path, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.addFigures([]string{"1", "5"}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	if _, err := OpenFigureJournal(path, FigureSettings{Seed: 5}); err != nil {
+		t.Fatalf("a journal of other settings with no run: %v, want it started afresh", err)
+	}
+	j, _ = OpenFigureJournal(path, set) // now seed 5's: refused, as it holds no run it is started afresh
+	j.Close()
+	j, err = OpenFigureJournal(path, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(j.addFigures([]string{"1", "5"}), j.putRun("a", sim.Result{})); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	if j, err = OpenFigureJournal(path, set); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for _, c := range []struct {
+		ids  []string
+		want bool
+	}{{[]string{"1"}, false}, {[]string{"5", "1"}, true}, {[]string{"1", "3", "5"}, true}} {
+		if got := j.Covers(c.ids); got != c.want {
+			t.Errorf("Covers(%v) = %t, want %t (runs on it set out to make 1, 5)", c.ids, got, c.want)
+		}
+	}
+}

@@ -144,9 +144,20 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	// Every chosen figure is written: the journal has done its work.
+	// Every chosen figure is written: the journal has done its work,
+	// unless an earlier run on it set out to make other figures (an
+	// interrupted run of all figures, then one of --only 3).
+	ids := make([]string, len(a.chosen))
+	for i, f := range a.chosen {
+		ids[i] = f.ID
+	}
+	covered := journal.Covers(ids)
 	if err := journal.Close(); err != nil {
 		return err
+	}
+	if !covered {
+		fmt.Fprintf(e.stderr, "herd figures: %s kept: it holds finished runs of figures this run did not make; a run that makes them deletes it\n", jpath)
+		return nil
 	}
 	return os.Remove(jpath)
 }

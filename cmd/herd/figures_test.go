@@ -328,18 +328,7 @@ func TestFiguresResume(t *testing.T) {
 
 	dir := t.TempDir()
 	journal := filepath.Join(dir, figuresJournal)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { // Ctrl-C once 10 runs are journaled
-		for ctx.Err() == nil {
-			if b, _ := os.ReadFile(journal); bytes.Count(b, []byte("\n")) >= 12 {
-				cancel()
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}()
-	var out, errb bytes.Buffer
-	code := run(ctx, append([]string{"figures", dir}, args...), &out, &errb)
-	cancel()
+	code, errb := interruptFigures(dir, args)
 	kept := regexp.MustCompile(`interrupted: nothing was written; figure 3 not made \(no file of it written\); (\d+) finished runs kept in .*\.figures-journal: run the same command again to resume`).FindStringSubmatch(errb.String())
 	if code != 1 || kept == nil {
 		t.Fatalf("interrupted: exit %d, stderr %q; want 1 and the runs kept", code, errb.String())
@@ -368,5 +357,44 @@ func TestFiguresResume(t *testing.T) {
 	}
 	if _, err := os.Stat(journal); !os.IsNotExist(err) {
 		t.Errorf("journal left after the resumed run wrote every figure (stat: %v)", err)
+	}
+}
+
+// interruptFigures runs herd figures DIR args and cancels it (Ctrl-C)
+// once the journal holds 10 finished runs.
+func interruptFigures(dir string, args []string) (int, *bytes.Buffer) {
+	journal := filepath.Join(dir, figuresJournal)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if b, _ := os.ReadFile(journal); bytes.Count(b, []byte("\nrun\t")) >= 10 {
+				cancel()
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var out, errb bytes.Buffer
+	code := run(ctx, append([]string{"figures", dir}, args...), &out, &errb)
+	return code, &errb
+}
+
+// A run of --only 3 on the journal of an interrupted run of every figure
+// keeps the journal (it holds runs of figures 3 did not need) and says so.
+func TestFiguresOnlyKeepsJournal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("figure 3 --quick takes a second")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	if code, errb := interruptFigures(dir, []string{"--quick", "--workers", "1"}); code != 1 || !strings.Contains(errb.String(), "finished runs kept in") {
+		t.Fatalf("interrupted: exit %d, stderr %q", code, errb.String())
+	}
+	_, errs, code := herd(t, "figures", dir, "--quick", "--only", "3", "--workers", "1")
+	if code != 0 || !strings.Contains(errs, figuresJournal+" kept: it holds finished runs of figures this run did not make") {
+		t.Errorf("--only 3 after an interrupted run of all: exit %d, stderr %q; want 0 and the journal kept", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, figuresJournal)); err != nil {
+		t.Errorf("journal gone: %v", err)
 	}
 }
