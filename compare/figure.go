@@ -69,6 +69,12 @@ type FigureSettings struct {
 	// Progress, if set, is called (serially) as work is done; see
 	// FigureProgress.
 	Progress func(FigureProgress)
+
+	// Journal, if set, keeps every finished simulator run and bracket
+	// run, and gives back those it holds instead of running them again
+	// (a resumed run); it must have been opened for these Quick and Seed.
+	// The numbers are the same with or without it.
+	Journal *FigureJournal
 }
 
 // FigureProgress reports work on one figure. Work is counted in cost
@@ -130,6 +136,13 @@ func MakeFigures(ctx context.Context, s FigureSettings, figs []Figure, made func
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pool := newFigurePool(s.Workers)
+	ids := make([]string, len(figs))
+	for i, f := range figs {
+		ids[i] = f.ID
+	}
+	if err := s.Journal.addFigures(ids); err != nil {
+		return err
+	}
 	var mu sync.Mutex // serialises made and Progress
 	var first error
 	fail := func(err error) {

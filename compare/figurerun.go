@@ -90,12 +90,16 @@ func (r *figureRun) simulate(ctx context.Context, cfgs []sim.Config, runs int) (
 	res := make([]sim.Result, len(tasks))
 	err := r.parallel(ctx, len(tasks), "runs", func(i int) float64 { return RunCost(tasks[i].Config) }, func(i int) error {
 		t := tasks[i]
-		v, err := r.pool.do(ctx, fmt.Sprintf("run %s seed=%d", t.Config.Key(), t.Seed), r.index, func() (any, error) {
+		key := fmt.Sprintf("%s seed=%d", t.Config.Key(), t.Seed)
+		v, err := r.pool.do(ctx, "run "+key, r.index, func() (any, error) {
+			if res, ok := r.Journal.run(key); ok {
+				return res, nil
+			}
 			out, _, err := sim.RunAll(ctx, []sim.Task{t}, 1, nil)
 			if err != nil {
 				return nil, err
 			}
-			return out[0], nil
+			return out[0], r.Journal.putRun(key, out[0])
 		})
 		if err == nil {
 			res[i] = v.(sim.Result)
@@ -162,7 +166,7 @@ func (r *figureRun) brackets(ctx context.Context, n int, settings func(i int) (B
 				errs[i] = err
 				return
 			}
-			out[i], errs[i] = Bracket(ctx, s, nil, func(done, _ int) { report(i, done, false) })
+			out[i], errs[i] = Bracket(ctx, s, r.Journal.bracketStore(), func(done, _ int) { report(i, done, false) })
 			report(i, -1, true)
 		}()
 	}

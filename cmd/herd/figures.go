@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -25,8 +26,14 @@ type figuresArgs struct {
 	only    string
 	seed    uint64
 	workers int
+	prog    string
 	chosen  []compare.Figure
 }
+
+// figuresJournal is the file in DIR that keeps an interrupted herd
+// figures' finished runs (compare.FigureJournal) until a rerun of the
+// same command finishes every chosen figure and deletes it.
+const figuresJournal = ".figures-journal"
 
 func parseFiguresArgs(e *env, args []string) (*figuresArgs, error) {
 	fs := newFlags(e, "figures", "figures DIR [--quick] [--only LIST] [flags]")
@@ -35,13 +42,17 @@ func parseFiguresArgs(e *env, args []string) (*figuresArgs, error) {
 	fs.StringVar(&a.only, "only", "", "make only these figures, e.g. 1,5,7 (list of 1–7); index.md is written only when every figure is made")
 	seed := seedFlag(fs)
 	workers := workersFlag(fs, defaultWorkers(), "runs and model points computed")
+	prog := addProgressFlag(fs)
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		a.dir, args = args[0], args[1:]
 	}
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
-	a.seed, a.workers = *seed, *workers
+	a.seed, a.workers, a.prog = *seed, *workers, *prog
+	if err := checkProgressMode(a.prog); err != nil {
+		return nil, err
+	}
 	if a.dir == "" {
 		return nil, usagef("want a directory: herd figures DIR [--quick]")
 	}
@@ -81,9 +92,23 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 	if err := os.MkdirAll(a.dir, 0o755); err != nil {
 		return usagef("DIR %q: %v", a.dir, err) // before any work
 	}
-	prog := newFigureProgress(e.stderr, a.chosen)
+	set := compare.FigureSettings{Quick: a.quick, Seed: a.seed, Workers: a.workers}
+	jpath := filepath.Join(a.dir, figuresJournal)
+	journal, err := compare.OpenFigureJournal(jpath, set)
+	if mis := (*compare.FigureJournalMismatchError)(nil); errors.As(err, &mis) {
+		return usagef("%v", err) // before any work
+	}
+	if err != nil {
+		return err
+	}
+	defer journal.Close()
+	if n := journal.Len(); n > 0 {
+		fmt.Fprintf(e.stderr, "herd figures: resuming: %s from %s\n", plural(n, "1 finished run", fmt.Sprintf("%d finished runs", n)), jpath)
+	}
+	set.Journal = journal
+	prog := newFigureProgress(e.stderr, a.prog, a.chosen)
 	defer prog.Close()
-	set := compare.FigureSettings{Quick: a.quick, Seed: a.seed, Workers: a.workers, Progress: prog.update}
+	set.Progress = prog.update
 	plots := make([][]*compare.FigurePlot, len(a.chosen))
 	var mu sync.Mutex
 	var written []int // indices into a.chosen, in the order written
@@ -103,15 +128,38 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		prog.Close()
 		what := figuresWritten(a, plots)
+		if n := journal.Len(); n > 0 {
+			what += fmt.Sprintf("; %s kept in %s: run the same command again to resume",
+				plural(n, "1 finished run", fmt.Sprintf("%d finished runs", n)), jpath)
+		} else if journal.Close() == nil {
+			os.Remove(jpath) // it keeps nothing
+		}
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %s", what)
 		}
 		return fmt.Errorf("%w; %s", err, what)
 	}
-	if a.only != "" {
+	if a.only == "" {
+		if err := writeFigureIndex(a, plots); err != nil {
+			return err
+		}
+	}
+	// Every chosen figure is written: the journal has done its work,
+	// unless an earlier run on it set out to make other figures (an
+	// interrupted run of all figures, then one of --only 3).
+	ids := make([]string, len(a.chosen))
+	for i, f := range a.chosen {
+		ids[i] = f.ID
+	}
+	covered := journal.Covers(ids)
+	if err := journal.Close(); err != nil {
+		return err
+	}
+	if !covered {
+		fmt.Fprintf(e.stderr, "herd figures: %s kept: it holds finished runs of figures this run did not make; a run that makes them deletes it\n", jpath)
 		return nil
 	}
-	return writeFigureIndex(a, plots)
+	return os.Remove(jpath)
 }
 
 func defaultWorkers() int { return runtime.NumCPU() }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"herd/cmd/internal/plotting"
 	"herd/compare"
@@ -248,6 +249,7 @@ func TestFiguresBadInput(t *testing.T) {
 		{[]string{"figures", t.TempDir(), "--only", "1,,2"}, "empty item"},
 		{[]string{"figures", t.TempDir(), "--workers", "0"}, "--workers 0"},
 		{[]string{"figures", t.TempDir(), "extra"}, "unexpected argument"},
+		{[]string{"figures", t.TempDir(), "--progress", "sometimes"}, `--progress "sometimes": want auto, always or never`},
 	}
 	for _, c := range cases {
 		_, errs, code := herd(t, c.args...)
@@ -303,5 +305,96 @@ func TestFiguresInterrupted(t *testing.T) {
 	got := figuresWritten(a, [][]*compare.FigurePlot{{{Stem: "fig1-stale-board"}}, nil})
 	if want := "figure 1 written to D (fig1-stale-board, each as .svg, .png and .csv); figure 5 not made (no file of it written)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Ctrl-C keeps the finished runs in DIR/.figures-journal and says so; a
+// rerun of the same command reuses them, writes the bytes of an
+// uninterrupted run and deletes the journal; a rerun with another seed
+// or run length is refused (exit 2) and leaves the journal alone.
+func TestFiguresResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("figure 3 --quick three times takes a few seconds")
+	}
+	t.Parallel()
+	args := []string{"--quick", "--only", "3", "--workers", "1"}
+	whole := t.TempDir()
+	if _, errs, code := herd(t, append([]string{"figures", whole}, args...)...); code != 0 {
+		t.Fatalf("uninterrupted: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(whole, figuresJournal)); !os.IsNotExist(err) {
+		t.Errorf("journal left after every figure was written (stat: %v)", err)
+	}
+
+	dir := t.TempDir()
+	journal := filepath.Join(dir, figuresJournal)
+	code, errb := interruptFigures(dir, args)
+	kept := regexp.MustCompile(`interrupted: nothing was written; figure 3 not made \(no file of it written\); (\d+) finished runs kept in .*\.figures-journal: run the same command again to resume`).FindStringSubmatch(errb.String())
+	if code != 1 || kept == nil {
+		t.Fatalf("interrupted: exit %d, stderr %q; want 1 and the runs kept", code, errb.String())
+	}
+	saved, _ := os.ReadFile(journal)
+	for _, other := range [][]string{{"--seed", "2"}, {"--only", "3"}} {
+		_, errs, code := herd(t, append([]string{"figures", dir}, other...)...)
+		if code != 2 || !strings.Contains(errs, "quick=true seed=1") {
+			t.Errorf("herd figures %v on a --quick --seed 1 journal: exit %d, stderr %q; want 2 naming the journal's settings", other, code, errs)
+		}
+	}
+	if now, _ := os.ReadFile(journal); !bytes.Equal(now, saved) {
+		t.Errorf("a refused run changed the journal")
+	}
+
+	_, errs, code := herd(t, append([]string{"figures", dir}, args...)...)
+	if code != 0 || !strings.Contains(errs, "resuming: "+kept[1]+" finished runs from ") {
+		t.Fatalf("resumed: exit %d, stderr %q; want 0 and resuming from %s runs", code, errs, kept[1])
+	}
+	for _, ext := range []string{".csv", ".svg", ".png"} {
+		got, err1 := os.ReadFile(filepath.Join(dir, "fig3-round-robin"+ext))
+		want, err2 := os.ReadFile(filepath.Join(whole, "fig3-round-robin"+ext))
+		if err := errors.Join(err1, err2); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("fig3-round-robin%s resumed differs from an uninterrupted run's (%v)", ext, err)
+		}
+	}
+	if _, err := os.Stat(journal); !os.IsNotExist(err) {
+		t.Errorf("journal left after the resumed run wrote every figure (stat: %v)", err)
+	}
+}
+
+// interruptFigures runs herd figures DIR args and cancels it (Ctrl-C)
+// once the journal holds 10 finished runs.
+func interruptFigures(dir string, args []string) (int, *bytes.Buffer) {
+	journal := filepath.Join(dir, figuresJournal)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if b, _ := os.ReadFile(journal); bytes.Count(b, []byte("\nrun\t")) >= 10 {
+				cancel()
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var out, errb bytes.Buffer
+	code := run(ctx, append([]string{"figures", dir}, args...), &out, &errb)
+	return code, &errb
+}
+
+// A run of --only 3 on the journal of an interrupted run of every figure
+// keeps the journal (it holds runs of figures 3 did not need) and says so.
+func TestFiguresOnlyKeepsJournal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("figure 3 --quick takes a second")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	if code, errb := interruptFigures(dir, []string{"--quick", "--workers", "1"}); code != 1 || !strings.Contains(errb.String(), "finished runs kept in") {
+		t.Fatalf("interrupted: exit %d, stderr %q", code, errb.String())
+	}
+	_, errs, code := herd(t, "figures", dir, "--quick", "--only", "3", "--workers", "1")
+	if code != 0 || !strings.Contains(errs, figuresJournal+" kept: it holds finished runs of figures this run did not make") {
+		t.Errorf("--only 3 after an interrupted run of all: exit %d, stderr %q; want 0 and the journal kept", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, figuresJournal)); err != nil {
+		t.Errorf("journal gone: %v", err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // the --progress flag and the adapters to sim's and compare's callbacks.
 
 // addProgressFlag defines --progress, with one help text for every command
-// that computes edges one by one (herd edge, herd law).
+// that computes edges one by one (herd edge, herd law) and herd figures.
 func addProgressFlag(fs *pflag.FlagSet) *string {
 	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
 }
@@ -42,16 +42,17 @@ func weighRuns(p *progress.Line, tasks []sim.Task) func(i int, _ sim.Result, don
 	return func(i int, _ sim.Result, done, total int) { p.Notify(i, done, total) }
 }
 
-// figureProgress shows herd figures' progress on a terminal (w), one
-// job per figure.
+// figureProgress shows herd figures' progress on w, one job per figure:
+// a line rewritten in place on a terminal, else (--progress auto) a
+// heartbeat line every 30 s.
 type figureProgress struct{ *progress.Stages }
 
-func newFigureProgress(w io.Writer, figs []compare.Figure) figureProgress {
+func newFigureProgress(w io.Writer, mode string, figs []compare.Figure) figureProgress {
 	ids := make([]string, len(figs))
 	for i, f := range figs {
 		ids[i] = f.ID
 	}
-	return figureProgress{progress.NewStages(w, isTerminal(w), "figures", "figure", ids)}
+	return figureProgress{progress.NewStages(w, isTerminal(w), progress.Mode(mode), "figures", "figure", ids)}
 }
 
 // update takes a report from compare.MakeFigures.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -33,7 +34,7 @@ func TestOnlyOnTerminal(t *testing.T) {
 		if p.Terminal() != nil {
 			t.Errorf("Terminal() = %v off a terminal, want nil", p.Terminal())
 		}
-		fp := NewStages(w, false, "figures", "figure", []string{"1", "2"})
+		fp := NewStages(w, false, Auto, "figures", "figure", []string{"1", "2"})
 		fp.Update(Stage{Job: 0, Name: "runs", Done: 1, Total: 2, TotalKnown: true})
 		fp.Written(0, "")
 		fp.Close()
@@ -102,8 +103,8 @@ func TestStages(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
 	clk := &fakeClock{t: time.Unix(0, 0)}
-	p := NewStages(&b, false, "figures", "figure", []string{"1", "2", "3", "4", "5", "6", "7"})
-	p.w, p.now, p.start = &b, clk.now, clk.t
+	p := NewStages(&b, true, Auto, "figures", "figure", []string{"1", "2", "3", "4", "5", "6", "7"})
+	p.now, p.start = clk.now, clk.t
 	p.Update(Stage{Job: 0, Name: "runs", Total: 100, TotalKnown: true})
 	p.Update(Stage{Job: 4, Name: "brackets (0 of 6 done)", Done: 4, Total: 4})
 	clk.t = clk.t.Add(30 * time.Second)
@@ -175,4 +176,47 @@ func TestItems(t *testing.T) {
 	if b.Len() != 0 {
 		t.Errorf("never: %q", b.String())
 	}
+}
+
+// Stages off a terminal (a log): Auto and Always print the progress line
+// as a heartbeat line, Never nothing; no line is rewritten in place.
+func TestStagesHeartbeat(t *testing.T) {
+	old := heartbeatEvery
+	heartbeatEvery = 20 * time.Millisecond
+	defer func() { heartbeatEvery = old }()
+	for _, mode := range []Mode{Auto, Always, Never} {
+		var b syncBuffer
+		p := NewStages(&b, false, mode, "figures", "figure", []string{"1", "2"})
+		p.Update(Stage{Job: 1, Name: "runs", Done: 1, Total: 4, TotalKnown: true})
+		time.Sleep(70 * time.Millisecond)
+		p.Written(0, "fig1: .svg")
+		p.Close()
+		p.Close()
+		s := b.String()
+		want := mode != Never
+		if got := strings.Contains(s, "figures: 0 of 2 done") && strings.Contains(s, "figure 2: runs 25% by cost"); got != want {
+			t.Errorf("%s: heartbeat %t, want %t: %q", mode, got, want, s)
+		}
+		if strings.Contains(s, "\r") {
+			t.Errorf("%s: a line rewritten in place off a terminal: %q", mode, s)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the heartbeat's goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

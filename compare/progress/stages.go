@@ -19,14 +19,20 @@ type Stage struct {
 	Finished    bool // the job's computation is done (its output follows)
 }
 
-// Stages shows, on a terminal, one line over several jobs at work at once,
-// rewritten at most four times a second: the jobs done out of all, the
-// time elapsed and, for each job at work, its stage, the share done by
-// cost and an estimate of its time left; and a line per job written.
+// Stages shows one line over several jobs at work at once, rewritten in
+// place at most four times a second (on a terminal): the jobs done out of
+// all, the time elapsed and, for each job at work, its stage, the share
+// done by cost and an estimate of its time left; and a line per job
+// written. Where the line cannot be rewritten (a log), the same line is
+// printed as a heartbeat every 30 s. Mode Auto gives the rewritten line
+// on a terminal and the heartbeat otherwise; Always both; Never nothing.
 // Jobs are named "item ID" (figure 3) and counted as name (figures).
 type Stages struct {
 	mu         sync.Mutex
-	w          io.Writer // nil: not a terminal, nothing shown
+	w          io.Writer // nil: nothing shown
+	live       bool      // the line is rewritten in place (a terminal)
+	stop       chan struct{}
+	wg         sync.WaitGroup
 	name, item string
 	ids        []string
 	start      time.Time
@@ -38,15 +44,51 @@ type Stages struct {
 	now        func() time.Time
 }
 
-// NewStages starts reporting jobs ids on w, shown only if w is a terminal
-// (term); the line reads "name: d of n done, …; item ID: stage …".
-func NewStages(w io.Writer, term bool, name, item string, ids []string) *Stages {
+// NewStages starts reporting jobs ids on w in mode (term says whether w
+// is a terminal); the line reads "name: d of n done, …; item ID: stage …".
+// Close stops it.
+func NewStages(w io.Writer, term bool, mode Mode, name, item string, ids []string) *Stages {
 	p := &Stages{name: name, item: item, ids: ids, start: time.Now(), now: time.Now,
 		stage: make([]Stage, len(ids)), stageAt: make([]time.Time, len(ids))}
-	if term {
+	beat := false
+	switch mode {
+	case Always:
+		p.live, beat = term, true
+	case Auto:
+		p.live, beat = term, !term
+	}
+	if p.live || beat {
 		p.w = w
 	}
+	if beat {
+		p.stop = make(chan struct{})
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			t := time.NewTicker(heartbeatEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-p.stop:
+					return
+				case <-t.C:
+					p.heartbeat()
+				}
+			}
+		}()
+	}
 	return p
+}
+
+// heartbeat prints the progress line as a line of its own.
+func (p *Stages) heartbeat() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+	fmt.Fprintln(p.w, p.line(p.now()))
 }
 
 // Update takes a job's report.
@@ -58,7 +100,7 @@ func (p *Stages) Update(r Stage) {
 		p.stageAt[r.Job] = now
 	}
 	p.stage[r.Job] = r
-	if p.w == nil || now.Sub(p.last) < 250*time.Millisecond {
+	if !p.live || now.Sub(p.last) < 250*time.Millisecond {
 		return
 	}
 	p.last = now
@@ -107,8 +149,8 @@ func (p *Stages) Written(i int, what string) {
 	defer p.mu.Unlock()
 	p.done++
 	p.stage[i].Finished = true
-	if p.w == nil {
-		return
+	if !p.live {
+		return // a heartbeat reports the count
 	}
 	now := p.now()
 	fmt.Fprintf(p.w, "\r\x1b[K%s: %s %s written (%s); %d of %d %s done, %s elapsed\n",
@@ -116,8 +158,17 @@ func (p *Stages) Written(i int, what string) {
 	p.shown = false
 }
 
-// Close ends the progress line.
+// Close ends the progress line and stops the heartbeat; it may be called
+// more than once.
 func (p *Stages) Close() {
+	if p.stop != nil {
+		select {
+		case <-p.stop:
+		default:
+			close(p.stop)
+		}
+		p.wg.Wait()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.w != nil && p.shown {
