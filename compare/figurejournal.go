@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -106,25 +105,7 @@ func OpenFigureJournal(path string, s FigureSettings) (*FigureJournal, error) {
 			}
 		}
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.Truncate(int64(complete)); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if _, err := f.Seek(int64(complete), io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
-	j.f, j.w = f, bufio.NewWriter(f)
-	if complete == 0 {
-		fmt.Fprintln(j.w, FigureJournalMagic)
-		fmt.Fprintln(j.w, want)
-	}
-	if err := j.w.Flush(); err != nil {
-		f.Close()
+	if j.f, j.w, err = openAppend(path, complete, FigureJournalMagic, want); err != nil {
 		return nil, err
 	}
 	return j, nil

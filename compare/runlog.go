@@ -54,24 +54,39 @@ func OpenRunLog(path string) (*RunLog, error) {
 	if s.runs, err = readRunLog(path, data[:complete]); err != nil {
 		return nil, err
 	}
+	if s.f, s.w, err = openAppend(path, complete, RunLogMagic, RunLogHeader); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openAppend opens the file at path for appending after its first
+// complete bytes (a torn last line is cut off), writing head's lines
+// first when it keeps none; the journals of bracket and figures share it.
+func openAppend(path string, complete int, head ...string) (*os.File, *bufio.Writer, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := f.Truncate(int64(complete)); err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := f.Seek(int64(complete), io.SeekStart); err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	s.f, s.w = f, bufio.NewWriter(f)
+	w := bufio.NewWriter(f)
 	if complete == 0 {
-		fmt.Fprintln(s.w, RunLogMagic)
-		fmt.Fprintln(s.w, RunLogHeader)
+		for _, h := range head {
+			fmt.Fprintln(w, h)
+		}
 	}
-	return s, s.w.Flush()
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, w, nil
 }
 
 // readRunLog reads a run log's complete lines.

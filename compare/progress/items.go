@@ -21,6 +21,27 @@ const (
 // heartbeatEvery is the interval of the heartbeat line; tests shorten it.
 var heartbeatEvery = 30 * time.Second
 
+// startBeat calls heartbeat every heartbeatEvery on a goroutine counted in wg
+// until the returned channel is closed.
+func startBeat(wg *sync.WaitGroup, heartbeat func()) chan struct{} {
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(heartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				heartbeat()
+			}
+		}
+	}()
+	return stop
+}
+
 // Items reports a batch of long, weighted items (edges): one line per
 // finished item with its wall time, the time elapsed and an estimate of
 // the time left, and a heartbeat line every 30 s while items run, naming
@@ -64,21 +85,7 @@ func NewItems(w io.Writer, term bool, mode Mode, name, unit string, labels []str
 		p.w = w
 	}
 	if beat {
-		p.stop = make(chan struct{})
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			t := time.NewTicker(heartbeatEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-p.stop:
-					return
-				case <-t.C:
-					p.heartbeat()
-				}
-			}
-		}()
+		p.stop = startBeat(&p.wg, p.heartbeat)
 	}
 	return p
 }

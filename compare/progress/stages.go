@@ -61,21 +61,7 @@ func NewStages(w io.Writer, term bool, mode Mode, name, item string, ids []strin
 		p.w = w
 	}
 	if beat {
-		p.stop = make(chan struct{})
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			t := time.NewTicker(heartbeatEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-p.stop:
-					return
-				case <-t.C:
-					p.heartbeat()
-				}
-			}
-		}()
+		p.stop = startBeat(&p.wg, p.heartbeat)
 	}
 	return p
 }
