@@ -333,7 +333,9 @@ func (b *bracketer) adaptive(ctx context.Context, grid []float64) error {
 
 // upperGap is the point the search for the upper end visits before it
 // asks "at most one" of anything: walking up from the lower end lo over
-// the points whose answer is already "no", the midpoint of the gap below
+// the points whose answer is already "no" (from the replications that
+// settle the questions asked of them, so that timing cannot change it),
+// the midpoint of the gap below
 // the first point whose answer is open, when that gap exceeds Resolution.
 // It is NaN when there is no such gap, or when a point above lo already
 // answers "yes". The exhaustive search would bisect the same gap once it
@@ -347,7 +349,11 @@ func (b *bracketer) upperGap(lo float64) float64 {
 		if x <= lo {
 			continue
 		}
-		switch b.answer(x, qAtMostOne, b.s.Runs) {
+		// Read only the replications that settle what was asked of x
+		// (reported): whether a later one has finished too depends on
+		// timing, and with it the search's next point.
+		full, _ := b.reported(x)
+		switch b.answer(x, qAtMostOne, full) {
 		case yes:
 			return math.NaN()
 		case no:

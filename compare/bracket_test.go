@@ -52,12 +52,30 @@ func TestBracketResume(t *testing.T) {
 		t.Errorf("resumed [%v, %v] (%d points), uninterrupted [%v, %v] (%d points)",
 			resumed.Lower, resumed.Upper, len(resumed.Points), full.Lower, full.Upper, len(full.Points))
 	}
-	for i := range full.Points {
-		if resumed.Points[i] != full.Points[i] && !(math.IsNaN(full.Points[i].MedianTip) && math.IsNaN(resumed.Points[i].MedianTip)) {
-			t.Errorf("point %d: resumed %+v, uninterrupted %+v", i, resumed.Points[i], full.Points[i])
+	samePoints(t, "resumed", resumed.Points, full.Points)
+	// One worker: the same points, run counts and tips (what --points
+	// prints), whatever the timing of the runs in flight.
+	one := s
+	one.Workers = 1
+	serial, err := Bracket(context.Background(), one, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePoints(t, "one worker", serial.Points, full.Points)
+	t.Logf("N = 25, 100 refreshes: [%v, %v], %d points", full.Lower, full.Upper, len(full.Points))
+}
+
+// samePoints fails when two brackets' per-point tables differ.
+func samePoints(t *testing.T, name string, got, want []PointStat) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d points, want %d", name, len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] && !(math.IsNaN(want[i].MedianTip) && math.IsNaN(got[i].MedianTip)) {
+			t.Errorf("point %d: %s %+v, want %+v", i, name, got[i], want[i])
 		}
 	}
-	t.Logf("N = 25, 100 refreshes: [%v, %v], %d points", full.Lower, full.Upper, len(full.Points))
 }
 
 func TestBracketOf(t *testing.T) {
@@ -223,16 +241,23 @@ func TestSequentialVerdicts(t *testing.T) {
 func TestUpperGap(t *testing.T) {
 	t.Parallel()
 	const u = unknown
+	const both = qAll | qAtMostOne
 	for _, tc := range []struct {
-		name string
-		far  []int // replications at the far point 1.3
-		want float64
+		name  string
+		far   []int // replications at the far point 1.3
+		asked int   // questions asked of it
+		want  float64
 	}{
-		{"far point open, gap 0.25", []int{-1, u, u, u}, 1.175},
-		{"far point holds", []int{-1, -1, -1, u}, math.NaN()},
+		{"far point open, gap 0.25", []int{-1, u, u, u}, qAll, 1.175},
+		{"far point holds", []int{-1, -1, -1, u}, both, math.NaN()},
+		// Only "all" was asked of the far point, settled by its first run;
+		// its later runs finished while they were being stopped. Whether
+		// they did depends on timing, so they must not count.
+		{"far point's later runs finished by chance", []int{-1, -1, -1, u}, qAll, 1.175},
 	} {
 		b := &bracketer{s: BracketSettings{Runs: 4, Resolution: 0.1}, points: map[float64]*PointStat{},
-			reps: map[float64][]int{1: {3, 4, 5, 6}, 1.05: {-1, 7, 8, u}, 1.3: tc.far}}
+			reps:  map[float64][]int{1: {3, 4, 5, 6}, 1.05: {-1, 7, 8, u}, 1.3: tc.far},
+			asked: map[float64]int{1: qAll, 1.05: both, 1.3: tc.asked}}
 		for x := range b.reps {
 			b.points[x] = &PointStat{Scaled: x}
 		}
@@ -240,11 +265,22 @@ func TestUpperGap(t *testing.T) {
 			t.Errorf("%s: upperGap(1) = %v, want %v", tc.name, got, tc.want)
 		}
 		// A narrow gap is left to the search: ask the point itself.
-		b.reps[1.12], b.points[1.12] = tc.far, &PointStat{Scaled: 1.12}
+		b.reps[1.12], b.points[1.12], b.asked[1.12] = tc.far, &PointStat{Scaled: 1.12}, tc.asked
 		delete(b.reps, 1.3)
 		delete(b.points, 1.3)
 		if got := b.upperGap(1); !math.IsNaN(got) {
 			t.Errorf("%s, far point at 1.12: upperGap(1) = %v, want NaN", tc.name, got)
 		}
+	}
+	// The same for a point below the far one: "at most one" is "no" only
+	// when asked, so a chance finish cannot make the walk pass it by.
+	b := &bracketer{s: BracketSettings{Runs: 4, Resolution: 0.1}, points: map[float64]*PointStat{},
+		reps:  map[float64][]int{1: {3, 4, 5, 6}, 1.05: {-1, 7, 8, u}, 1.3: {-1, u, u, u}},
+		asked: map[float64]int{1: qAll, 1.05: qAll, 1.3: qAll}}
+	for x := range b.reps {
+		b.points[x] = &PointStat{Scaled: x}
+	}
+	if got := b.upperGap(1); !math.IsNaN(got) {
+		t.Errorf("point 1.05 asked only \"all\": upperGap(1) = %v, want NaN (its gap to 1 is within the resolution)", got)
 	}
 }
