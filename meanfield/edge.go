@@ -50,8 +50,9 @@ type EdgeSettings struct {
 	// BranchFrom when that is set. Zero means 0.02.
 	MinScaled float64
 	// BranchFrom is the T(1−λ)² at which the footing search starts, in
-	// (MinScaled, 1000]. Zero means the law's estimate (EdgeFooting), or
-	// 2·MinScaled when that is higher.
+	// (MinScaled, 1000]. Zero means EdgeFootingFor (the law's estimate,
+	// raised to where the board mean separates herds from balanced
+	// states), or 2·MinScaled when that is higher.
 	BranchFrom float64
 	// HerdMaps bounds the maps spent classifying the herd attractor below
 	// the edge (EdgeResult.Herd), at least 0; the classification also
@@ -113,6 +114,17 @@ func EdgeFooting(k int) float64 {
 	return 0.9 * float64(max(k-2, 1))
 }
 
+// EdgeFootingFor is where Edge starts by default for k dispatchers at
+// load λ with sizes s: EdgeFooting(k), raised to SeparableScaled(λ, s)
+// where that is higher, so that the footing's verdict "balanced" cannot
+// be a short-period herd's (the descent then follows the balanced branch
+// down continuously). It differs from EdgeFooting only at low loads
+// (exp: λ < 0.775 for k = 3) and for heavy-tailed sizes (h2:10 at
+// λ = 0.9: 4 instead of 0.9 for k = 3).
+func EdgeFootingFor(k int, load float64, s Service) float64 {
+	return max(EdgeFooting(k), SeparableScaled(load, s))
+}
+
 func (s EdgeSettings) withDefaults() EdgeSettings {
 	if s.RelTol == 0 {
 		s.RelTol = DefaultEdgeRelTol
@@ -121,7 +133,7 @@ func (s EdgeSettings) withDefaults() EdgeSettings {
 		s.MinScaled = DefaultEdgeMinScaled
 	}
 	if s.BranchFrom == 0 {
-		s.BranchFrom = EdgeFooting(s.Dispatchers)
+		s.BranchFrom = EdgeFootingFor(s.Dispatchers, s.Load, s.Service)
 		if s.BranchFrom <= s.MinScaled {
 			s.BranchFrom = 2 * s.MinScaled
 		}
@@ -663,7 +675,8 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 // Method.
 //
 //  1. Footing. From T(1−λ)² = BranchFrom (by default the law's estimate
-//     0.9(k−2), EdgeFooting) the search moves up by factors of 1.25 until
+//     0.9(k−2), raised to where the board mean separates herds from
+//     balanced states: EdgeFootingFor) the search moves up by factors of 1.25 until
 //     every low board reaches a balanced fixed point (up to
 //     T(1−λ)² = 1000 or T = 10⁶; beyond, an error wrapping
 //     ErrNotConverged).

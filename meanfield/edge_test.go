@@ -394,3 +394,46 @@ func TestEdgePhaseAcceleratedSame(t *testing.T) {
 		}
 	}
 }
+
+// The footing starts no lower than where the board mean separates herds
+// from balanced states (SeparableScaled): at the law's estimate for exp at
+// the loads of the default table, higher at low loads and for heavy tails.
+// At h2:10, k = 3, λ = 0.9 the law's estimate 0.9 lies below it, and there
+// the empty board ends in a fixed point with a herd's backlog (board mean
+// at least 0.3·T) that the mean still calls balanced: the state a footing
+// there accepted, after which the search reported no edge.
+func TestSeparableFooting(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		k         int
+		lam       float64
+		svc       Service
+		sep, foot float64
+	}{
+		{3, 0.9, ExpService(), 0.4, 0.9},
+		{3, 0.8, ExpService(), 0.8, 0.9},
+		{3, 0.5, ExpService(), 2, 2},
+		{2, 0.95, ExpService(), 0.2, 0.9},
+		{5, 0.9, H2Service(4), 1.6, 2.7},
+		{3, 0.9, H2Service(10), 4, 4},
+		{3, 0.9, ErlangService(4), 0.4, 0.9},
+	} {
+		sep, foot := SeparableScaled(tc.lam, tc.svc), EdgeFootingFor(tc.k, tc.lam, tc.svc)
+		if math.Abs(sep-tc.sep) > 1e-12 || math.Abs(foot-tc.foot) > 1e-12 {
+			t.Errorf("k = %d, λ = %v, %v: separable from %v, footing %v; want %v and %v", tc.k, tc.lam, tc.svc, sep, foot, tc.sep, tc.foot)
+		}
+		if d := (EdgeSettings{Dispatchers: tc.k, Load: tc.lam, Service: tc.svc}).withDefaults(); d.BranchFrom != foot {
+			t.Errorf("k = %d, λ = %v, %v: the search starts at %v, want the footing %v", tc.k, tc.lam, tc.svc, d.BranchFrom, foot)
+		}
+	}
+	svc := H2Service(10)
+	const T = 90 // T(1−λ)² = 0.9, the law's estimate at k = 3
+	a, err := FindAttractor(Refresh{Dispatchers: 3, Load: 0.9, Period: T, Service: svc}, svc.Lift(BoardEmpty()), AttractorSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Status != FixedPoint || !a.Balanced || a.BoardMean < herdMinBacklog*T {
+		t.Errorf("h2:10, k = 3, T = %v: %v, board mean %.4g (%.3g·T), balanced %v; want a fixed point called balanced with a herd's backlog ≥ %v·T",
+			T, a.Status, a.BoardMean, a.BoardMean/T, a.Balanced, herdMinBacklog)
+	}
+}

@@ -249,22 +249,42 @@ func (s Service) rescaleState(x []float64, from, to float64) []float64 {
 	return y
 }
 
-// queueScale is the factor by which the balanced-state queue scale
+// QueueScale is the factor by which the balanced-state queue scale
 // BalancedQueueScale/(1 − λ) (and the edge's early herd exit) is widened
-// for this service law: max(1, E[S²]/2), the factor by which the
-// Pollaczek–Khinchine mean queue of M/G/1 exceeds M/M/1's (1 for exp,
-// (1 + C)/2 for h2:C, 1 for Erlang). A herd stores a backlog of order T
-// whatever the sizes, while a balanced queue grows with the size variance;
-// widening the threshold by the same factor keeps balanced states with
-// heavy-tailed sizes from passing for herds. It is a classification
-// threshold, not a bound: the measured balanced means are in the report of
-// issue 17.
-func (s Service) queueScale() float64 {
-	return max(1, s.SecondMoment()/2)
+// for this service law: max(1, C), C = E[S²] − 1 the squared coefficient
+// of variation of the sizes (1 for exp, C for h2:C, 1 for Erlang). A herd
+// stores a backlog of order T whatever the sizes, while a balanced queue
+// near the edge grows in proportion to C, as the edge itself does
+// (issue 17's table: the balanced response at 1.01·T_edge times (1 − λ)
+// is 0.93, 1.66, 3.14 at k = 3 for C = 1, 2, 4, and 1.35, 2.55, 4.75 at
+// k = 10). The Pollaczek–Khinchine factor E[S²]/2 = (1 + C)/2 used before
+// grows more slowly and let the balanced branch of h2:10 at k = 3,
+// λ = 0.9 cross the threshold (board mean 66.0 at T(1−λ)² = 9.61, the
+// threshold 66) and be taken for a herd. It is a classification threshold,
+// not a bound; SeparableScaled says where it separates the two states.
+func (s Service) QueueScale() float64 {
+	return max(1, s.SecondMoment()-1)
+}
+
+// herdMinBacklog is the smallest board mean of a herd as a fraction of
+// T (model.md §4: a herd's board mean is 0.3–0.8·T).
+const herdMinBacklog = 0.3
+
+// SeparableScaled is the T(1−λ)² above which the board mean cannot take
+// a herd for a balanced state: a herd's board mean is at least
+// herdMinBacklog·T = 0.3·T, and a state counts as balanced up to
+// BalancedQueueScale·q/(1 − λ) (q = max(1, C), see QueueScale), so from
+// T = BalancedQueueScale·q/(0.3(1 − λ)) up, i.e. T(1−λ)² = 4q(1 − λ), no
+// herd passes. Below it a short-period herd can (h2:10, k = 3, λ = 0.9:
+// at T(1−λ)² = 0.9 the empty board ends in a fixed point with board mean
+// 42.2 = 0.47·T, response 44.9), which is why Edge's footing starts no
+// lower (EdgeFootingFor). It is 0.4 for exp at λ = 0.9, 4 for h2:10.
+func SeparableScaled(load float64, s Service) float64 {
+	return BalancedQueueScale * s.QueueScale() * (1 - load) / herdMinBacklog
 }
 
 // balancedMeanFor is balancedMean with the threshold widened by
-// s.queueScale().
+// s.QueueScale().
 func balancedMeanFor(mean, load float64, s Service) bool {
-	return mean*(1-load) <= BalancedQueueScale*s.queueScale()
+	return mean*(1-load) <= BalancedQueueScale*s.QueueScale()
 }

@@ -30,7 +30,7 @@ func checkTolerance(tol float64) error {
 // addBranchFromFlag adds --branch-from, where the edge's footing search
 // starts.
 func addBranchFromFlag(fs *pflag.FlagSet) *float64 {
-	return fs.Float64("branch-from", 0, "T(1−λ)² at which the footing search starts (it climbs by ×1.25 until every low board reaches the balanced state), 0 or in (0.02, 1000]; 0 means the law's estimate 0.9(k−2)")
+	return fs.Float64("branch-from", 0, "T(1−λ)² at which the footing search starts (it climbs by ×1.25 until every low board reaches the balanced state), 0 or in (0.02, 1000]; 0 means the law's estimate 0.9(k−2), raised to 4·max(1, C)·(1−λ) (C: the sizes' squared coefficient of variation) where that is higher")
 }
 
 // checkBranchFrom checks --branch-from against the edge search's range.

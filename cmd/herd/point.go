@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -234,6 +236,7 @@ func pointTable(jobs []pointJob, got []pointRun, done []bool, o pointOutput) (*t
 	addSizes(t, o.svc, false)
 	var failed []string
 	aperiodic := 0
+	unresolved := map[string]bool{}
 	for i, j := range jobs {
 		if !done[i] {
 			continue
@@ -248,12 +251,25 @@ func pointTable(jobs []pointJob, got []pointRun, done []bool, o pointOutput) (*t
 			bse, rse, avg, drift = a.BoardMeanSE, a.ResponseSE, a.Averaged, a.Drift
 			aperiodic++
 		}
+		lam := j.Refresh.Load
+		if x, sep := j.Refresh.Period*(1-lam)*(1-lam), meanfield.SeparableScaled(lam, o.svc); a.Balanced && x < sep {
+			unresolved[fmt.Sprintf("λ = %g: T(1−λ)² < %.4g", lam, sep)] = true
+		}
 		t.AddRow(j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, j.start.name, herdKind(a),
 			a.BoardMean, a.QueueMean, a.Response, finite(a.SpectralRadius), a.CutPhase, a.Maps, a.Truncation,
 			a.Balanced, a.Residual, bse, rse, avg, drift)
 	}
 	if aperiodic > 0 {
 		t.Notes = append(t.Notes, "aperiodic: a herd that stays in the herd regime without settling (herd hysteresis's classification); its means are averages over the last `averaged` maps, with batch-means standard errors and the board mean's drift per map")
+	}
+	if len(unresolved) > 0 {
+		var where []string
+		for w := range unresolved {
+			where = append(where, w)
+		}
+		sort.Strings(where)
+		t.Notes = append(t.Notes, "balanced = true is not conclusive where "+strings.Join(where, "; ")+
+			": a state counts as balanced by its board mean, and at such short periods a herd's backlog (at least 0.3·T) is no larger than a balanced queue can be (meanfield.SeparableScaled)")
 	}
 	t.Warnings = failed
 	return t, failed

@@ -42,8 +42,8 @@ func sizesMeta(svc meanfield.Service) table.Field {
 // sizesNote says, for sizes other than exp, what the model carries and
 // how it classifies balanced states.
 func sizesNote(svc meanfield.Service) string {
-	return fmt.Sprintf("sizes %s: the refresh map carries the joint law of (queue, phase of the job in service); balanced means a board mean ≤ 1.2·max(1, E[S²]/2)/(1−λ) = %.4g/(1−λ)",
-		svc, 1.2*max(1, svc.SecondMoment()/2))
+	return fmt.Sprintf("sizes %s: the refresh map carries the joint law of (queue, phase of the job in service); balanced means a board mean ≤ 1.2·max(1, C)/(1−λ) = %.4g/(1−λ), C the sizes' squared coefficient of variation",
+		svc, meanfield.BalancedQueueScale*svc.QueueScale())
 }
 
 // addSizes records non-exponential sizes in t's meta and notes (nothing
