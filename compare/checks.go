@@ -188,6 +188,7 @@ func simPublishedChecks() []check {
 		simCheck("sim best of two, T = 10", srcSim, true, sim.Config{Policy: sq2, Refresh: 10}, 20000, 100000, 8, 8,
 			published("5.1", 5.05, 5.15)),
 		periodicCheck(1), periodicCheck(5), periodicCheck(10), periodicCheck(20),
+		phaseMapCheck(1200), phaseMapCheck(2000),
 		{name: "sim least loaded crosses random where the model says", source: "issue 4", run: llCrossing},
 		simCheck("sim 3 dispatchers, ll + own tally, T = 20", srcSim, false, sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 3, Refresh: 20}, 20000, 400000, 6, 6,
 			published("≈ random (10)", 9.5, 10.5)),
@@ -729,4 +730,54 @@ func modelCrossing() (float64, error) {
 		}
 	}
 	return (lo + hi) / 2, nil
+}
+
+// phaseMapCheck is issue 17's check of the phase-type refresh map against
+// the simulator with matching sizes: h2:10, k = 3 with own tallies,
+// λ = 0.9, at T above the map's edge (T(1−λ)² = 9.5753, T = 957.5), the
+// map's balanced fixed point from the empty board against N = 1,600 from
+// a balanced start. The finite-N allowance is measured as periodicCheck's
+// (N = 6,400 at half the horizon, 1/N extrapolation). Both the response
+// and the board mean must agree; the row shows the response.
+func phaseMapCheck(T float64) check {
+	return check{name: fmt.Sprintf("model vs sim: h2:10 balanced state, k = 3, T = %s", commas(T)), source: "issue 17", run: func(ctx context.Context, v *validator) (Row, error) {
+		svc := meanfield.H2Service(10)
+		m, err := meanfield.FindAttractor(meanfield.Refresh{Dispatchers: 3, Load: 0.9, Period: T, Service: svc},
+			svc.Lift(meanfield.BoardEmpty()), meanfield.AttractorSettings{})
+		if err != nil {
+			return Row{}, err
+		}
+		if !m.Balanced {
+			return Row{}, fmt.Errorf("compare: the map at T = %g reaches no balanced state (%v, board mean %.4g)", T, m.Status, m.BoardMean)
+		}
+		c := sim.Config{Servers: 1600, Dispatchers: 3, Load: 0.9, Policy: ll, Tally: sim.TallyOwn, Sizes: h2(10), Refresh: T,
+			Start: sim.Start{Kind: sim.StartBalanced}, Horizon: 40 * T}
+		s1, length, err := v.simulate(ctx, c, 8)
+		if err != nil {
+			return Row{}, err
+		}
+		c.Servers, c.Horizon = 6400, 20*T
+		s4, _, err := v.simulate(ctx, c, 8)
+		if err != nil {
+			return Row{}, err
+		}
+		allowance := func(a, b sim.Stat) (bias, allow float64) {
+			bias = (a.Mean - b.Mean) / 0.75
+			se := math.Hypot(a.SE, b.SE) / 0.75
+			return bias, math.Abs(bias) + Band(min(a.N, b.N))*se
+		}
+		rb, ra := allowance(s1.Response, s4.Response)
+		bb, ba := allowance(s1.Board, s4.Board)
+		board := againstReference(blank(), s1.Board, m.BoardMean, ba, "")
+		r := blank()
+		r.Published = "model"
+		r = againstReference(r, s1.Response, m.Response, ra,
+			fmt.Sprintf("finite-N bias at N = 1,600 measured %.3g (N = 6,400: %.5g ± %.2g); board mean %.5g ± %.2g against the map's %.5g (z = %.2f, bias %.3g, N = 6,400: %.5g ± %.2g): %s",
+				rb, s4.Response.Mean, s4.Response.SE, s1.Board.Mean, s1.Board.SE, m.BoardMean, board.Z, bb, s4.Board.Mean, s4.Board.SE, board.Verdict))
+		if board.Verdict != Pass {
+			r.Verdict = Fail
+		}
+		r.Runs = length + "; N = 6,400 at half the horizon"
+		return r, nil
+	}}
 }
