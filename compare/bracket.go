@@ -37,7 +37,9 @@ type BracketSettings struct {
 	// same points and returns the same bracket, at a higher cost.
 	Exhaustive bool
 	// ModelScaled is the refresh map's edge T_edge(1−λ)²; 0 means compute
-	// it with meanfield.Edge.
+	// it with meanfield.Edge (stopped with ctx), NaN means none (a Grid
+	// is then needed). It depends on Dispatchers, Load and Sizes only, so
+	// brackets at several N can share one.
 	ModelScaled float64
 	// Sizes are the job sizes of the simulator and of the model (exp,
 	// h2:C, erlang:K; zero value exp).
@@ -92,6 +94,8 @@ func (s BracketSettings) Validate() error {
 		return fmt.Errorf("compare: Resolution = %v, want > 0", d.Resolution)
 	case s.Fixed && len(s.Grid) == 0:
 		return fmt.Errorf("compare: Fixed needs a Grid")
+	case s.ModelScaled < 0 || math.IsInf(s.ModelScaled, 0):
+		return fmt.Errorf("compare: ModelScaled = %v, want > 0 (0: compute it, NaN: none)", s.ModelScaled)
 	}
 	for _, g := range s.Grid {
 		if !(g > 0) || math.IsInf(g, 0) {
@@ -228,7 +232,11 @@ func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(do
 	res := BracketResult{Settings: s, Lower: math.NaN(), Upper: math.NaN(), LowerCut: math.NaN(), UpperCut: math.NaN()}
 	if s.ModelScaled == 0 {
 		svc, _ := ModelService(s.Sizes) // checked by Validate
-		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc})
+		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc,
+			Stop: func() bool { return ctx.Err() != nil }})
+		if errors.Is(err, meanfield.ErrStopped) {
+			return res, ctx.Err()
+		}
 		if err != nil && !(s.Grid != nil && errors.Is(err, meanfield.ErrNotConverged)) {
 			return res, fmt.Errorf("compare: the model's edge: %w", err)
 		}

@@ -23,7 +23,7 @@ import (
 type bracketFlags struct {
 	servers, grid           *string
 	dispatchers             *int
-	load, resolution        *float64
+	load, resolution, model *float64
 	runs, refreshes, cut    *int
 	seed                    *uint64
 	out, points, plot, from *string
@@ -42,6 +42,7 @@ func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
 		cut:         fs.Int("cut", 300, "the shorter run length also reported, in refreshes, at most --refreshes (default: 300, or --refreshes if fewer)"),
 		resolution:  fs.Float64("resolution", 0.05, "bisect until no gap inside the bracket exceeds this, in T(1−λ)²"),
 		grid:        fs.String("grid", "", "fixed list of T(1−λ)² to run (no extension or bisection); default: adaptive around the model's edge"),
+		model:       fs.Float64("model-edge", 0, "the refresh map's edge T_edge(1−λ)² at these --dispatchers, --load and --sizes, if already known (herd edge's edge_scaled): the adaptive search starts around it and model_scaled reports it; 0 computes it, once for all --servers"),
 		seed:        seedFlag(fs),
 		out:         fs.String("out", "", "record every finished run in FILE as it finishes; a rerun with the same flags skips what is recorded (resume)"),
 		points:      fs.String("points", "", "write the per-T tipping table (CSV) to FILE"),
@@ -68,7 +69,7 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 			return nil, err
 		}
 	}
-	if err := checkBracket(ns, *f.dispatchers, *f.load, *f.runs, *f.refreshes, grid); err != nil {
+	if err := checkBracket(ns, *f.dispatchers, *f.load, *f.runs, *f.refreshes, grid, *f.model); err != nil {
 		return nil, err
 	}
 	sizes, _, err := modelSizes(*f.sizes)
@@ -84,7 +85,7 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 			Servers: n, Dispatchers: *f.dispatchers, Load: *f.load, Runs: *f.runs,
 			Refreshes: *f.refreshes, Cut: *f.cut, Resolution: *f.resolution,
 			Grid: grid, Fixed: grid != nil, Seed: *f.seed, Workers: *f.outFlags.workers,
-			Sizes: sizes,
+			Sizes: sizes, ModelScaled: *f.model,
 		})
 	}
 	return out, nil
@@ -111,6 +112,8 @@ func (f *bracketFlags) check() error {
 		return usagef("--runs %d: want an integer in [2, %d]", *f.runs, maxSweepRuns)
 	case !(*f.resolution > 0) || math.IsInf(*f.resolution, 0):
 		return usagef("--resolution %v: want a number > 0 (in T(1−λ)²)", *f.resolution)
+	case !(*f.model >= 0) || *f.model > maxModelEdge:
+		return usagef("--model-edge %v: want 0 (compute it) or a number in (0, %g] (T(1−λ)²)", *f.model, float64(maxModelEdge))
 	}
 	if err := checkPlotPath(*f.plot); err != nil {
 		return err
@@ -172,6 +175,7 @@ func runBracketSweep(ctx context.Context, e *env, args []string, merged *sweep.M
 		}
 	}
 	t := bracketTable(results)
+	f.modelNote(t)
 	err = writeTable(ctx, e, t, fmtName, func() error {
 		if *f.points != "" {
 			if err := atomicfile.WriteFile(*f.points, pointsCSV(results)); err != nil {
@@ -253,10 +257,16 @@ func brackets(ctx context.Context, e *env, f *bracketFlags, set []compare.Bracke
 }
 
 // bracketsFrom runs the brackets one N after another with runs recorded
-// in (and taken from) st, if set.
+// in (and taken from) st, if set. The model's edge depends on k, λ and the
+// sizes only, which every N shares: it is computed (if not given) for the
+// first and reused for the others.
 func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st compare.Store) ([]compare.BracketResult, error) {
 	var results []compare.BracketResult
+	model := 0.0
 	for _, s := range set {
+		if s.ModelScaled == 0 {
+			s.ModelScaled = model
+		}
 		start := time.Now()
 		prog := progress.NewLine(e.stderr, isTerminal(e.stderr), fmt.Sprintf("bracket N=%d", s.Servers), "runs")
 		r, err := compare.Bracket(ctx, s, st, func(done, total int) {
@@ -276,8 +286,16 @@ func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st
 			fmt.Fprintf(prog.Terminal(), "bracket N=%d: %d runs, %.3g jobs in %.1f s\n", s.Servers, r.Runs, float64(r.Jobs), time.Since(start).Seconds())
 		}
 		results = append(results, r)
+		model = r.ModelScaled
 	}
 	return results, nil
+}
+
+// modelNote says so when model_scaled is --model-edge as given.
+func (f *bracketFlags) modelNote(t *table.Table) {
+	if *f.model > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("model_scaled = %g is --model-edge as given, not computed", *f.model))
+	}
 }
 
 func nanNil(x float64) any {

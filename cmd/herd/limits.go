@@ -62,6 +62,9 @@ const (
 	// each map application costs time in proportion to the rows, and a
 	// queue drains at only 1 − λ per service time.
 	modelMaxStart = 10_000
+	// maxModelEdge bounds herd bracket's --model-edge, in T(1−λ)², as
+	// --branch-from is bounded: no edge herd has computed lies above 30.
+	maxModelEdge = 1000
 )
 
 // modelRangeHelp is the limits text of the model commands' flags.
@@ -166,7 +169,7 @@ func checkEdge(k int, load float64) error {
 // checkBracket checks herd bracket's flags against the model's edge search
 // (which every bracket starts from) and the simulator's limits at each
 // --grid value (at T = 1 without a grid).
-func checkBracket(ns []int, k int, load float64, runs, refreshes int, grid []float64) error {
+func checkBracket(ns []int, k int, load float64, runs, refreshes int, grid []float64, model float64) error {
 	if err := checkEdge(k, load); err != nil {
 		return err
 	}
@@ -177,7 +180,10 @@ func checkBracket(ns []int, k int, load float64, runs, refreshes int, grid []flo
 		return usagef("--servers, --grid and --runs give %d runs, want at most %d (shorten the lists)", runs, maxSweepRuns)
 	}
 	xs := grid
-	if xs == nil {
+	switch {
+	case xs == nil && model > 0:
+		xs = []float64{0.8 * model, 1.7 * model} // the adaptive search's first grid
+	case xs == nil:
 		xs = []float64{(1 - load) * (1 - load)} // T = 1
 	}
 	for _, n := range ns {

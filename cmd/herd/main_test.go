@@ -260,6 +260,9 @@ func TestBracketCLI(t *testing.T) {
 		{[]string{"--load", "1"}, "--load 1: want a number in (0, 1)"},
 		{[]string{"--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
 		{[]string{"--grid", "1,-2"}, "--grid -2"},
+		{[]string{"--model-edge", "-1"}, "--model-edge -1: want 0 (compute it) or a number in (0, 1000]"},
+		{[]string{"--model-edge", "NaN"}, "--model-edge NaN: want 0"},
+		{[]string{"--model-edge", "2000"}, "--model-edge 2000: want 0"},
 	}
 	for _, tc := range bad {
 		_, errs, code := herd(t, append([]string{"bracket"}, tc.args...)...)
@@ -290,6 +293,41 @@ func TestBracketCLI(t *testing.T) {
 	again, errs, code := herd(t, args...)
 	if code != 0 || again != first {
 		t.Errorf("resumed run: exit %d (%s), output\n%s\nwant\n%s", code, errs, again, first)
+	}
+}
+
+// herd bracket --model-edge: the adaptive search starts from the given
+// edge (its first point is 0.8 times it, at N = 25 all tipped), reports
+// it as model_scaled and says it was given; the map's edge (2.8992) is
+// not computed.
+func TestBracketModelEdge(t *testing.T) {
+	t.Parallel()
+	points := filepath.Join(t.TempDir(), "points.csv")
+	out, errs, code := herd(t, "bracket", "--servers", "25", "--model-edge", "3.5", "--runs", "2", "--refreshes", "20",
+		"--format", "csv", "--points", points)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	if got := rows[1][col["model_scaled"]]; got != "3.5" {
+		t.Errorf("model_scaled = %s, want 3.5", got)
+	}
+	if note := rows[1][col["meta_notes"]]; !strings.Contains(note, "model_scaled = 3.5 is --model-edge as given, not computed") {
+		t.Errorf("notes %q lack the given model edge", note)
+	}
+	data, err := os.ReadFile(points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "\n25,5,0.9,2.8,") {
+		t.Errorf("points do not include 0.8 × 3.5 = 2.8:\n%s", data)
 	}
 }
 

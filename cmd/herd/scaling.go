@@ -38,6 +38,9 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 		return usagef("--from %s: %d bracket(s): %v", *from, len(results), fitErr)
 	}
 	t := scalingTable(results, fit, fitErr)
+	if *from == "" {
+		f.modelNote(t)
+	}
 	err = writeTable(ctx, e, t, fmtName, func() error {
 		if *f.plot == "" {
 			return nil
