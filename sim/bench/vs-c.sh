@@ -14,9 +14,9 @@
 #   - arrivals: Poisson at rate λN = 90 from an empty system at time 0,
 #     no warm-up; exp(1) sizes; each server FCFS by the Lindley recursion
 #     dep = max(arr, last dep) + S, its queue length read from its pending
-#     departures. C stops after exactly 10,000,000 arrivals, herd at the
-#     horizon 111,111 (λN·horizon = 9,999,990 expected arrivals, Poisson:
-#     ±3,162, 0.03%); the script prints both counts.
+#     departures. C stops after exactly 10,000,000 arrivals (JOBS), herd
+#     at the horizon 111,111 (JOBS/90: λN·horizon = 9,999,990 expected
+#     arrivals, Poisson: ±3,162, 0.03%); the script prints both counts.
 #   - sq2: two distinct servers drawn uniformly, live queue lengths, the
 #     shorter wins (ties: C tosses a coin, herd takes the first draw, the
 #     same law since the draws are exchangeable). herd --policy sq2
@@ -34,10 +34,18 @@
 #
 # usage: sim/bench/vs-c.sh [PAIRS]     (default 5; run from anywhere)
 # env:   LB_C   path of lb.c (default: <repo>/../shared/bench/lb.c)
+#        JOBS   arrivals per run (default 10000000, the README's; herd's
+#               horizon is JOBS/90). /usr/bin/time counts CPU in steps of
+#               10 ms, so a run under a second (10⁷ jobs took 0.14–0.41 s
+#               on a fast core) reads ±3–7%: JOBS=100000000 reads ±1%
 #        HERD   an already built herd binary to measure instead
 #        NICE   prefix for the measured commands (default: nice -n 10)
 set -eu
 pairs=${1:-5}
+jobs=${JOBS:-10000000}
+case $jobs in '' | *[!0-9]*) echo "vs-c.sh: JOBS = $jobs: want an integer ≥ 90" >&2; exit 2 ;; esac
+[ "$jobs" -ge 90 ] || { echo "vs-c.sh: JOBS = $jobs: want an integer ≥ 90" >&2; exit 2; }
+horizon=$((jobs / 90))
 case $pairs in '' | *[!0-9]*) echo "vs-c.sh: PAIRS = $pairs: want an integer ≥ 1" >&2; exit 2 ;; esac
 [ "$pairs" -ge 1 ] || { echo "vs-c.sh: PAIRS = $pairs: want an integer ≥ 1" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -127,6 +135,7 @@ workload() {
 	done
 }
 
-common="--format csv --servers 100 --load 0.9 --horizon 111111 --warmup 0 --runs 1 --workers 1 --seed 1"
-workload sq2 sq2 100 0.9 10000000 0 1 -- sim $common --policy sq2
-workload ll jsqT 100 0.9 10000000 10 1 -- sim $common --policy ll --refresh 10
+common="--format csv --servers 100 --load 0.9 --horizon $horizon --warmup 0 --runs 1 --workers 1 --seed 1"
+echo "work per run: C $jobs arrivals, herd horizon $horizon (λN·horizon = $((horizon * 90)) expected)"
+workload sq2 sq2 100 0.9 "$jobs" 0 1 -- sim $common --policy sq2
+workload ll jsqT 100 0.9 "$jobs" 10 1 -- sim $common --policy ll --refresh 10
