@@ -17,6 +17,7 @@ import (
 	"herd/compare/atomicfile"
 	"herd/compare/progress"
 	"herd/compare/sweep"
+	"herd/meanfield"
 )
 
 // bracketFlags are the flags herd bracket and herd scaling share.
@@ -263,6 +264,12 @@ func brackets(ctx context.Context, e *env, f *bracketFlags, set []compare.Bracke
 func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st compare.Store) ([]compare.BracketResult, error) {
 	var results []compare.BracketResult
 	model := 0.0
+	if len(set) > 0 && set[0].ModelScaled == 0 {
+		var err error
+		if model, err = bracketModelEdge(ctx, e, set[0]); err != nil {
+			return nil, err
+		}
+	}
 	for _, s := range set {
 		if s.ModelScaled == 0 {
 			s.ModelScaled = model
@@ -289,6 +296,36 @@ func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st
 		model = r.ModelScaled
 	}
 	return results, nil
+}
+
+// bracketModelEdge is the model's edge for the brackets of s's k, λ and
+// sizes, as compare.Bracket would compute it (the same EdgeSettings but
+// for Workers, which do not change it), with herd edge's progress lines
+// on a terminal and its stop within a map of Ctrl-C: NaN where the map
+// has no edge, or (with a Grid) where the search does not converge.
+func bracketModelEdge(ctx context.Context, e *env, s compare.BracketSettings) (float64, error) {
+	svc, err := compare.ModelService(s.Sizes)
+	if err != nil {
+		return 0, err
+	}
+	mode := string(progress.Never)
+	if isTerminal(e.stderr) {
+		mode = string(progress.Auto)
+	}
+	w := max(1, s.Workers)
+	es := meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc, Workers: w}
+	p := computeEdges(ctx, e, "bracket: the model's edge", mode, []meanfield.EdgeSettings{es}, w, false)[0]
+	switch {
+	case ctx.Err() != nil:
+		return 0, errInterrupted
+	case p.Err != nil && s.Grid != nil && errors.Is(p.Err, meanfield.ErrNotConverged):
+		return math.NaN(), nil // the runs need no model edge
+	case p.Err != nil:
+		return 0, fmt.Errorf("the model's edge: %w", p.Err)
+	case p.Result.Status == meanfield.Found:
+		return p.Result.Scaled, nil
+	}
+	return math.NaN(), nil
 }
 
 // modelNote says so when model_scaled is --model-edge as given.
