@@ -293,7 +293,6 @@ func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st
 			fmt.Fprintf(prog.Terminal(), "bracket N=%d: %d runs, %.3g jobs in %.1f s\n", s.Servers, r.Runs, float64(r.Jobs), time.Since(start).Seconds())
 		}
 		results = append(results, r)
-		model = r.ModelScaled
 	}
 	return results, nil
 }

@@ -63,7 +63,7 @@ const (
 	// queue drains at only 1 − λ per service time.
 	modelMaxStart = 10_000
 	// maxModelEdge bounds herd bracket's --model-edge, in T(1−λ)², as
-	// --branch-from is bounded: no edge herd has computed lies above 30.
+	// --branch-from bounds where the edge search starts.
 	maxModelEdge = 1000
 )
 
