@@ -78,7 +78,8 @@ func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks Edg
 		p.Result, p.Err = meanfield.Edge(p.Settings)
 		if confirm && p.Err == nil && p.Result.Status == meanfield.Found {
 			s := p.Settings
-			c, err := meanfield.ConfirmEdge(meanfield.ConfirmSettings{Dispatchers: s.Dispatchers, Load: s.Load, Edge: p.Result.Refresh, Rel: 1e-4, Service: s.Service})
+			c, err := meanfield.ConfirmEdge(meanfield.ConfirmSettings{Dispatchers: s.Dispatchers, Load: s.Load, Edge: p.Result.Refresh, Rel: 1e-4,
+				Service: s.Service, Stop: s.Stop})
 			if err != nil {
 				p.Err = fmt.Errorf("confirmation: %w", err)
 			} else {

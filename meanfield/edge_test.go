@@ -183,6 +183,42 @@ func TestConfirmEdge(t *testing.T) {
 	}
 }
 
+// TestConfirmEdgeStop: ConfirmEdge polls Stop before every map and ends
+// with ErrStopped once it reports true, with no further map; a Stop that
+// never fires leaves the confirmation as it is.
+func TestConfirmEdgeStop(t *testing.T) {
+	t.Parallel()
+	const edge = 289.92 // as TestConfirmEdge
+	var polls, after atomic.Int64
+	stop := func() bool {
+		if polls.Add(1) > 30 {
+			after.Add(1)
+			return true
+		}
+		return false
+	}
+	c, err := ConfirmEdge(ConfirmSettings{Dispatchers: 5, Load: 0.9, Edge: edge, Stop: stop})
+	if !errors.Is(err, ErrStopped) {
+		t.Fatalf("err %v, want ErrStopped", err)
+	}
+	// The attractor counts the refused application as a map: 30 done, 1 refused.
+	if n := after.Load(); n != 1 || c.Maps > 31 {
+		t.Errorf("Stop polled %d times after it reported true (want 1), %d maps (want ≤ 31)", n, c.Maps)
+	}
+	plain, err := ConfirmEdge(ConfirmSettings{Dispatchers: 5, Load: 0.9, Edge: edge})
+	if err != nil {
+		t.Fatal(err)
+	}
+	never, err := ConfirmEdge(ConfirmSettings{Dispatchers: 5, Load: 0.9, Edge: edge, Stop: func() bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Maps != never.Maps || plain.AboveStart != never.AboveStart || plain.BelowBalanced != never.BelowBalanced {
+		t.Errorf("with a Stop that never stops: %d maps, above %d, below %d; without: %d, %d, %d",
+			never.Maps, never.AboveStart, never.BelowBalanced, plain.Maps, plain.AboveStart, plain.BelowBalanced)
+	}
+}
+
 // edgeRecorded are the edges of the independent solver quoted in
 // validation.md (ratios edge/0.9(k−2) at λ = 0.9, rounded to 3 decimals;
 // at λ = 0.8 no edge for k = 3 and +17.3% at k = 4); k = 2 never tips.

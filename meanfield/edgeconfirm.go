@@ -41,6 +41,9 @@ type ConfirmSettings struct {
 	MaxIter int
 	// Service is the job-size law (zero value: exponential).
 	Service Service
+	// Stop, when not nil, is polled before every map; once it returns
+	// true, ConfirmEdge returns an error wrapping ErrStopped.
+	Stop func() bool `json:"-"`
 }
 
 // Confirmed reports whether the edge is confirmed: a low board reaches a
@@ -63,12 +66,12 @@ func ConfirmEdge(s ConfirmSettings) (EdgeConfirmation, error) {
 	if rel == 0 {
 		rel = DefaultConfirmRel
 	}
-	c, err := confirmEdge(s.Dispatchers, s.Load, s.Edge, rel, s.MaxIter, s.Service)
+	c, err := confirmEdge(s.Dispatchers, s.Load, s.Edge, rel, s.MaxIter, s.Service, s.Stop)
 	c.Runtime = time.Since(start)
 	return c, err
 }
 
-func confirmEdge(k int, load, edge, rel float64, maxIter int, svc Service) (EdgeConfirmation, error) {
+func confirmEdge(k int, load, edge, rel float64, maxIter int, svc Service, stop func() bool) (EdgeConfirmation, error) {
 	if !(rel > 0 && rel < 0.1) {
 		return EdgeConfirmation{}, fmt.Errorf("meanfield: ConfirmSettings.Rel = %v outside (0, 0.1)", rel)
 	}
@@ -84,6 +87,7 @@ func confirmEdge(k int, load, edge, rel float64, maxIter int, svc Service) (Edge
 		if err != nil {
 			return c, err
 		}
+		m.stop = stop
 		for i, start := range lowBoards() {
 			a, err := findHerdAttractor(m, svc.Lift(start), hs)
 			c.Maps += a.Maps
