@@ -45,7 +45,7 @@ import (
 // at rate Λ = r + 1: u_s = Σ_n Pois(Λs; n) vₙ with vₙ the n-th power of the
 // uniformised jump matrix applied to the start (Jensen 1953; Grassmann 1977),
 // the sum cut where the Poisson tail falls below the per-window budget times
-// Pois(rW; k). r = RateScale·k/W; the result does not depend on r
+// Pois(rW; k). r = RateScale·k/(2W); the result does not depend on r
 // (changing it moves p' by a few 10⁻¹⁴ in L1; a test checks 10⁻¹²).
 //
 // Rows far from zero are cheaper: a server starting the window with
@@ -101,7 +101,7 @@ type Refresh struct {
 	// Nodes is the number of Gauss–Legendre nodes per window for the
 	// time-averaged queue, in [2, 64]. Zero means DefaultRefreshNodes.
 	Nodes int
-	// RateScale multiplies the auxiliary uniformisation rate r = k/W, in
+	// RateScale multiplies the auxiliary uniformisation rate r = k/(2W), in
 	// [0.125, 8]. Results do not depend on it beyond rounding; it exists
 	// for convergence checks. Zero means 1.
 	RateScale float64
@@ -621,10 +621,17 @@ func (pl *winPlan) weights(glx []float64, k int, w, l, r, lam, chainEps, pmfEps 
 	}
 }
 
+// expRateScale is the exponential map's auxiliary rate r in units of
+// RateScale·k/W. Fewer uniformisation steps (rW + W of them, plus the
+// tail) beat a larger conditioning weight Pois(rW; k): one map costs 25%
+// fewer instructions at k = 5, λ = 0.9, T = 300 and 11% fewer at k = 10,
+// λ = 0.95, T = 2,730 than with r = k/W (callgrind, balanced boards).
+const expRateScale = 0.5
+
 // plan fills pl for a window of length w integrated over [0, l].
 func (m *RefreshMap) plan(pl *winPlan, w, l float64) {
 	k := m.k
-	r := m.set.RateScale * float64(k) / w
+	r := m.set.RateScale * expRateScale * float64(k) / w
 	pl.chainEps, pl.pmfEps = m.chainEps, m.pmfEps
 	pl.opOK = false
 	pl.weights(m.glx, k, w, l, r, r+1, m.chainEps, m.pmfEps)

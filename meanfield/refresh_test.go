@@ -279,8 +279,8 @@ func TestRefreshConvergence(t *testing.T) {
 			{"Tol 1e-12→1e-18", func(r *Refresh) { r.Tol = 1e-18 }, 1e-9},
 			{"Nodes 12→24", func(r *Refresh) { r.Nodes = 24 }, 1e-9},
 			{"Nodes 12→8", func(r *Refresh) { r.Nodes = 8 }, 1e-8},
-			{"r = k/W→2k/W", func(r *Refresh) { r.RateScale = 2 }, 1e-12},
-			{"r = k/W→k/(2W)", func(r *Refresh) { r.RateScale = 0.5 }, 1e-12},
+			{"r = k/(2W)→k/W", func(r *Refresh) { r.RateScale = 2 }, 1e-12},
+			{"r = k/(2W)→k/(4W)", func(r *Refresh) { r.RateScale = 0.5 }, 1e-12},
 		}
 		for _, v := range variants {
 			r := c.r
