@@ -189,14 +189,7 @@ func TestConfirmEdge(t *testing.T) {
 func TestConfirmEdgeStop(t *testing.T) {
 	t.Parallel()
 	const edge = 289.92 // as TestConfirmEdge
-	var polls, after atomic.Int64
-	stop := func() bool {
-		if polls.Add(1) > 30 {
-			after.Add(1)
-			return true
-		}
-		return false
-	}
+	stop, after := stopAfter(30)
 	c, err := ConfirmEdge(ConfirmSettings{Dispatchers: 5, Load: 0.9, Edge: edge, Stop: stop})
 	if !errors.Is(err, ErrStopped) {
 		t.Fatalf("err %v, want ErrStopped", err)
@@ -369,19 +362,25 @@ func TestEdgeAcceleratedSame(t *testing.T) {
 	}
 }
 
+// stopAfter returns a Stop that reports false n times, then true, and
+// the count of the polls that reported true.
+func stopAfter(n int64) (func() bool, *atomic.Int64) {
+	var polls, after atomic.Int64
+	return func() bool {
+		if polls.Add(1) > n {
+			after.Add(1)
+			return true
+		}
+		return false
+	}, &after
+}
+
 // TestEdgeStop: a search whose Stop reports true ends within a map with
 // an error wrapping ErrStopped (herd's Ctrl-C), and a Stop that never
 // reports true leaves the result as it is without one.
 func TestEdgeStop(t *testing.T) {
 	t.Parallel()
-	var polls, after atomic.Int64
-	stop := func() bool {
-		if polls.Add(1) > 40 {
-			after.Add(1)
-			return true
-		}
-		return false
-	}
+	stop, after := stopAfter(40)
 	_, err := Edge(EdgeSettings{Dispatchers: 5, Load: 0.9, Stop: stop})
 	if !errors.Is(err, ErrStopped) {
 		t.Fatalf("err %v, want ErrStopped", err)
