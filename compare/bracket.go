@@ -181,6 +181,23 @@ type BracketResult struct {
 	Jobs               int64       // jobs simulated now, stopped runs included
 }
 
+// ModelScaledOf is BracketSettings.ModelScaled from the model's edge
+// search (meanfield.Edge's result and error): its T_edge(1−λ)², NaN where
+// the map has no edge, and an error where the search failed, except that
+// with a grid (the runs need no model edge) a search that does not
+// converge (heavy-tailed sizes) leaves it NaN too.
+func ModelScaledOf(e meanfield.EdgeResult, err error, grid bool) (float64, error) {
+	switch {
+	case err != nil && grid && errors.Is(err, meanfield.ErrNotConverged):
+		return math.NaN(), nil
+	case err != nil:
+		return 0, fmt.Errorf("the model's edge: %w", err)
+	case e.Status == meanfield.Found:
+		return e.Scaled, nil
+	}
+	return math.NaN(), nil
+}
+
 // Bracket brackets the edge of the balanced state at N servers (model.md
 // §4; issue 5): runs from a balanced start at a grid of T(1−λ)² around the
 // model's edge, each stopped as soon as it tips; the bracket is [last T
@@ -237,15 +254,8 @@ func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(do
 		if errors.Is(err, meanfield.ErrStopped) {
 			return res, ctx.Err()
 		}
-		if err != nil && !(s.Grid != nil && errors.Is(err, meanfield.ErrNotConverged)) {
-			return res, fmt.Errorf("compare: the model's edge: %w", err)
-		}
-		// With a Grid the runs need no model edge: one that finds no balanced
-		// state (heavy-tailed sizes) leaves the model column empty.
-		if err == nil && e.Status == meanfield.Found {
-			s.ModelScaled = e.Scaled
-		} else {
-			s.ModelScaled = math.NaN()
+		if s.ModelScaled, err = ModelScaledOf(e, err, s.Grid != nil); err != nil {
+			return res, fmt.Errorf("compare: %w", err)
 		}
 		res.Settings.ModelScaled = s.ModelScaled
 	}

@@ -314,17 +314,10 @@ func bracketModelEdge(ctx context.Context, e *env, s compare.BracketSettings) (f
 	w := max(1, s.Workers)
 	es := meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc, Workers: w}
 	p := computeEdges(ctx, e, "bracket: the model's edge", mode, []meanfield.EdgeSettings{es}, w, false)[0]
-	switch {
-	case ctx.Err() != nil:
+	if ctx.Err() != nil {
 		return 0, errInterrupted
-	case p.Err != nil && s.Grid != nil && errors.Is(p.Err, meanfield.ErrNotConverged):
-		return math.NaN(), nil // the runs need no model edge
-	case p.Err != nil:
-		return 0, fmt.Errorf("the model's edge: %w", p.Err)
-	case p.Result.Status == meanfield.Found:
-		return p.Result.Scaled, nil
 	}
-	return math.NaN(), nil
+	return compare.ModelScaledOf(p.Result, p.Err, s.Grid != nil)
 }
 
 // modelNote says so when model_scaled is --model-edge as given.
