@@ -283,7 +283,9 @@ func (e *edgeRun) add(p edgePhase, maps int, work float64) {
 
 // mapAt returns worker w's map with its period set to T (the workspace is
 // reused between runs: RefreshMap.Apply's result depends on its settings
-// and input only, whatever its caches hold).
+// and input only, whatever its caches hold). The map computes boards only
+// (RefreshMap.boardOnly: the search judges boards, never the time-averaged
+// queue); herd turns the queue back on for its classification.
 func (e *edgeRun) mapAt(w int, T float64) (*RefreshMap, error) {
 	set := Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service}
 	if e.maps[w] == nil {
@@ -291,9 +293,11 @@ func (e *edgeRun) mapAt(w int, T float64) (*RefreshMap, error) {
 		if err != nil {
 			return nil, err
 		}
+		m.boardOnly = true
 		e.maps[w] = m
 		return m, nil
 	}
+	e.maps[w].boardOnly = true
 	if err := set.Validate(); err != nil {
 		return nil, err
 	}
@@ -1189,6 +1193,7 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 		o.err = err
 		return o
 	}
+	m.boardOnly = false // the herd's response is reported
 	budget := e.s.HerdMaps
 	if !e.s.HerdFull {
 		// The cost of one herd map, from a first map.

@@ -254,7 +254,13 @@ type RefreshMap struct {
 	// noPrune (tests only) computes every row of every slice of the
 	// chain (chainLow's pruning of slices that cannot reach the end law).
 	noPrune bool
-	lzPMF   []float64
+	// boardOnly skips the time-averaged queue: Apply computes Next and
+	// the board's observables exactly as otherwise (the same arithmetic,
+	// the same bytes) but none of the quadrature that only QueueMean
+	// needs, which it reports as NaN (with Response). Edge's iteration
+	// runs judge boards only (edgeRun.mapAt).
+	boardOnly bool
+	lzPMF     []float64
 	// Poisson(t) laws at the last two window boundaries: window v's end is
 	// window v+1's start, where class v+1 is injected, so each boundary's
 	// law is computed once and serves the injection and both drain
@@ -284,6 +290,7 @@ type winPlan struct {
 	// The truncation budgets the plan was made for (with w and l, the
 	// whole of its inputs for a given map).
 	chainEps, pmfEps float64
+	nodes            int       // quadrature nodes planned (0: none, boardOnly)
 	a, d             float64   // r/Λ and 1/Λ
 	n                int       // last uniformisation step
 	uw               []float64 // Pois(Λl; n), n = 0..N
@@ -306,9 +313,10 @@ type winPlan struct {
 }
 
 // matches reports whether pl was planned for a piece of length l in a
-// window of length w with the given truncation budgets.
-func (pl *winPlan) matches(w, l, chainEps, pmfEps float64) bool {
-	return pl.valid && pl.w == w && pl.l == l && pl.chainEps == chainEps && pl.pmfEps == pmfEps
+// window of length w with the given truncation budgets and quadrature
+// nodes.
+func (pl *winPlan) matches(w, l, chainEps, pmfEps float64, nodes int) bool {
+	return pl.valid && pl.w == w && pl.l == l && pl.chainEps == chainEps && pl.pmfEps == pmfEps && pl.nodes == nodes
 }
 
 // NewRefreshMap validates r and returns a map with an empty workspace.
@@ -425,15 +433,17 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 			m.startLazy(v, tau)
 		}
 		if cut {
-			m.plan(&m.cut, w, l)
+			m.plan(&m.cut, w, l, m.nodes())
 			return m.evolve(&m.cut, tau, v, false), !m.rowErr
 		}
-		pl := &m.full
+		pl, nodes := &m.full, m.nodes()
 		if v >= m.top {
-			pl = &m.far
+			// The far plan's operator, kept across applications,
+			// always carries its integrals (buildOp).
+			pl, nodes = &m.far, len(m.glx)
 		}
-		if !pl.matches(w, w, m.chainEps, m.pmfEps) {
-			m.plan(pl, w, w)
+		if !pl.matches(w, w, m.chainEps, m.pmfEps, nodes) {
+			m.plan(pl, w, w, nodes)
 		}
 		// The operator costs about q0/2 windows of the chain to build
 		// and little to apply; the choice depends on this input only,
@@ -475,6 +485,9 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 	}
 	res.Next = dst[:size]
 	res.QueueMean = integral / T
+	if m.boardOnly {
+		res.QueueMean = math.NaN()
+	}
 	res.Response = res.QueueMean / lam
 	res.Truncation = m.trunc
 	res.Rows = max(m.rows, size)
@@ -585,7 +598,7 @@ func (m *RefreshMap) inject(b int, tau float64) {
 // exponential map (Λ = r + 1) and the phase map (Λ = r + the largest
 // phase outflow) share it.
 func (pl *winPlan) weights(glx []float64, k int, w, l, r, lam, chainEps, pmfEps float64) {
-	pl.w, pl.l, pl.r, pl.valid = w, l, r, true
+	pl.w, pl.l, pl.r, pl.valid, pl.nodes = w, l, r, true, len(glx)
 	pl.a, pl.d = r/lam, 1/lam
 	pk := poissonAt(r*w, k)
 
@@ -628,13 +641,23 @@ func (pl *winPlan) weights(glx []float64, k int, w, l, r, lam, chainEps, pmfEps 
 // λ = 0.95, T = 2,730 than with r = k/W (callgrind, balanced boards).
 const expRateScale = 0.5
 
-// plan fills pl for a window of length w integrated over [0, l].
-func (m *RefreshMap) plan(pl *winPlan, w, l float64) {
+// nodes is the number of quadrature nodes the plans of the water need: none
+// with boardOnly.
+func (m *RefreshMap) nodes() int {
+	if m.boardOnly {
+		return 0
+	}
+	return len(m.glx)
+}
+
+// plan fills pl for a window of length w integrated over [0, l] at the
+// first nodes quadrature nodes (all or none).
+func (m *RefreshMap) plan(pl *winPlan, w, l float64, nodes int) {
 	k := m.k
 	r := m.set.RateScale * expRateScale * float64(k) / w
 	pl.chainEps, pl.pmfEps = m.chainEps, m.pmfEps
 	pl.opOK = false
-	pl.weights(m.glx, k, w, l, r, r+1, m.chainEps, m.pmfEps)
+	pl.weights(m.glx[:nodes], k, w, l, r, r+1, m.chainEps, m.pmfEps)
 
 	// q0: P(Pois(w) ≥ q0) < pmfEps, so rows ≥ q0 never empty.
 	lo, pmf := poissonPMF(pl.pbuf, w, m.pmfEps)
@@ -692,7 +715,7 @@ func poissonHead(dst []float64, x, pk float64) {
 // plan's window operator (buildOp) instead of the chain.
 func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64 {
 	k := m.k
-	nodes := len(m.glx)
+	nodes := m.nodes()
 	lo, hi := m.lo, m.hi
 	split := min(pl.q0, hi)
 	var nodeMean [64]float64
@@ -712,8 +735,10 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 				m.buildOp(pl)
 			}
 			massIn, massOut, lowIntegral = pl.applyOp(out, m.water, lo, split, k)
+
 		} else {
 			massIn, massOut = m.chainLow(pl, m.water, lo, split, out, &nodeMean)
+
 		}
 		m.steps += pl.n
 		// The uniformised sum is cut, so massOut ≤ massIn up to rounding
@@ -733,7 +758,15 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 		}
 		// The kernel is a convolution of two normalised laws: it moves
 		// mass without losing any.
-		convolveAdd(out[hs+pl.kmin:hi+pl.kmin+len(pl.kern)-1], src, pl.krev)
+		if m.lzOn {
+			// Rows below trimEps·10⁻⁶/rows in runs of a kernel's
+			// length are dropped (at most trimEps·10⁻⁶ a window, counted
+			// as truncation): the gap the lazy rows left.
+			m.trunc += convolveAddGaps(out[hs+pl.kmin:hi+pl.kmin+len(pl.kern)-1], src, pl.krev, m.trimEps*1e-6/float64(hi-hs))
+		} else {
+			convolveAdd(out[hs+pl.kmin:hi+pl.kmin+len(pl.kern)-1], src, pl.krev)
+		}
+
 		// E[q(u)] = q + k u/W − u: arrivals Binomial(k, u/W), services Pois(u).
 		drift := float64(k)/pl.w - 1
 		for i := 0; i < nodes; i++ {
@@ -758,7 +791,7 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 	}
 	integral = integral*pl.l + lowIntegral
 	// Classes b > v still draining.
-	if v < m.top {
+	if v < m.top && !m.boardOnly {
 		integral += m.drainIntegral(tau, tau+pl.l, v)
 	}
 
@@ -781,7 +814,7 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 // returns the mass in and out.
 func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []float64, nodeMean *[64]float64) (massIn, massOut float64) {
 	k := m.k
-	nodes := len(m.glx)
+	nodes := pl.nodes // none: no moments either
 	R := split + k
 	nj := k + 1
 	m.cur = grow(m.cur, nj*R)
@@ -831,14 +864,16 @@ func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []f
 			break
 		}
 		// Moments of step n+1.
-		mc, fc := mass[step*nj:(step+1)*nj], first[step*nj:(step+1)*nj]
-		mn, fn := mass[(step+1)*nj:(step+2)*nj], first[(step+1)*nj:(step+2)*nj]
-		for j := 0; j <= min(jmax+1, k); j++ {
-			mn[j] = d * mc[j]
-			fn[j] = d * (fc[j] - mc[j] + cur[j*R])
-			if j > 0 {
-				mn[j] += a * mc[j-1]
-				fn[j] += a * (fc[j-1] + mc[j-1])
+		if nodes > 0 {
+			mc, fc := mass[step*nj:(step+1)*nj], first[step*nj:(step+1)*nj]
+			mn, fn := mass[(step+1)*nj:(step+2)*nj], first[(step+1)*nj:(step+2)*nj]
+			for j := 0; j <= min(jmax+1, k); j++ {
+				mn[j] = d * mc[j]
+				fn[j] = d * (fc[j] - mc[j] + cur[j*R])
+				if j > 0 {
+					mn[j] += a * mc[j-1]
+					fn[j] += a * (fc[j-1] + mc[j-1])
+				}
 			}
 		}
 		// One uniformised step: arrival w.p. a from (q−1, j−1), service
@@ -858,9 +893,20 @@ func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []f
 			top := split + j // rows [0, top) of slice j
 			cj := cur[j*R : j*R+top]
 			nx := nxt[j*R : j*R+top]
-			if full && j+rem < k && rem < top && !m.noPrune {
-				pruneStep(nx, cj, cur[max(j-1, 0)*R:], j, rem, d, a)
-				continue
+			//
+			// Without moments (boardOnly) such a slice is not needed at
+			// all: slice j + 1 reads it only in a step where it is
+			// needed itself (j + 1 + rem' ≥ k, rem' = rem at the step
+			// before, the condition for slice j at that step), so no row
+			// computed reads a row left out.
+			if full && j+rem < k && !m.noPrune {
+				if nodes == 0 {
+					continue
+				}
+				if rem < top {
+					pruneStep(nx, cj, cur[max(j-1, 0)*R:], j, rem, d, a)
+					continue
+				}
 			}
 			if j == 0 {
 				nx[0] = d * (cj[0] + cur[1])
@@ -1150,6 +1196,49 @@ func convolveAdd(dst, x, grev []float64) {
 		u1 := min(K, len(x)+K-1-i)
 		dst[i] += dot(grev[u0:u1], x[i-K+1+u0:i-K+1+u1])
 	}
+}
+
+// convolveAddGaps is convolveAdd that skips every run of at least len(grev)
+// rows of x at most negl: the stretches of x between such runs are
+// convolved one by one, the rows of the runs dropped. It returns the mass
+// dropped. The lazy far rows leave such a run in the water: startLazy
+// clears them but leaves the rows above them, whose convolution spreads
+// mass of order 10⁻³⁰ back down over the cleared rows, window by window.
+// An output whose dot product lies inside one stretch is computed as by
+// convolveAdd; one at a stretch's end omits only the dropped rows' terms.
+func convolveAddGaps(dst, x, grev []float64, negl float64) (dropped float64) {
+	K := len(grev)
+	if len(dst) != len(x)+K-1 {
+		panic("meanfield: convolveAddGaps length mismatch")
+	}
+	a := 0
+	for a < len(x) {
+		// The stretch starts at a (x[a] > negl, or a = 0) and ends at
+		// b, before the first run of K rows at most negl.
+		b, j, run := a, a, 0.0
+		for ; j < len(x) && j-b < K; j++ {
+			if x[j] > negl {
+				b = j + 1
+				run = 0
+			} else {
+				run += x[j]
+			}
+		}
+		if b == len(x) && a == 0 {
+			convolveAdd(dst, x, grev)
+			return dropped
+		}
+		if b > a {
+			convolveAdd(dst[a:b+K-1], x[a:b], grev)
+		}
+		// Skip the run from b to the next row above negl.
+		for ; j < len(x) && x[j] <= negl; j++ {
+			run += x[j]
+		}
+		dropped += run
+		a = j
+	}
+	return dropped
 }
 
 // dot returns Σ a_i b_i with four partial sums (len(b) ≥ len(a)).

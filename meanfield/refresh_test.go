@@ -1076,3 +1076,63 @@ func TestRefreshShortcuts(t *testing.T) {
 		})
 	}
 }
+
+// TestRefreshBoardOnly: with boardOnly the map returns the same bytes for
+// the board (Next, mean, truncation, rows, windows, steps) as without, and
+// NaN for the time-averaged queue, on boards that take every path of
+// the map: the window operator past the top (the empty board), the chain
+// in full and cut windows of a balanced board, and the lazy far rows of a
+// herd. It fails if the skipped quadrature fed the board anywhere (the
+// slices chainLow leaves out without moments, the plans without nodes).
+func TestRefreshBoardOnly(t *testing.T) {
+	cases := []struct {
+		name  string
+		r     Refresh
+		start []float64
+		maps  int
+	}{
+		{"k5_l0.95_T1128_empty", Refresh{Dispatchers: 5, Load: 0.95, Period: 1128}, BoardEmpty(), 3},
+		{"k10_l0.95_T2729_balanced", Refresh{Dispatchers: 10, Load: 0.95, Period: 2729}, BoardBalanced(3), 6},
+		{"k3_l0.9_T99.5_balanced", Refresh{Dispatchers: 3, Load: 0.9, Period: 99.5}, BoardBalanced(1), 6},
+		{"k5_l0.9_T3000_herd", Refresh{Dispatchers: 5, Load: 0.9, Period: 3000}, BoardHalf(1200), 2},
+		{"k64_l0.9_T5000_empty", Refresh{Dispatchers: 64, Load: 0.9, Period: 5000}, BoardEmpty(), 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			full, err := NewRefreshMap(c.r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			board, _ := NewRefreshMap(c.r)
+			board.boardOnly = true
+			p := c.start
+			for i := 0; i <= c.maps; i++ {
+				a, err := full.Apply(nil, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := board.Apply(nil, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !math.IsNaN(b.QueueMean) || !math.IsNaN(b.Response) || math.IsNaN(a.QueueMean) {
+					t.Errorf("map %d: queue mean %v (board only %v), want a number (NaN)", i, a.QueueMean, b.QueueMean)
+				}
+				same := len(a.Next) == len(b.Next) && a.BoardMean == b.BoardMean && a.Truncation == b.Truncation &&
+					a.Rows == b.Rows && a.Windows == b.Windows && a.Steps == b.Steps && a.Window == b.Window
+				for j := range a.Next {
+					if !same || a.Next[j] != b.Next[j] {
+						same = false
+						break
+					}
+				}
+				if !same {
+					t.Fatalf("map %d: board-only result differs (‖Δp'‖₁ = %.3g, rows %d/%d, truncation %v/%v)", i, l1Dist(a.Next, b.Next), a.Rows, b.Rows, a.Truncation, b.Truncation)
+				}
+				p = a.Next
+			}
+			t.Logf("%d maps identical at T = %v; rows %d", c.maps+1, full.set.Period, len(p))
+		})
+	}
+}
