@@ -273,27 +273,33 @@ func (m *phaseMap) drainUse(i, n, first, last, tT int) {
 	// for b ≤ lo, summed row by row up to hi, and beyond F(b) =
 	// F(hi) + (b − hi)·S0(hi), which the classes past max(hi, last) (all
 	// weighted by T's table) take through the suffix sums s1, s2.
+	// With boardOnly only S0 is needed (the joining states).
+	integ := !m.boardOnly
 	var s0, f, acc float64
 	for b := lo + 1; b <= hi; b++ {
 		for _, y := range gi[(b-1)*P : b*P] {
 			s0 += y
 		}
-		f += s0
 		dr.s0[b] = s0
-		if b >= first {
-			acc += m.classWeight(b, i, n) * f
+		if integ {
+			f += s0
+			if b >= first {
+				acc += m.classWeight(b, i, n) * f
+			}
 		}
 	}
-	c := min(max(hi, last, first-1), D)
-	for b := max(hi+1, first); b <= c; b++ {
-		acc += m.classWeight(b, i, n) * (f + float64(b-hi)*s0)
+	if integ {
+		c := min(max(hi, last, first-1), D)
+		for b := max(hi+1, first); b <= c; b++ {
+			acc += m.classWeight(b, i, n) * (f + float64(b-hi)*s0)
+		}
+		if c < D {
+			w := dr.tableTail(dr.tab[c+1], n) // T's table
+			s1, s2 := m.s1[c*P+i], m.s2[c*P+i]
+			acc += w * (f*s1 + s0*(s2-float64(hi)*s1))
+		}
+		dr.integral += acc
 	}
-	if c < D {
-		w := dr.tableTail(dr.tab[c+1], n) // T's table
-		s1, s2 := m.s1[c*P+i], m.s2[c*P+i]
-		acc += w * (f*s1 + s0*(s2-float64(hi)*s1))
-	}
-	dr.integral += acc
 	mass := s0 + dr.abs[i]
 
 	// Joining states of the classes whose tables cover n (none before

@@ -108,9 +108,9 @@ func (m *phaseMap) planHighCached(pl *phasePlan) bool {
 			}
 		}
 	}
-	nodes := len(m.glx)
+	nodes := pl.nodes
 	pl.nodeN = grow(pl.nodeN, nodes*P)
-	for node, xg := range m.glx {
+	for node, xg := range m.glx[:nodes] {
 		lo, pmf := poissonPMF(pl.pbuf, lamD*xg*pl.l, m.pmfEps)
 		pl.pbuf = pmf
 		if !c.extend(&m.ph, lo+len(pmf), m.stepsCap) {

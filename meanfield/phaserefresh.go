@@ -112,6 +112,19 @@ type phaseMap struct {
 	trunc                     float64
 	levels, steps             int
 	rowErr                    bool
+
+	// boardOnly is RefreshMap.boardOnly, copied at every application:
+	// the water's quadrature is skipped, QueueMean is NaN.
+	boardOnly bool
+}
+
+// nodes is the number of quadrature nodes the plans need: none with
+// boardOnly.
+func (m *phaseMap) nodes() int {
+	if m.boardOnly {
+		return 0
+	}
+	return len(m.glx)
 }
 
 // newPhaseMap returns the map for set (validated, defaults filled in) with
@@ -164,7 +177,7 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		if !cut {
 			pl = &m.full
 		}
-		if cut || !m.full.valid || m.full.w != w {
+		if cut || !m.full.valid || m.full.w != w || m.full.nodes != m.nodes() {
 			m.plan(pl, w, l)
 		}
 		return m.evolve(pl), !m.rowErr
@@ -190,6 +203,9 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 	}
 	res.Next = dst[:size]
 	res.QueueMean = (integral + m.dr.integral) / T
+	if m.boardOnly {
+		res.QueueMean = math.NaN()
+	}
 	res.Response = res.QueueMean / lam
 	res.Truncation = m.trunc
 	res.Rows = max(m.levels, stateLevels(size, P))
@@ -332,7 +348,7 @@ func (m *phaseMap) inject(v int) {
 // uniformisation at Λ = r + max phase outflow.
 func (m *phaseMap) plan(pl *phasePlan, w, l float64) {
 	r := m.set.RateScale * phaseRateScale * float64(m.k) / w
-	pl.weights(m.glx, m.k, w, l, r, r+m.ph.max, m.chainEps, m.pmfEps)
+	pl.weights(m.glx[:m.nodes()], m.k, w, l, r, r+m.ph.max, m.chainEps, m.pmfEps)
 	pl.high = false // planHigh runs when a window first needs it
 }
 
@@ -383,7 +399,7 @@ func (m *phaseMap) planHigh(pl *phasePlan) {
 	for i := 0; i < P; i++ {
 		cur[i*N*P+i] = 1
 	}
-	nodes := len(m.glx)
+	nodes := pl.nodes
 	pl.nodeN = grow(pl.nodeN, nodes*P)
 	np := pl.n + 1
 	for step := 0; step <= pl.n; step++ {
@@ -564,6 +580,7 @@ func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
 		cur[i] = x
 		massIn += x
 	}
+	moments := pl.nodes > 0 // none without quadrature (boardOnly)
 	mt := m.startMoments(cur[:stateLen(hi, P)], nj)
 	// Step coefficients.
 	m.selfW = grow(m.selfW, P)
@@ -578,7 +595,9 @@ func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
 	two := P == 2 && len(ph.moves) == 0
 	for step := 0; step <= pl.n; step++ {
 		jmax := min(step, k)
-		copy(mom[step*nj:step*nj+jmax+1], mt.first[:jmax+1])
+		if moments {
+			copy(mom[step*nj:step*nj+jmax+1], mt.first[:jmax+1])
+		}
 		if wn := pl.uw[step]; wn != 0 {
 			for j := 0; j <= jmax; j++ {
 				if ew := wn * pl.endJ[j]; ew != 0 {
@@ -590,7 +609,9 @@ func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
 			break
 		}
 		jtop := min(jmax+1, k)
-		mt.step(ph, cur, R, jtop, a, inv)
+		if moments {
+			mt.step(ph, cur, R, jtop, a, inv)
+		}
 		// One uniformised step of the water, slice by slice: an arrival
 		// w.p. a from (q−1, i, j−1) (from 0 into level 1 with phase law α),
 		// a phase change i → i' w.p. S_ii'/Λ, a completion w.p. s_i/Λ from
@@ -599,8 +620,16 @@ func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
 		for j := 0; j <= jtop; j++ {
 			lv := hi + j
 			lim := lv
-			if full && j+rem < k && rem+1 < lv {
-				lim = rem + 1
+			if full && j+rem < k {
+				if !moments {
+					// Not needed at all: slice j + 1 reads it only
+					// in a step where it is needed itself (as in
+					// chainLow).
+					continue
+				}
+				if rem+1 < lv {
+					lim = rem + 1
+				}
 			}
 			c := cur[j*R : j*R+stateLen(lv, P)]
 			nx := nxt[j*R : j*R+stateLen(lv, P)]
@@ -784,7 +813,7 @@ func stepSlice(nx, c, cm []float64, lv, lim int, a, inv float64, ph *phaseType, 
 // kernel K_ij(s); it returns their node means q + k u/W − E[N_i(u)].
 func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHigh [64]float64) {
 	k, P := m.k, m.P
-	nodes := len(m.glx)
+	nodes := pl.nodes
 	if hi < hiAll {
 		nh := hiAll - hi
 		m.xcol = grow(m.xcol, nh)
@@ -828,7 +857,7 @@ func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHi
 // conditioning, m.mom) and of the high levels (nodeHigh).
 func (m *phaseMap) nodeIntegral(pl *phasePlan, nodeHigh *[64]float64) float64 {
 	k := m.k
-	nodes := len(m.glx)
+	nodes := pl.nodes
 	mom := m.mom
 	var integral float64
 	for i := 0; i < nodes; i++ {

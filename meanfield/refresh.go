@@ -356,6 +356,7 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 		return RefreshResult{}, fmt.Errorf("meanfield: refresh map: %w", ErrStopped)
 	}
 	if m.ph != nil {
+		m.ph.boardOnly = m.boardOnly
 		return m.ph.apply(dst, p) // p is a state (Refresh.Service)
 	}
 	if len(p) == 0 {

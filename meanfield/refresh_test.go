@@ -1082,8 +1082,9 @@ func TestRefreshShortcuts(t *testing.T) {
 // NaN for the time-averaged queue, on boards that take every path of
 // the map: the window operator past the top (the empty board), the chain
 // in full and cut windows of a balanced board, and the lazy far rows of a
-// herd. It fails if the skipped quadrature fed the board anywhere (the
-// slices chainLow leaves out without moments, the plans without nodes).
+// herd; and the phase map's chain, high levels and drain (h2, Erlang). It
+// fails if the skipped quadrature fed the board anywhere (the slices the
+// chains leave out without moments, the plans without nodes).
 func TestRefreshBoardOnly(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -1096,6 +1097,11 @@ func TestRefreshBoardOnly(t *testing.T) {
 		{"k3_l0.9_T99.5_balanced", Refresh{Dispatchers: 3, Load: 0.9, Period: 99.5}, BoardBalanced(1), 6},
 		{"k5_l0.9_T3000_herd", Refresh{Dispatchers: 5, Load: 0.9, Period: 3000}, BoardHalf(1200), 2},
 		{"k64_l0.9_T5000_empty", Refresh{Dispatchers: 64, Load: 0.9, Period: 5000}, BoardEmpty(), 1},
+		// The phase map (phaserefresh.go): its chain, high levels and
+		// drain, balanced and herded.
+		{"k5_l0.9_T600_h2:2_balanced", Refresh{Dispatchers: 5, Load: 0.9, Period: 600, Service: H2Service(2)}, H2Service(2).Lift(BoardBalanced(3)), 4},
+		{"k3_l0.9_T950_h2:10_half", Refresh{Dispatchers: 3, Load: 0.9, Period: 950, Service: H2Service(10)}, H2Service(10).Lift(BoardHalf(300)), 2},
+		{"k5_l0.9_T300_erlang:4_empty", Refresh{Dispatchers: 5, Load: 0.9, Period: 300, Service: ErlangService(4)}, ErlangService(4).Lift(BoardEmpty()), 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
