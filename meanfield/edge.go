@@ -1062,6 +1062,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 		if err != nil {
 			return nil, 0, err
 		}
+		m.boardOnly = true // the Jacobian of the board map: the same bytes
 		return leadingEigenvalues(m, node.Board, 3)
 	}
 	// T just past the window end at the node's board: the other piece.
