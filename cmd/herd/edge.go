@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -299,6 +300,8 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 func edgeStatus(p compare.EdgePoint) string {
 	scaled := strconv.FormatFloat(p.Result.Scaled, 'f', 4, 64)
 	switch {
+	case errors.Is(p.Err, meanfield.ErrStopped):
+		return "stopped"
 	case p.Err != nil:
 		return "failed"
 	case p.Check != nil && !p.Check.Confirmed():

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"herd/compare"
+	"herd/meanfield"
 )
 
 // The footer counts a load where the law 0.9(k−2) predicts an edge and the
@@ -26,5 +31,19 @@ func TestEdgeProgressFlag(t *testing.T) {
 	_, errs, code := herd(t, "edge", "--progress", "sometimes")
 	if code != 2 || !strings.Contains(errs, "--progress") || !strings.Contains(errs, "auto, always or never") {
 		t.Errorf("exit %d, stderr %q; want 2 naming --progress and its values", code, errs)
+	}
+}
+
+// A progress line says "stopped" for an edge that Ctrl-C ended (an error
+// wrapping meanfield.ErrStopped) and "failed" for any other error.
+func TestEdgeStatusStopped(t *testing.T) {
+	t.Parallel()
+	stopped := compare.EdgePoint{Err: fmt.Errorf("edge search at T = 290: %w", meanfield.ErrStopped)}
+	failed := compare.EdgePoint{Err: errors.New("meanfield: refresh map: too many rows")}
+	if got := edgeStatus(stopped); got != "stopped" {
+		t.Errorf("stopped edge: status %q, want \"stopped\"", got)
+	}
+	if got := edgeStatus(failed); got != "failed" {
+		t.Errorf("failed edge: status %q, want \"failed\"", got)
 	}
 }
