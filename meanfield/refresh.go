@@ -237,6 +237,16 @@ type RefreshMap struct {
 	// while their settings hold), the cut window.
 	full, far, cut winPlan
 	unit           []float64 // a unit start vector for buildOp
+	// The tail windows' Taylor terms (refreshtail.go), the terms the
+	// window in hand uses (0: the chain) and its δ; visit, when set,
+	// receives chainLow's slice k at every weighted step (buildTaylor).
+	tay        taylorOp
+	tayTerms   int
+	tayDelta   float64
+	tayWindows int // windows served by the terms in the last application (tests)
+	visit      func(step int, x []float64)
+	tmp2       []float64
+	noTaylor   bool // tests: the chain in every tail window
 
 	// Lazy far rows (startLazy): rows [lzLo, lzLo+len(lz)) of the water
 	// set aside for the windows before lzEnd, with their mass, current
@@ -255,10 +265,13 @@ type RefreshMap struct {
 	// chain (chainLow's pruning of slices that cannot reach the end law).
 	noPrune bool
 	// boardOnly skips the time-averaged queue: Apply computes Next and
-	// the board's observables exactly as otherwise (the same arithmetic,
-	// the same bytes) but none of the quadrature that only QueueMean
-	// needs, which it reports as NaN (with Response). Edge's iteration
-	// runs judge boards only (edgeRun.mapAt).
+	// the board's observables as otherwise but none of the quadrature
+	// that only QueueMean needs, which it reports as NaN (with Response).
+	// Without the tail windows' Taylor terms (noTaylor) the board is the
+	// same bytes (TestRefreshBoardOnly); with them, which only board-only
+	// maps use, it agrees with the chain's to 1e-12 in L1, the remainder
+	// counted as truncation (refreshtail.go, TestRefreshTailWindows).
+	// Edge's iteration runs judge boards only (edgeRun.mapAt).
 	boardOnly bool
 	lzPMF     []float64
 	// Poisson(t) laws at the last two window boundaries: window v's end is
@@ -416,6 +429,7 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 	m.lo, m.hi = 0, 0
 	m.water = m.water[:0]
 	m.lzOn = false
+	m.tayWindows = 0
 
 	v, integral, _ := m.walk(&res, func(v int, tau float64) bool {
 		// Class v joins the water at τ_v with its pure-death law.
@@ -445,6 +459,16 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 		}
 		if !pl.matches(w, w, m.chainEps, m.pmfEps, nodes) {
 			m.plan(pl, w, w, nodes)
+		}
+		m.tayTerms = 0
+		if pl == &m.full && m.boardOnly && !m.noShortcuts && !m.noTaylor {
+			var rem float64
+			m.tayTerms, rem = m.tailTerms(w)
+			if m.tayTerms > 0 {
+				m.tayWindows++
+				m.tayDelta = w - m.tay.w
+				m.trunc += rem * m.tailMass()
+			}
 		}
 		// The operator costs about q0/2 windows of the chain to build
 		// and little to apply; the choice depends on this input only,
@@ -731,15 +755,16 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 	var lowIntegral float64
 	if lo < split {
 		var massIn, massOut float64
-		if useOp {
+		switch {
+		case m.tayTerms > 0 && pl == &m.full:
+			massIn, massOut = m.tay.applyTail(out, m.water, lo, split, k, m.tayTerms, m.tayDelta)
+		case useOp:
 			if !pl.opOK {
 				m.buildOp(pl)
 			}
 			massIn, massOut, lowIntegral = pl.applyOp(out, m.water, lo, split, k)
-
-		} else {
+		default:
 			massIn, massOut = m.chainLow(pl, m.water, lo, split, out, &nodeMean)
-
 		}
 		m.steps += pl.n
 		// The uniformised sum is cut, so massOut ≤ massIn up to rounding
@@ -847,7 +872,10 @@ func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []f
 			if full {
 				// Only the slice j = k survives the conditioning.
 				ew := wn * pl.endJ[k]
-				if jmax == k {
+				switch {
+				case jmax == k && m.visit != nil:
+					m.visit(step, cur[k*R:(k+1)*R])
+				case jmax == k:
 					for q, x := range cur[k*R : (k+1)*R] {
 						acc[q] += ew * x
 					}

@@ -1,0 +1,226 @@
+package meanfield
+
+import "math"
+
+// Tail windows. Inside the board's long tail a full window v lasts
+// W_v = (k/λ)·F(v) = W + δ, δ = −(k/λ)·Σ_{b>v} p_b, only slightly less than
+// the full window W = k/λ past the top, but each such window has a length
+// of its own, so the chain ran in every one of them (at λ = 0.95, k = 10 a
+// balanced board's tail reaches 10⁻¹⁴ at row 370 while T holds 273
+// windows: none is past the top). With the auxiliary rate r fixed at W's
+// (any r gives the conditioned chain, model.md §2) the chain's steps do
+// not depend on the window's length, only their weights do:
+//
+//	f_n(W + δ) = Pois(Λ(W+δ); n)/Pois(r(W+δ); k) = f_n(W)·e^{−δ}·(1 + δ/W)^{n−k}
+//
+// (Λ − r = 1), so the window operator is
+//
+//	O(W + δ) = Σ_n f_n(W + δ)·B_n = Σ_i δ^i·O_i,   O_i = Σ_n f_n(W)·t_{n−k,i}·B_n,
+//
+// with B_n the chain's slice k after n steps, t_{m,i} the coefficient of δ^i
+// in e^{−δ}(1 + δ/W)^m. The terms O_i are built once per (W, budgets) from
+// the same chain runs as the window operator (buildOp), and a tail window
+// applies I of them. B_n x has mass b_n·‖x‖₁ exactly, b_n = Bin(n; k, a)
+// (arrivals do not depend on the queue), so the series' remainder is at
+// most ‖x‖₁·Σ_n b_n·|f_n(W+δ) − Σ_{i<I} f_n(W) t_{n−k,i} δ^i|: I is the
+// fewest terms that bring it below taylorBudget·chainEps, and the bound is
+// counted as truncation. Only board-only maps (RefreshMap.boardOnly) take
+// this path: the quadrature of the time-averaged queue is not expanded.
+const (
+	taylorMaxTerms = 14
+	taylorBudget   = 1    // the remainder's budget, in chainEps
+	taylorMaxRel   = 0.02 // windows shorter than W by more than this fraction take the chain
+	taylorEps      = 1e-8 // the terms' uniformisation cut, in Tol (below every window's chainEps)
+)
+
+// taylorOp holds the terms O_i for full windows near length w.
+type taylorOp struct {
+	valid            bool
+	w                float64
+	chainEps, pmfEps float64
+	pl               winPlan // the full window W without nodes, cut at chainEps
+	q0, n            int
+	f, b             []float64   // f_n(W) and b_n, n = 0 … N
+	t                [][]float64 // t[i][n] = t_{n−k,i} (0 for n < k)
+	ops              [][]float64 // term i: column q at Σ_{q'<q}(q'+k+1), rows 0 … q+k
+	sums             [][]float64 // term i: column sums
+	g                []float64   // scratch: f_n(W + δ)
+}
+
+// tailTerms returns how many terms a full window of length w needs, or 0
+// when the chain is to be used (the terms are not worth it or not enough).
+func (m *RefreshMap) tailTerms(w float64) (int, float64) {
+	tp := &m.tay
+	W := float64(m.k) / m.set.Load
+	delta := w - W
+	if delta == 0 || -delta > taylorMaxRel*W {
+		return 0, 0
+	}
+	// The terms depend on k, λ and the settings only (never on what the
+	// map computed before): the result depends on the input alone.
+	if eps := taylorEps * m.set.Tol; !tp.valid || tp.w != W || tp.chainEps != eps || tp.pmfEps != m.pmfEps {
+		m.buildTaylor(W, eps)
+	}
+	// f_n(W + δ) = f_n(W)·e^{−δ}(1 + δ/W)^{n−k}, then the remainder after
+	// each term.
+	k := m.k
+	tp.g = grow(tp.g, tp.n+1)
+	ratio, pw := 1+delta/W, math.Exp(-delta)
+	for n := k; n <= tp.n; n++ {
+		tp.g[n] = tp.f[n] * pw
+		pw *= ratio
+	}
+	budget := taylorBudget * m.chainEps
+	pow := 1.0
+	for I := 1; I <= taylorMaxTerms; I++ {
+		var rem float64
+		for n := k; n <= tp.n; n++ {
+			tp.g[n] -= tp.f[n] * tp.t[I-1][n] * pow
+			rem += tp.b[n] * math.Abs(tp.g[n])
+		}
+		if rem <= budget {
+			return I, rem
+		}
+		pow *= delta
+	}
+	return 0, 0
+}
+
+// buildTaylor builds the terms for windows near length W, their chain
+// cut at eps (relative to the conditioning, as chainEps is).
+func (m *RefreshMap) buildTaylor(W, eps float64) {
+	tp := &m.tay
+	pl := &tp.pl
+	save := m.chainEps
+	m.chainEps = eps
+	m.plan(pl, W, W, 0)
+	m.chainEps = save
+	k, N := m.k, pl.n
+	tp.w, tp.chainEps, tp.pmfEps, tp.q0, tp.n = W, eps, m.pmfEps, pl.q0, N
+	tp.f = grow(tp.f, N+1)
+	tp.b = grow(tp.b, N+1)
+	lgk, _ := math.Lgamma(float64(k) + 1)
+	for n := k; n <= N; n++ {
+		tp.f[n] = pl.uw[n] * pl.endJ[k]
+		lgn, _ := math.Lgamma(float64(n) + 1)
+		lgm, _ := math.Lgamma(float64(n-k) + 1)
+		tp.b[n] = math.Exp(lgn - lgk - lgm + float64(k)*math.Log(pl.a) + float64(n-k)*math.Log(pl.d))
+	}
+	// t_{m,i} = Σ_{j ≤ min(i, m)} C(m, j) W^{−j} (−1)^{i−j}/(i−j)!.
+	if len(tp.t) < taylorMaxTerms {
+		tp.t = make([][]float64, taylorMaxTerms)
+		tp.ops = make([][]float64, taylorMaxTerms)
+		tp.sums = make([][]float64, taylorMaxTerms)
+	}
+	var fact [taylorMaxTerms]float64 // (−1)^l / l!
+	fact[0] = 1
+	for l := 1; l < taylorMaxTerms; l++ {
+		fact[l] = -fact[l-1] / float64(l)
+	}
+	for i := range taylorMaxTerms {
+		tp.t[i] = grow(tp.t[i], N+1)
+	}
+	for n := k; n <= N; n++ {
+		mm := n - k
+		c := 1.0 // C(m, j)/W^j
+		var cj [taylorMaxTerms]float64
+		for j := 0; j < taylorMaxTerms; j++ {
+			if j > mm {
+				break
+			}
+			if j > 0 {
+				c *= float64(mm-j+1) / (float64(j) * W)
+			}
+			cj[j] = c
+		}
+		for i := range taylorMaxTerms {
+			var s float64
+			for j := 0; j <= min(i, mm); j++ {
+				s += cj[j] * fact[i-j]
+			}
+			tp.t[i][n] = s
+		}
+	}
+	// The columns: the chain from each unit start, slice k at every step.
+	q0 := pl.q0
+	size := 0
+	for q := 0; q < q0; q++ {
+		size += q + k + 1
+	}
+	for i := range taylorMaxTerms {
+		tp.ops[i] = grow(tp.ops[i], size)
+		tp.sums[i] = grow(tp.sums[i], q0)
+	}
+	m.unit = grow(m.unit, q0)
+	m.tmp2 = grow(m.tmp2, q0+k+1)
+	off := 0
+	for q := 0; q < q0; q++ {
+		width := q + k + 1
+		m.visit = func(step int, x []float64) {
+			fn := tp.f[step]
+			if fn == 0 {
+				return
+			}
+			for i := range taylorMaxTerms {
+				w := fn * tp.t[i][step]
+				col := tp.ops[i][off : off+width]
+				for r := range col {
+					col[r] += w * x[r]
+				}
+			}
+		}
+		m.unit[q] = 1
+		var nm [64]float64
+		m.chainLow(pl, m.unit, q, q+1, m.tmp2, &nm)
+		m.unit[q] = 0
+		m.visit = nil
+		for i := range taylorMaxTerms {
+			var s float64
+			for _, y := range tp.ops[i][off : off+width] {
+				s += y
+			}
+			tp.sums[i][q] = s
+		}
+		off += width
+	}
+	tp.valid = true
+}
+
+// applyTail adds the image of rows [lo, split) of src under the first I
+// terms at δ = w − W to out, and returns the mass in and out.
+func (tp *taylorOp) applyTail(out, src []float64, lo, split, k, I int, delta float64) (massIn, massOut float64) {
+	off := 0
+	for q := 0; q < lo; q++ {
+		off += q + k + 1
+	}
+	for q := lo; q < split; q++ {
+		x := src[q]
+		width := q + k + 1
+		if x != 0 {
+			massIn += x
+			o := out[:width]
+			c := x
+			for i := 0; i < I; i++ {
+				col := tp.ops[i][off : off+width]
+				massOut += c * tp.sums[i][q]
+				for r, y := range col {
+					o[r] += c * y
+				}
+				c *= delta
+			}
+		}
+		off += width
+	}
+	return massIn, massOut
+}
+
+// tailMass is the mass of the water's rows below the split of the window
+// in hand, which the remainder bound scales (at most 1).
+func (m *RefreshMap) tailMass() float64 {
+	split := min(m.full.q0, m.hi)
+	var s float64
+	for _, x := range m.water[m.lo:max(split, m.lo)] {
+		s += x
+	}
+	return s
+}
