@@ -25,10 +25,7 @@ func poissonPMF(buf []float64, x, eps float64) (int, []float64) {
 	if !(x > 0) {
 		return 0, append(buf, 1)
 	}
-	m := int(math.Floor(x))
-	// pm approximates π(m); it only scales the tail tests.
-	lg, _ := math.Lgamma(float64(m) + 1)
-	pm := math.Exp(-x + float64(m)*math.Log(x) - lg)
+	m, pm := poissonMode(x)
 	// Walk down from the mode, storing π(n)/π(m) in reverse order.
 	p := 1.0
 	buf = append(buf, p)
@@ -65,6 +62,34 @@ func poissonPMF(buf []float64, x, eps float64) (int, []float64) {
 		buf[i] *= inv
 	}
 	return lo, buf
+}
+
+// poissonMode returns the mode m = ⌊x⌋ of Poisson(x) and pm ≈ π(m), which
+// only scales poissonPMF's tail tests.
+func poissonMode(x float64) (int, float64) {
+	m := int(math.Floor(x))
+	lg, _ := math.Lgamma(float64(m) + 1)
+	return m, math.Exp(-x + float64(m)*math.Log(x) - lg)
+}
+
+// poissonLo returns the bottom of the support of poissonPMF(x, eps), found
+// by the same walk down from the mode, without the law.
+func poissonLo(x, eps float64) int {
+	if !(x > 0) {
+		return 0
+	}
+	m, pm := poissonMode(x)
+	p := 1.0
+	lo := m
+	for lo > 0 {
+		sigma := float64(lo) / x // π(lo−1)/π(lo)
+		if sigma < 1 && pm*p*sigma/(1-sigma) < eps {
+			break
+		}
+		p *= sigma
+		lo--
+	}
+	return lo
 }
 
 // poissonAt returns the single Poisson probability e^{−x} xⁿ/n! for small

@@ -246,7 +246,10 @@ type RefreshMap struct {
 	tayWindows int // windows served by the terms in the last application (tests)
 	visit      func(step int, x []float64)
 	tmp2       []float64
-	noTaylor   bool // tests: the chain in every tail window
+	// sameBytes (tests) keeps a board-only map to the full map's bytes:
+	// none of its paths that change rounding (the tail windows' Taylor
+	// terms, the shortcut for classes that have emptied).
+	sameBytes bool
 
 	// Lazy far rows (startLazy): rows [lzLo, lzLo+len(lz)) of the water
 	// set aside for the windows before lzEnd, with their mass, current
@@ -267,10 +270,15 @@ type RefreshMap struct {
 	// boardOnly skips the time-averaged queue: Apply computes Next and
 	// the board's observables as otherwise but none of the quadrature
 	// that only QueueMean needs, which it reports as NaN (with Response).
-	// Without the tail windows' Taylor terms (noTaylor) the board is the
-	// same bytes (TestRefreshBoardOnly); with them, which only board-only
-	// maps use, it agrees with the chain's to 1e-12 in L1, the remainder
-	// counted as truncation (refreshtail.go, TestRefreshTailWindows).
+	// With sameBytes the board is the full map's bytes
+	// (TestRefreshBoardOnly). Otherwise board-only maps also take two
+	// paths that change rounding: the tail windows' Taylor terms, which
+	// agree with the chain's to 1e-12 in L1, the remainder counted as
+	// truncation (refreshtail.go, TestRefreshTailWindows), and a class
+	// that has emptied by its window (b at most the bottom of the support
+	// of Pois(τ_b), as poissonPMF cuts it) joins row 0 with its mass
+	// without its Poisson law, which the drain integral would need
+	// (pureDeath adds mass·Σπ, 1 up to rounding).
 	// Edge's iteration runs judge boards only (edgeRun.mapAt).
 	boardOnly bool
 	lzPMF     []float64
@@ -461,7 +469,7 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 			m.plan(pl, w, w, nodes)
 		}
 		m.tayTerms = 0
-		if pl == &m.full && m.boardOnly && !m.noShortcuts && !m.noTaylor {
+		if pl == &m.full && m.boardOnly && !m.noShortcuts && !m.sameBytes {
 			var rem float64
 			m.tayTerms, rem = m.tailTerms(w)
 			if m.tayTerms > 0 {
@@ -596,6 +604,15 @@ func (m *RefreshMap) ensure(n int) {
 func (m *RefreshMap) inject(b int, tau float64) {
 	m.ensure(b + 1)
 	if m.rowErr {
+		return
+	}
+	if m.boardOnly && !m.sameBytes && b <= poissonLo(tau, m.pmfEps) {
+		m.water[0] += m.p[b] // every path has emptied (boardOnly)
+		if m.hi == m.lo {
+			m.lo, m.hi = 0, 1
+			return
+		}
+		m.lo = 0
 		return
 	}
 	pl := m.law(tau)

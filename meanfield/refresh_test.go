@@ -1114,7 +1114,7 @@ func TestRefreshBoardOnly(t *testing.T) {
 			}
 			board, _ := NewRefreshMap(c.r)
 			board.boardOnly = true
-			board.noTaylor = true // its own test: TestRefreshTailWindows
+			board.sameBytes = true // the paths that change rounding: TestRefreshTailWindows
 			p := c.start
 			for i := 0; i <= c.maps; i++ {
 				a, err := full.Apply(nil, p)
@@ -1173,7 +1173,7 @@ func TestRefreshTailWindows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			chain.boardOnly, chain.noTaylor = true, true
+			chain.boardOnly, chain.sameBytes = true, true
 			tail, _ := NewRefreshMap(c.r)
 			tail.boardOnly = true
 			p := c.start
@@ -1201,5 +1201,19 @@ func TestRefreshTailWindows(t *testing.T) {
 				t.Errorf("no window took the Taylor terms")
 			}
 		})
+	}
+}
+
+// TestPoissonLo: poissonLo finds the bottom of poissonPMF's support, the
+// test that decides whether a joining class has emptied, for means from 0
+// to 10⁵ and the map's cuts.
+func TestPoissonLo(t *testing.T) {
+	for _, eps := range []float64{1e-18, 1e-12, 1e-6} {
+		for _, x := range []float64{0, 1e-3, 0.5, 1, 2.5, 7, 40.2, 388, 2729.5, 28067, 1e5} {
+			lo, _ := poissonPMF(nil, x, eps)
+			if got := poissonLo(x, eps); got != lo {
+				t.Errorf("poissonLo(%v, %g) = %d, poissonPMF's support starts at %d", x, eps, got, lo)
+			}
+		}
 	}
 }
