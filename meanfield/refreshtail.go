@@ -27,9 +27,9 @@ import "math"
 // counted as truncation. Only board-only maps (RefreshMap.boardOnly) take
 // this path: the quadrature of the time-averaged queue is not expanded.
 const (
-	taylorMaxTerms = 14
+	taylorMaxTerms = 22
 	taylorBudget   = 1    // the remainder's budget, in chainEps
-	taylorMaxRel   = 0.02 // windows shorter than W by more than this fraction take the chain
+	taylorMaxRel   = 0.08 // windows shorter than W by more than this fraction take the chain
 	taylorEps      = 1e-8 // the terms' uniformisation cut, in Tol (below every window's chainEps)
 )
 
