@@ -320,6 +320,7 @@ type winPlan struct {
 	nodeP            []float64 // node i, step n: Pois(Λu_i; n)
 	nodeJ            []float64 // node i, slice j: Pois(r(w−u_i); k−j)/Pois(rw; k)
 	q0               int       // rows ≥ q0 cannot empty in the window
+	kw, kl, kEps     float64   // the window, piece and cut q0 and the kernel were made for
 	kmin             int       // shift of kern[0]
 	kern             []float64 // law of Binomial(k, l/w) − Pois(l)
 	krev             []float64 // kern reversed
@@ -465,18 +466,24 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 			// always carries its integrals (buildOp).
 			pl, nodes = &m.far, len(m.glx)
 		}
-		if !pl.matches(w, w, m.chainEps, m.pmfEps, nodes) {
-			m.plan(pl, w, w, nodes)
-		}
 		m.tayTerms = 0
+		var rem float64
 		if pl == &m.full && m.boardOnly && !m.noShortcuts && !m.sameBytes {
-			var rem float64
 			m.tayTerms, rem = m.tailTerms(w)
-			if m.tayTerms > 0 {
-				m.tayWindows++
-				m.tayDelta = w - m.tay.w
-				m.trunc += rem * m.tailMass()
+		}
+		switch {
+		case m.tayTerms > 0:
+			// The terms replace the chain: the window needs its split
+			// and kernel only, not the chain's weights.
+			if !pl.kernelFor(w, w, m.pmfEps) {
+				m.planKernel(pl, w, w)
+				pl.valid = false // no weights for w
 			}
+			m.tayWindows++
+			m.tayDelta = w - m.tay.w
+			m.trunc += rem * m.tailMass()
+		case !pl.matches(w, w, m.chainEps, m.pmfEps, nodes):
+			m.plan(pl, w, w, nodes)
 		}
 		// The operator costs about q0/2 windows of the chain to build
 		// and little to apply; the choice depends on this input only,
@@ -700,7 +707,20 @@ func (m *RefreshMap) plan(pl *winPlan, w, l float64, nodes int) {
 	pl.chainEps, pl.pmfEps = m.chainEps, m.pmfEps
 	pl.opOK = false
 	pl.weights(m.glx[:nodes], k, w, l, r, r+1, m.chainEps, m.pmfEps)
+	m.planKernel(pl, w, l)
+}
 
+// kernelFor reports whether pl's split and kernel were made for a piece of
+// length l in a window of length w with the Poisson cut pmfEps.
+func (pl *winPlan) kernelFor(w, l, pmfEps float64) bool {
+	return pl.kw == w && pl.kl == l && pl.kEps == pmfEps
+}
+
+// planKernel fills pl's split q0 and the kernel of the rows that cannot
+// empty, for a piece of length l in a window of length w.
+func (m *RefreshMap) planKernel(pl *winPlan, w, l float64) {
+	k := m.k
+	pl.kw, pl.kl, pl.kEps = w, l, m.pmfEps
 	// q0: P(Pois(w) ≥ q0) < pmfEps, so rows ≥ q0 never empty.
 	lo, pmf := poissonPMF(pl.pbuf, w, m.pmfEps)
 	pl.pbuf = pmf
@@ -780,10 +800,11 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 				m.buildOp(pl)
 			}
 			massIn, massOut, lowIntegral = pl.applyOp(out, m.water, lo, split, k)
+			m.steps += pl.n
 		default:
 			massIn, massOut = m.chainLow(pl, m.water, lo, split, out, &nodeMean)
+			m.steps += pl.n
 		}
-		m.steps += pl.n
 		// The uniformised sum is cut, so massOut ≤ massIn up to rounding
 		// (about 1e-17 per window); count only a genuine loss.
 		if lost := massIn - massOut; lost > 0 {
