@@ -720,6 +720,9 @@ func (pl *winPlan) kernelFor(w, l, pmfEps float64) bool {
 // empty, for a piece of length l in a window of length w.
 func (m *RefreshMap) planKernel(pl *winPlan, w, l float64) {
 	k := m.k
+	// The piece's lengths too: evolve reads them (the lazy rows' service
+	// time, the drift) whichever path takes the low rows.
+	pl.w, pl.l = w, l
 	pl.kw, pl.kl, pl.kEps = w, l, m.pmfEps
 	// q0: P(Pois(w) ≥ q0) < pmfEps, so rows ≥ q0 never empty.
 	lo, pmf := poissonPMF(pl.pbuf, w, m.pmfEps)

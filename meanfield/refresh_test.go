@@ -1152,7 +1152,7 @@ func TestRefreshBoardOnly(t *testing.T) {
 // (k = 3, 10 at λ = 0.95, k = 16 at λ = 0.9) and the empty board. The
 // boards agree within 1e-12 in L1 map after map (the golden band; measured
 // 1e-15–2e-13), the truncation grows by at most the remainder bounds
-// counted (so it stays below Tol), and the terms did serve windows (it
+// counted (Tol/4 in all), and the terms did serve windows (it
 // fails if tailTerms always declines, as it did with a budget below the
 // rounding floor of its bound).
 func TestRefreshTailWindows(t *testing.T) {
@@ -1165,6 +1165,9 @@ func TestRefreshTailWindows(t *testing.T) {
 		{"k3_l0.95_T388", Refresh{Dispatchers: 3, Load: 0.95, Period: 388}, BoardBalanced(1)},
 		{"k16_l0.9_T1200", Refresh{Dispatchers: 16, Load: 0.9, Period: 1200}, BoardBalanced(3)},
 		{"k5_l0.95_T1128_empty", Refresh{Dispatchers: 5, Load: 0.95, Period: 1128}, BoardEmpty()},
+		// Lazy far rows beside the terms: their service time is the
+		// window's length (planKernel's pl.l; a stale one gave 6e-8).
+		{"k5_l0.99_T29000_lazy", Refresh{Dispatchers: 5, Load: 0.99, Period: 29000}, BoardBalanced(30)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -1189,7 +1192,9 @@ func TestRefreshTailWindows(t *testing.T) {
 				}
 				served += tail.tayWindows
 				d := l1Dist(a.Next, b.Next)
-				if d > 1e-12 || b.Truncation > c.r.withDefaults().Tol || b.Truncation < a.Truncation-1e-15 {
+				// The terms add at most their remainder bounds, each
+				// below a window's chain budget (Tol/4 in all).
+				if d > 1e-12 || b.Truncation > a.Truncation+c.r.withDefaults().Tol/4 {
 					t.Errorf("map %d: ‖Δp'‖₁ = %.3g, truncation %.3g (chain %.3g)", i, d, b.Truncation, a.Truncation)
 				}
 				if i == 7 {
