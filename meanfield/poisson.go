@@ -27,24 +27,13 @@ func poissonPMF(buf []float64, x, eps float64) (int, []float64) {
 	}
 	m, pm := poissonMode(x)
 	// Walk down from the mode, storing π(n)/π(m) in reverse order.
-	p := 1.0
-	buf = append(buf, p)
-	lo := m
-	for lo > 0 {
-		sigma := float64(lo) / x // π(lo−1)/π(lo)
-		if sigma < 1 && pm*p*sigma/(1-sigma) < eps {
-			break
-		}
-		p *= sigma
-		lo--
-		buf = append(buf, p)
-	}
+	lo, buf := poissonDown(append(buf, 1), x, eps, m, pm, true)
 	// Reverse so that buf[i] is π(lo+i)/π(m).
 	for i, j := 0, len(buf)-1; i < j; i, j = i+1, j-1 {
 		buf[i], buf[j] = buf[j], buf[i]
 	}
 	// Walk up from the mode.
-	p = 1
+	p := 1.0
 	for n := m; ; n++ {
 		rho := x / float64(n+1) // π(n+1)/π(n)
 		if rho < 1 && pm*p*rho/(1-rho) < eps {
@@ -79,6 +68,14 @@ func poissonLo(x, eps float64) int {
 		return 0
 	}
 	m, pm := poissonMode(x)
+	lo, _ := poissonDown(nil, x, eps, m, pm, false)
+	return lo
+}
+
+// poissonDown walks down from the mode m of Poisson(x) (pm ≈ π(m)) while
+// the lower tail is at least eps, appending π(n)/π(m) to buf when keep is
+// set, and returns the bottom of the support and buf.
+func poissonDown(buf []float64, x, eps float64, m int, pm float64, keep bool) (int, []float64) {
 	p := 1.0
 	lo := m
 	for lo > 0 {
@@ -88,8 +85,11 @@ func poissonLo(x, eps float64) int {
 		}
 		p *= sigma
 		lo--
+		if keep {
+			buf = append(buf, p)
+		}
 	}
-	return lo
+	return lo, buf
 }
 
 // poissonAt returns the single Poisson probability e^{−x} xⁿ/n! for small

@@ -243,7 +243,8 @@ type RefreshMap struct {
 	tay        taylorOp
 	tayTerms   int
 	tayDelta   float64
-	tayWindows int // windows served by the terms in the last application (tests)
+	tayRem     float64 // its remainder bound per unit mass
+	tayWindows int     // windows served by the terms in the last application (tests)
 	visit      func(step int, x []float64)
 	tmp2       []float64
 	// sameBytes (tests) keeps a board-only map to the full map's bytes:
@@ -480,8 +481,7 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 				pl.valid = false // no weights for w
 			}
 			m.tayWindows++
-			m.tayDelta = w - m.tay.w
-			m.trunc += rem * m.tailMass()
+			m.tayDelta, m.tayRem = w-m.tay.w, rem
 		case !pl.matches(w, w, m.chainEps, m.pmfEps, nodes):
 			m.plan(pl, w, w, nodes)
 		}
@@ -798,6 +798,7 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 		switch {
 		case m.tayTerms > 0 && pl == &m.full:
 			massIn, massOut = m.tay.applyTail(out, m.water, lo, split, k, m.tayTerms, m.tayDelta)
+			m.trunc += m.tayRem * massIn // the series' remainder bound
 		case useOp:
 			if !pl.opOK {
 				m.buildOp(pl)

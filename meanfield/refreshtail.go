@@ -213,14 +213,3 @@ func (tp *taylorOp) applyTail(out, src []float64, lo, split, k, I int, delta flo
 	}
 	return massIn, massOut
 }
-
-// tailMass is the mass of the water's rows below the split of the window
-// in hand, which the remainder bound scales (at most 1).
-func (m *RefreshMap) tailMass() float64 {
-	split := min(m.full.q0, m.hi)
-	var s float64
-	for _, x := range m.water[m.lo:max(split, m.lo)] {
-		s += x
-	}
-	return s
-}
