@@ -1054,16 +1054,7 @@ func TestRefreshShortcuts(t *testing.T) {
 			}
 			plain, _ := NewRefreshMap(c.r)
 			plain.noShortcuts = true
-			p := c.start
-			for i := 0; i <= c.maps; i++ {
-				a, err := fast.Apply(nil, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := plain.Apply(nil, p)
-				if err != nil {
-					t.Fatal(err)
-				}
+			applyPair(t, plain, fast, c.start, c.maps+1, func(i int, b, a RefreshResult) {
 				dp := l1Dist(a.Next, b.Next)
 				dq := math.Abs(a.QueueMean-b.QueueMean) / b.QueueMean
 				dt := math.Abs(a.Truncation - b.Truncation)
@@ -1071,8 +1062,7 @@ func TestRefreshShortcuts(t *testing.T) {
 				if dp > 1e-12 || dq > 1e-12 || dt > 1e-13 || a.Windows != b.Windows {
 					t.Errorf("map %d: shortcuts differ from the plain map beyond rounding", i)
 				}
-				p = b.Next
-			}
+			})
 		})
 	}
 }
@@ -1115,16 +1105,7 @@ func TestRefreshBoardOnly(t *testing.T) {
 			board, _ := NewRefreshMap(c.r)
 			board.boardOnly = true
 			board.sameBytes = true // the paths that change rounding: TestRefreshTailWindows
-			p := c.start
-			for i := 0; i <= c.maps; i++ {
-				a, err := full.Apply(nil, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := board.Apply(nil, p)
-				if err != nil {
-					t.Fatal(err)
-				}
+			p := applyPair(t, full, board, c.start, c.maps+1, func(i int, a, b RefreshResult) {
 				if !math.IsNaN(b.QueueMean) || !math.IsNaN(b.Response) || math.IsNaN(a.QueueMean) {
 					t.Errorf("map %d: queue mean %v (board only %v), want a number (NaN)", i, a.QueueMean, b.QueueMean)
 				}
@@ -1139,8 +1120,7 @@ func TestRefreshBoardOnly(t *testing.T) {
 				if !same {
 					t.Fatalf("map %d: board-only result differs (‖Δp'‖₁ = %.3g, rows %d/%d, truncation %v/%v)", i, l1Dist(a.Next, b.Next), a.Rows, b.Rows, a.Truncation, b.Truncation)
 				}
-				p = a.Next
-			}
+			})
 			t.Logf("%d maps identical at T = %v; rows %d", c.maps+1, full.set.Period, len(p))
 		})
 	}
@@ -1179,17 +1159,8 @@ func TestRefreshTailWindows(t *testing.T) {
 			chain.boardOnly, chain.sameBytes = true, true
 			tail, _ := NewRefreshMap(c.r)
 			tail.boardOnly = true
-			p := c.start
 			served := 0
-			for i := 0; i < 8; i++ {
-				a, err := chain.Apply(nil, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := tail.Apply(nil, p)
-				if err != nil {
-					t.Fatal(err)
-				}
+			applyPair(t, chain, tail, c.start, 8, func(i int, a, b RefreshResult) {
 				served += tail.tayWindows
 				d := l1Dist(a.Next, b.Next)
 				// The terms add at most their remainder bounds, each
@@ -1200,8 +1171,7 @@ func TestRefreshTailWindows(t *testing.T) {
 				if i == 7 {
 					t.Logf("map %d: ‖Δp'‖₁ = %.3g, truncation %.3g (chain %.3g), %d windows, %d by the terms in all", i, d, b.Truncation, a.Truncation, b.Windows, served)
 				}
-				p = a.Next
-			}
+			})
 			if served == 0 {
 				t.Errorf("no window took the Taylor terms")
 			}
@@ -1221,4 +1191,25 @@ func TestPoissonLo(t *testing.T) {
 			}
 		}
 	}
+}
+
+// applyPair applies maps a and b side by side, maps times from start, each
+// time to a's previous board, and hands both results to check; it returns
+// a's last board.
+func applyPair(t *testing.T, a, b *RefreshMap, start []float64, maps int, check func(i int, ra, rb RefreshResult)) []float64 {
+	t.Helper()
+	p := start
+	for i := 0; i < maps; i++ {
+		ra, err := a.Apply(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := b.Apply(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(i, ra, rb)
+		p = ra.Next
+	}
+	return p
 }
