@@ -252,15 +252,11 @@ type RefreshMap struct {
 	// terms, the shortcut for classes that have emptied).
 	sameBytes bool
 
-	// Lazy far rows (startLazy): rows [lzLo, lzLo+len(lz)) of the water
-	// set aside for the windows before lzEnd, with their mass, current
-	// first moment and the service time and arrivals they owe.
-	lz              []float64
-	lzLo, lzEnd     int
-	lzOn            bool
-	lzMass, lzFirst float64
-	lzTime          float64
-	lzArr, lzN      int
+	// Lazy far rows (refreshlazy.go): the bands by height past the top of
+	// the board and the single band inside it, and how many are running.
+	bands    [lazyLevels + 1]lazyBand // by height past the top, and lazyInside
+	lzActive int
+	lzStarts [lazyLevels + 1]int // runs started in the last application, by band (tests)
 
 	// noShortcuts (tests only) turns the window operator and the lazy
 	// far rows off: every window runs the chain and the convolution.
@@ -282,7 +278,6 @@ type RefreshMap struct {
 	// (pureDeath adds mass·Σπ, 1 up to rounding).
 	// Edge's iteration runs judge boards only (edgeRun.mapAt).
 	boardOnly bool
-	lzPMF     []float64
 	// Poisson(t) laws at the last two window boundaries: window v's end is
 	// window v+1's start, where class v+1 is injected, so each boundary's
 	// law is computed once and serves the injection and both drain
@@ -438,7 +433,7 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 	m.laws[0].valid, m.laws[1].valid = false, false
 	m.lo, m.hi = 0, 0
 	m.water = m.water[:0]
-	m.lzOn = false
+	m.clearLazy()
 	m.tayWindows = 0
 
 	v, integral, _ := m.walk(&res, func(v int, tau float64) bool {
@@ -448,13 +443,16 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 		}
 		return !m.rowErr
 	}, func(v int, tau, w, l float64, cut bool) (float64, bool) {
-		if m.lzOn && (cut || v >= m.lzEnd) {
-			m.flushLazy()
-			if m.rowErr {
+		if m.lzActive > 0 {
+			if m.flushLazy(v, cut); m.rowErr {
 				return 0, false
 			}
 		}
-		if !cut && !m.lzOn && !m.noShortcuts {
+		switch {
+		case cut || m.noShortcuts || m.bands[lazyInside].on:
+		case v < m.top:
+			m.startInside(v, tau)
+		case m.lzActive < lazyLevels:
 			m.startLazy(v, tau)
 		}
 		if cut {
@@ -820,17 +818,19 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 	if hs := max(lo, split); hs < hi {
 		var mass, first float64
 		src := m.water[hs:hi]
-		for i, x := range src {
-			mass += x
-			first += float64(hs+i) * x
+		if nodes > 0 { // the moments feed the quadrature only
+			for i, x := range src {
+				mass += x
+				first += float64(hs+i) * x
+			}
 		}
 		// The kernel is a convolution of two normalised laws: it moves
 		// mass without losing any.
-		if m.lzOn {
+		if m.lzActive > 0 {
 			// Rows below trimEps·10⁻⁶/rows in runs of a kernel's
 			// length are dropped (at most trimEps·10⁻⁶ a window, counted
 			// as truncation): the gap the lazy rows left.
-			m.trunc += convolveAddGaps(out[hs+pl.kmin:hi+pl.kmin+len(pl.kern)-1], src, pl.krev, m.trimEps*1e-6/float64(hi-hs))
+			m.trunc += convolveAddGaps(out[hs+pl.kmin:hi+pl.kmin+len(pl.kern)-1], src, pl.krev, m.lazyNegl(hi-hs))
 		} else {
 			convolveAdd(out[hs+pl.kmin:hi+pl.kmin+len(pl.kern)-1], src, pl.krev)
 		}
@@ -843,14 +843,8 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 	}
 
 	// Lazy far rows: they never empty, E[q(u)] = q + k u/W − u.
-	if m.lzOn {
-		drift := float64(k)/pl.w - 1
-		for i := 0; i < nodes; i++ {
-			nodeMean[i] += m.lzFirst + m.lzMass*drift*pl.nodeU[i]
-		}
-		m.lzFirst += m.lzMass * (float64(k) - pl.l) // a full window: k arrivals
-		m.lzTime += pl.l
-		m.lzArr += k
+	if m.lzActive > 0 {
+		m.lazyWindow(pl, nodes, &nodeMean)
 	}
 
 	var integral float64
@@ -1114,141 +1108,6 @@ func (pl *winPlan) applyOp(out, src []float64, lo, split, k int) (massIn, massOu
 		}
 	}
 	return massIn, massOut, integral
-}
-
-// Lazy far rows. A server that starts a run of full windows with so many
-// jobs that it cannot empty before the run ends (P(Pois(Σ W) ≥ q) below
-// Tol·10⁻⁶, the standard of the per-window split) receives exactly k jobs
-// per window and is served as a Poisson process: after the run its queue
-// is q + m·k − Pois(Σ W). Such rows are set aside at the run's start and
-// convolved once at its end instead of once per window; their mean, which
-// the time-averaged queue needs, moves by k − W per window.
-const (
-	lazyMaxWindows  = 64
-	lazyTailWindows = 16
-	lazyMinRows     = 512
-)
-
-// startLazy considers a run of full windows from window v (starting at
-// tau) and, when convolving the far rows once at its end saves work,
-// moves the rows that cannot empty during the run out of the water.
-// The choice depends on the input only.
-func (m *RefreshMap) startLazy(v int, tau float64) {
-	T, k := m.period, float64(m.k)
-	var sums [lazyMaxWindows + 1]float64
-	cnt, end := 0, v
-	t, sw := tau, 0.0
-	for vv := v; cnt < lazyMaxWindows; vv++ {
-		w := m.windowLen(vv)
-		if t+w > T {
-			break
-		}
-		t += w
-		if w > 0 {
-			sw += w
-			cnt++
-			sums[cnt] = sw
-		}
-		end = vv + 1
-		if cnt == lazyMaxWindows {
-			break
-		}
-	}
-	if cnt < 4 {
-		return
-	}
-	// Work per window of the convolution: about k + 17√W per row; of the
-	// run's: about 17√ΣW per far row. A far row starts at about
-	// ΣW + 9√ΣW (the Poisson tail at Tol·10⁻⁶).
-	// The far rows end below the top rows kept in the water (at most
-	// the tail below the largest run's budget).
-	top := m.hi
-	{
-		var tail float64
-		for top > m.lo && tail+m.water[top-1] < lazyTailWindows*lazyMaxWindows*m.trimEps {
-			tail += m.water[top-1]
-			top--
-		}
-	}
-	hi := float64(top)
-	best, bestGain := 0, 0.0
-	for n := 4; n <= cnt; n *= 2 {
-		s := sums[n]
-		far := hi - (s + 9*math.Sqrt(s) + 1)
-		if far < lazyMinRows {
-			break
-		}
-		gain := far * (float64(n)*(k+17*math.Sqrt(s/float64(n))) - 17*math.Sqrt(s))
-		if gain > bestGain {
-			best, bestGain = n, gain
-		}
-	}
-	if best == 0 {
-		return
-	}
-	s := sums[best]
-	lo, pmf := poissonPMF(m.lzPMF, s, m.pmfEps)
-	m.lzPMF = pmf
-	q0 := max(lo+len(pmf), m.lo)
-	// The top rows stay in the water, so that its top is trimmed window
-	// by window as without the run (trimWater drops at most trimEps a
-	// window, far less than the mass left above the far rows).
-	hiLazy := m.hi
-	{
-		var tail float64
-		for hiLazy > q0 && tail+m.water[hiLazy-1] < lazyTailWindows*float64(best)*m.trimEps {
-			tail += m.water[hiLazy-1]
-			hiLazy--
-		}
-	}
-	if q0 >= hiLazy {
-		return
-	}
-	// The run ends before the window after its best-th nonzero one.
-	n := 0
-	for vv := v; ; vv++ {
-		if m.windowLen(vv) > 0 {
-			n++
-		}
-		if n == best {
-			end = vv + 1
-			break
-		}
-	}
-	m.lz = grow(m.lz, hiLazy-q0)
-	copy(m.lz, m.water[q0:hiLazy])
-	clear(m.water[q0:hiLazy])
-	m.lzLo, m.lzEnd, m.lzOn, m.lzN = q0, end, true, best
-	m.lzMass, m.lzFirst = 0, 0
-	for i, x := range m.lz {
-		m.lzMass += x
-		m.lzFirst += float64(q0+i) * x
-	}
-	m.lzTime, m.lzArr = 0, 0
-}
-
-// flushLazy convolves the far rows with the run's kernel, q → q + m·k −
-// Pois(ΣW), and returns them to the water.
-func (m *RefreshMap) flushLazy() {
-	m.lzOn = false
-	lo, pmf := poissonPMF(m.lzPMF, m.lzTime, m.pmfEps)
-	m.lzPMF = pmf
-	// Row q goes to q + arr − (lo + t) for pmf[t]: the kernel reversed is
-	// pmf read from the top, offset arr − lo − (len(pmf) − 1).
-	base := m.lzLo + m.lzArr - lo - (len(pmf) - 1)
-	top := base + len(m.lz) + len(pmf) - 1
-	m.ensure(top)
-	if m.rowErr {
-		return
-	}
-	// convolveAdd wants the kernel g with dst[i] += Σ g[t] x[i−t] given
-	// g reversed; here g[t] = pmf[len−1−t] (shift −d), so grev = pmf.
-	convolveAdd(m.water[base:top], m.lz, pmf)
-	if m.hi == m.lo {
-		m.lo = base
-	}
-	m.lo = min(m.lo, base)
-	m.hi = max(m.hi, top)
 }
 
 // convolveAdd adds the full convolution of x with the kernel g to dst,

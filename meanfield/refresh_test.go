@@ -1067,6 +1067,62 @@ func TestRefreshShortcuts(t *testing.T) {
 	}
 }
 
+// TestRefreshLazyBands checks the lazy far rows (refreshlazy.go) against
+// the plain computation at λ = 0.99, where a period holds about 5,600
+// windows: a herd (rows up to about 24,000; the single band inside the
+// board and every band by height past the top in use, each started many
+// times) and a balanced board (rows up to about 1,700). They are the same
+// linear map summed in another order, and the top rows a band holds are
+// trimmed when it ends instead of window by window, so the results agree
+// to rounding, which grows with the windows (each adds a few ulps per
+// row), and to the truncation: ‖Δp'‖₁ and the relative change of the
+// time-averaged queue within 1e-12 per 1,000 windows (TestRefreshShortcuts'
+// band, whose cases run up to about 1,000 windows), the truncation within
+// 1e-13. The single band alone (before the bands by height) gave the same
+// 1.9e-12 and 2.2e-12 on the herd's 10,064 windows.
+func TestRefreshLazyBands(t *testing.T) {
+	cases := []struct {
+		name   string
+		start  []float64
+		maps   int
+		levels int // bands that must have started
+	}{
+		{"herd", BoardHalf(9000), 0, lazyLevels + 1},
+		{"balanced", BoardBalanced(70), 1, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			set := Refresh{Dispatchers: 5, Load: 0.99, Period: 28100}
+			fast, err := NewRefreshMap(set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, _ := NewRefreshMap(set)
+			plain.noShortcuts = true
+			applyPair(t, plain, fast, c.start, c.maps+1, func(i int, b, a RefreshResult) {
+				dp := l1Dist(a.Next, b.Next)
+				dq := math.Abs(a.QueueMean-b.QueueMean) / b.QueueMean
+				dt := math.Abs(a.Truncation - b.Truncation)
+				t.Logf("map %d: ‖Δp'‖₁ = %.2g, rel. Δ queue = %.2g, Δ truncation = %.2g (rows %d, windows %d), band runs %v", i, dp, dq, dt, a.Rows, a.Windows, fast.lzStarts)
+				tol := 1e-12 * float64(b.Windows) / 1000
+				if dp > tol || dq > tol || dt > 1e-13 || a.Windows != b.Windows {
+					t.Errorf("map %d: bands differ from the plain map beyond rounding (%.2g)", i, tol)
+				}
+			})
+			used := 0
+			for _, n := range fast.lzStarts {
+				if n > 0 {
+					used++
+				}
+			}
+			if used < c.levels {
+				t.Errorf("%d bands started (runs %v), want at least %d", used, fast.lzStarts, c.levels)
+			}
+		})
+	}
+}
+
 // TestRefreshBoardOnly: with boardOnly the map returns the same bytes for
 // the board (Next, mean, truncation, rows, windows, steps) as without, and
 // NaN for the time-averaged queue, on boards that take every path of
