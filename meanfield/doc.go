@@ -150,9 +150,11 @@
 // persists that far (k = 2, and k = 3 at λ = 0.8) there is no edge.
 // Beside it Edge reports the edge of the branch followed down from
 // T(1 − λ)² = 8 by continuation (BranchScaled; it lies at or slightly
-// above the protocol edge), how the balanced state is lost (Crossing), the
-// spectral radius of the stable node at the edge, the leading eigenvalue
-// of its unstable partner, and the herd reached just below the edge.
+// above the protocol edge), how the balanced branch on which the edge lies
+// is lost (Crossing, judged at the branch's lowest point, at or a little
+// below the protocol edge), the spectral radius of the stable node there,
+// the leading eigenvalue of its unstable partner, and the herd reached
+// just below the edge.
 //
 // The balanced state does not lose stability through an eigenvalue
 // reaching ±1. It is lost in a border collision: a stable node, with T just

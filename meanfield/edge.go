@@ -20,6 +20,10 @@ const (
 	CrossingFlip = "flip"
 	// CrossingFold: a smooth loss with an eigenvalue through +1.
 	CrossingFold = "fold"
+	// CrossingUnclassified: at the end of the branch the node is neither
+	// near a window end nor has an eigenvalue near ±1 (an abrupt loss the
+	// classifier does not recognise).
+	CrossingUnclassified = "unclassified"
 	// CrossingNone: no edge down to MinScaled.
 	CrossingNone = "none"
 )
@@ -177,12 +181,16 @@ type EdgeResult struct {
 	// Gaps lists, from the top down, the ranges above the edge in which
 	// the low boards do not reach a balanced state (see Edge).
 	Gaps []EdgeGap
-	// Crossing is CrossingBorder, CrossingFlip, CrossingFold or
-	// CrossingNone, the kind of loss of the branch that ends at the
-	// protocol edge.
+	// Crossing is CrossingBorder, CrossingFlip, CrossingFold,
+	// CrossingUnclassified or CrossingNone: how the balanced branch on
+	// which the edge lies is lost, judged at the branch's lowest point
+	// (its end, where it is lost to RelTol/2). The protocol edge lies at
+	// or above that point: above it when the low boards stop reaching the
+	// branch before the branch itself is lost (its basin no longer holds
+	// them), by up to a few tenths of a percent in the cases measured.
 	Crossing string
-	// NodeRadius is the spectral radius of the stable node at (just above)
-	// the edge.
+	// NodeRadius is the spectral radius of the stable node at the end of
+	// the branch.
 	NodeRadius float64
 	// SaddleEigenvalue is the leading eigenvalue of the map's piece beyond
 	// the border, at the collision point: the unstable partner's leading
@@ -726,10 +734,16 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 // Each iteration run stops at a fixed point, a periodic orbit, or as soon
 // as its board has clearly left the balanced basin (board mean above
 // BalancedQueueScale/(1−λ) and rising for two maps; see run), so probes
-// below the edge do not map the herd. The node's spectral radius comes
-// from Arnoldi at the edge's fixed point; the saddle's leading eigenvalue
-// from Arnoldi at the same board with T moved just past its window's end
-// (the other piece of the map); the herd from FindHerdAttractor's
+// below the edge do not map the herd. The crossing is judged at the
+// lowest point of the branch on which the edge lies (where the branch is
+// lost; the protocol edge may lie a little above it, see
+// EdgeResult.Crossing): border when the node's T lies within 5% of a
+// window of its window's end, flip or fold when its spectral radius
+// exceeds 0.95 (leading eigenvalue negative or not), unclassified
+// otherwise. The node's spectral radius comes from Arnoldi at that fixed
+// point; the saddle's leading eigenvalue from Arnoldi at the same board
+// with T moved just past its window's end (the other piece of the map);
+// the herd from FindHerdAttractor's
 // classification (L1 tolerance 1e-4) continuing the run that failed just
 // below the edge, within HerdMaps maps and, unless HerdFull, no more work
 // than the edge search itself.
@@ -790,7 +804,7 @@ func (e *edgeRun) search() error {
 	if err != nil || br == nil {
 		return err
 	}
-	edgeT, node, below, err := e.confirm(br, tHi)
+	edgeT, _, below, err := e.confirm(br, tHi)
 	if err != nil {
 		return err
 	}
@@ -816,7 +830,10 @@ func (e *edgeRun) search() error {
 			hr = e.herd(below.T, below.att.Board, work)
 		}(res.Work)
 	}
-	err = e.crossing(edgeT, node, e.s.Workers > 1 && !doHerd)
+	// The branch's end, not the protocol edge, is where the branch is
+	// lost: classify the crossing there.
+	end := br.Last()
+	err = e.crossing(end.Mu, attractorOf(end), e.s.Workers > 1 && !doHerd)
 	wg.Wait()
 	if err != nil || !doHerd {
 		return err
@@ -1091,8 +1108,10 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 		res.Crossing = CrossingBorder
 	case res.NodeRadius > 0.95 && real(ev[0]) < 0:
 		res.Crossing = CrossingFlip
-	default:
+	case res.NodeRadius > 0.95:
 		res.Crossing = CrossingFold
+	default:
+		res.Crossing = CrossingUnclassified
 	}
 	if !border {
 		return nil

@@ -156,6 +156,29 @@ func TestEdgeAboveOldStartWithGap(t *testing.T) {
 	t.Logf("edge %.5f, gaps %+v, footing %.3f, %d maps, %d probes, %d steps", r.Scaled, r.Gaps, r.Footing, r.Maps, r.Probes, r.Steps)
 }
 
+// TestEdgeCrossingAtBranchEnd: at k = 16, λ = 0.95 the low boards stop
+// reaching the balanced branch (protocol edge 11.2731) about 0.03% above
+// where the branch itself is lost (11.2697). The crossing is judged at the
+// branch's end, where the node's T lies 0.80 from its window's end (under
+// 5% of the window k/λ = 16.8) and its spectral radius is 0.78: a border
+// collision, with a saddle beyond the border (eigenvalue above 1). Judged
+// at the protocol edge, where the node lies 1.19 from the window's end, it
+// was called a fold, which its radius contradicts.
+func TestEdgeCrossingAtBranchEnd(t *testing.T) {
+	t.Parallel()
+	r, err := Edge(EdgeSettings{Dispatchers: 16, Load: 0.95, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("edge %.6f, branch lost at %.6f, %s, node radius %.3f, saddle %.3f, %d maps", r.Scaled, r.BranchScaled, r.Crossing, r.NodeRadius, r.SaddleEigenvalue, r.Maps)
+	if r.Status != Found || !(r.Scaled > r.BranchScaled*(1+1e-4)) {
+		t.Fatalf("edge %.6f, branch end %.6f: want the protocol edge more than RelTol above the branch's end", r.Scaled, r.BranchScaled)
+	}
+	if r.Crossing != CrossingBorder || !(r.NodeRadius < 0.95) || !(r.SaddleEigenvalue > 1) {
+		t.Errorf("crossing %s, node radius %.3f, saddle eigenvalue %.3f: want a border collision (radius < 0.95, saddle > 1)", r.Crossing, r.NodeRadius, r.SaddleEigenvalue)
+	}
+}
+
 // TestConfirmEdge: the edge at k = 5, λ = 0.9 passes the plain-iteration
 // check of ConfirmEdge, and a point 1% above it fails it (the low boards
 // reach the balanced state on both sides), so the check can fail.
