@@ -164,10 +164,10 @@ func (m *RefreshMap) startLazy(v int, tau float64) {
 // at its end saves work, sets aside the rows that cannot empty during the
 // run in the band lazyInside: one band for all far rows, its run the
 // power of two from 4 to lazyMaxWindows that saves the most. Inside the
-// board the water climbs (k jobs a window of length k·F(v)/λ < k), so
-// rows flow up into a band's rows while it runs; one long band for the far
-// rows does better there than the bands by height past the top, as
-// measured in herds (TestRefreshLazyBands' comment). The choice depends on
+// board the water climbs where F(v) < λ (k jobs a window of length
+// k·F(v)/λ < k), so rows flow up into a band's rows while it runs; one
+// long band for the far rows does better there than the bands by height
+// (the measurements in the comment on lazyLevels). The choice depends on
 // the input only.
 func (m *RefreshMap) startInside(v int, tau float64) {
 	T, k := m.period, float64(m.k)
