@@ -251,16 +251,7 @@ func (m *RefreshMap) startInside(v int, tau float64) {
 			break
 		}
 	}
-	b.rows = grow(b.rows, hiLazy-q0)
-	copy(b.rows, m.water[q0:hiLazy])
-	clear(m.water[q0:hiLazy])
-	b.on, b.lo, b.end = true, q0, end
-	b.mass, b.first, b.time, b.arr = 0, 0, 0, 0
-	for i, x := range b.rows {
-		b.mass += x
-		b.first += float64(q0+i) * x
-	}
-	m.lzActive++
+	m.setAside(b, q0, hiLazy, end)
 	m.lzStarts[lazyInside]++
 }
 
@@ -316,6 +307,13 @@ func (m *RefreshMap) startBand(b *lazyBand, n, v int, tau, one float64, upper, h
 	if (float64(rows)+width)*width >= lazyGain*float64(rows)*saved {
 		return 0, false
 	}
+	m.setAside(b, q0, hi, end)
+	return q0, true
+}
+
+// setAside moves the water's rows [q0, hi) into band b, for the run that
+// ends before window end.
+func (m *RefreshMap) setAside(b *lazyBand, q0, hi, end int) {
 	b.rows = grow(b.rows, hi-q0)
 	copy(b.rows, m.water[q0:hi])
 	clear(m.water[q0:hi])
@@ -326,7 +324,6 @@ func (m *RefreshMap) startBand(b *lazyBand, n, v int, tau, one float64, upper, h
 		b.first += float64(q0+i) * x
 	}
 	m.lzActive++
-	return q0, true
 }
 
 // lazyNegl is the mass below which a row in a run of a kernel's length
