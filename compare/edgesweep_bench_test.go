@@ -1,10 +1,11 @@
 package compare
 
 import (
-	"sync"
+	"context"
 	"testing"
 
 	"herd/meanfield"
+	"herd/sim"
 )
 
 // BenchmarkEdgeTable times herd edge's default table (k = 2, 3, 4, 5, 6, 8,
@@ -41,33 +42,13 @@ func BenchmarkEdgeTable(b *testing.B) {
 	}
 }
 
-// benchPool runs the work on w goroutines, taking the items in order.
+// benchPool is herd's one worker pool (sim.Parallel) on w goroutines.
 func benchPool(w int) Pool {
 	return func(n int, work func(i int)) []bool {
-		var mu sync.Mutex
-		next := 0
-		var wg sync.WaitGroup
-		for range w {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					mu.Lock()
-					i := next
-					next++
-					mu.Unlock()
-					if i >= n {
-						return
-					}
-					work(i)
-				}
-			}()
-		}
-		wg.Wait()
-		done := make([]bool, n)
-		for i := range done {
-			done[i] = true
-		}
+		_, done := sim.Parallel(context.Background(), n, w, func(i int) (struct{}, bool) {
+			work(i)
+			return struct{}{}, true
+		}, nil)
 		return done
 	}
 }
