@@ -1003,16 +1003,7 @@ func TestRefreshPruneExact(t *testing.T) {
 		}
 		plain, _ := NewRefreshMap(c.r)
 		plain.noPrune = true
-		p := c.start
-		for i := 0; i <= c.maps; i++ {
-			a, err := pruned.Apply(nil, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := plain.Apply(nil, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+		applyPair(t, pruned, plain, c.start, c.maps+1, func(i int, a, b RefreshResult) {
 			same := len(a.Next) == len(b.Next) && a.QueueMean == b.QueueMean && a.Truncation == b.Truncation
 			for q := range a.Next {
 				same = same && q < len(b.Next) && a.Next[q] == b.Next[q]
@@ -1020,8 +1011,7 @@ func TestRefreshPruneExact(t *testing.T) {
 			if !same {
 				t.Fatalf("k = %d, T = %v, map %d: pruned and plain chains differ (queue mean %v vs %v)", c.r.Dispatchers, c.r.Period, i+1, a.QueueMean, b.QueueMean)
 			}
-			p = a.Next
-		}
+		})
 	}
 }
 
