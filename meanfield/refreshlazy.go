@@ -51,7 +51,8 @@ const (
 )
 
 // poissonWidth estimates the length of the Poisson(x) law cut at
-// pmfEps = 1e-18 (within about 10% for x ≥ 4).
+// pmfEps = 1e-18: within 12% for x from 2 to 1,280 (+12% at x = 10,
+// −3% at 1,280); it only weighs whether a band pays.
 func poissonWidth(x float64) float64 { return 17*math.Sqrt(x) + 1 }
 
 // lazyBand is a band of far rows set aside for one run.
