@@ -14,6 +14,35 @@ import (
 // which starts from it. An error ends Follow and Sweep.
 type Corrector func(mu float64, guess []float64, tight bool) (BranchPoint, bool, error)
 
+// Trial is one corrector call of Follow: μ, the predicted state and
+// tight (Corrector).
+type Trial struct {
+	Mu    float64
+	Guess []float64
+	Tight bool
+}
+
+// TrialResult is the outcome of a Trial: the Corrector's results.
+type TrialResult struct {
+	Point BranchPoint
+	OK    bool
+	Err   error
+}
+
+// ChainCorrector corrects a chain of trials, each needed only when every
+// one before it failed. It returns the results of trials[0], trials[1], …
+// up to and including the first that succeeds or errs (all of them when
+// every one fails), the same as the loop
+//
+//	for _, t := range trials {
+//		pt, ok, err := correct(t.Mu, t.Guess, t.Tight)
+//		// … keep the result; stop if ok or err != nil
+//	}
+//
+// would return. It may run later trials alongside the first (on other
+// cores), discarding those the loop would not have made.
+type ChainCorrector func(trials []Trial) []TrialResult
+
 // FollowSettings controls Follow. The zero value gives the defaults.
 type FollowSettings struct {
 	// MaxStep is the first and the largest relative step |Δμ|/μ, in
@@ -27,6 +56,13 @@ type FollowSettings struct {
 	// and reports whether it could; when it cannot, the last point's state
 	// is the prediction.
 	Project func(x []float64) bool
+	// Chain, if set, replaces the one-at-a-time corrector calls: at each
+	// step Follow hands it the trial and the trials that would follow its
+	// failures (the midpoints towards the last point, down to the end of
+	// the bracket). They all start from the same last point, so their
+	// predictions are known in advance; a caller with several cores can run
+	// them at once. The result is the same as with the corrector alone.
+	Chain ChainCorrector
 }
 
 // Validate reports whether the settings are usable.
@@ -115,30 +151,66 @@ func (f *follower) run() error {
 	step := f.maxStep
 	for {
 		cur := res.Last()
-		mu := f.trial(cur, step)
-		res.Steps++
-		// While no trial has failed, the branch is far from its end.
-		tight := !(math.IsNaN(res.LostAt) && mu > f.muMin)
-		pt, ok, err := f.correct(mu, f.predict(cur, mu), tight)
-		if err != nil {
-			return err
-		}
-		if ok {
-			res.Points = append(res.Points, pt)
-			if mu == f.muMin {
-				return nil
+		trials := f.chain(cur, step)
+		for i, o := range f.evaluate(trials) {
+			res.Steps++
+			if o.Err != nil {
+				return o.Err
 			}
-			if math.IsNaN(res.LostAt) {
-				step = min(1.5*step, f.maxStep)
+			if o.OK {
+				res.Points = append(res.Points, o.Point)
+				if trials[i].Mu == f.muMin {
+					return nil
+				}
+				if math.IsNaN(res.LostAt) {
+					step = min(1.5*step, f.maxStep)
+				}
+				break
 			}
-		} else {
-			res.LostAt, res.Failed = mu, pt
+			res.LostAt, res.Failed = trials[i].Mu, o.Point
 		}
 		if last := res.Last(); !math.IsNaN(res.LostAt) && last.Mu-res.LostAt <= f.relTol*last.Mu/2 {
 			res.Lost = true
 			return nil
 		}
 	}
+}
+
+// chain returns the next trial below the last point cur and, with Chain
+// set, the trials that would follow its failure, each as trial and
+// predict would give them had the ones before failed, up to the one whose
+// failure closes the bracket.
+func (f *follower) chain(cur BranchPoint, step float64) []Trial {
+	lost := f.res.LostAt
+	defer func() { f.res.LostAt = lost }()
+	var ts []Trial
+	for {
+		mu := f.trial(cur, step)
+		// While no trial has failed, the branch is far from its end.
+		tight := !(math.IsNaN(f.res.LostAt) && mu > f.muMin)
+		ts = append(ts, Trial{Mu: mu, Guess: f.predict(cur, mu), Tight: tight})
+		if f.s.Chain == nil || cur.Mu-mu <= f.relTol*cur.Mu/2 {
+			return ts
+		}
+		f.res.LostAt = mu // as if it failed
+	}
+}
+
+// evaluate corrects trials with Chain, or with the corrector one at a
+// time up to the first success or error.
+func (f *follower) evaluate(trials []Trial) []TrialResult {
+	if f.s.Chain != nil {
+		return f.s.Chain(trials)
+	}
+	var out []TrialResult
+	for _, t := range trials {
+		pt, ok, err := f.correct(t.Mu, t.Guess, t.Tight)
+		out = append(out, TrialResult{Point: pt, OK: ok, Err: err})
+		if ok || err != nil {
+			break
+		}
+	}
+	return out
 }
 
 // trial returns the next μ below the last point cur: a relative step, or

@@ -1,0 +1,125 @@
+package fixedpoint
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sync"
+	"testing"
+)
+
+// TestFollowChain: Follow with a Chain that corrects every trial of a chain
+// at once (each on its own goroutine) gives the same result as the
+// one-at-a-time corrector, and the trials it keeps are the corrector's calls
+// in the same order; the chains hold more than one trial, so the test
+// exercises the trials after failures.
+func TestFollowChain(t *testing.T) {
+	// The border collision of ExampleFollow: x ↦ x/2 + μ/2 for x ≥ 1,
+	// x ↦ 3x − 2 below; stable fixed point x = μ while μ ≥ 1. The
+	// corrector's answer depends on tight (fewer iterations when loose), so
+	// a trial with the wrong tightness changes the points.
+	border := func(x, mu float64) float64 {
+		if x >= 1 {
+			return x/2 + mu/2
+		}
+		return 3*x - 2
+	}
+	// A fold: x ↦ x² + c(μ) with c = (1 − μ)/4 has the stable fixed point
+	// (1 − √μ)/2 for μ > 0; the corrector rejects points whose residual
+	// does not fall below 1e-12 in its iterations, which happens well above
+	// μ = 0 (slow convergence), and reports no gap, so the loss is found by
+	// bisection alone.
+	fold := func(x, mu float64) float64 { return x*x + (1-mu)/4 }
+	cases := []struct {
+		name  string
+		f     func(x, mu float64) float64
+		gap   bool
+		start BranchPoint
+		muMin float64
+		lost  bool
+	}{
+		{"border", border, true, BranchPoint{Mu: 3, X: []float64{3}, Gap: 2}, 0.5, true},
+		{"border-no-gap", border, false, BranchPoint{Mu: 3, X: []float64{3}, Gap: math.NaN()}, 0.5, true},
+		{"fold", fold, false, BranchPoint{Mu: 0.81, X: []float64{0.05}, Gap: math.NaN()}, 1e-3, true},
+		{"to-muMin", border, true, BranchPoint{Mu: 3, X: []float64{3}, Gap: 2}, 1.5, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var calls []float64
+			correct := func(m float64, guess []float64, tight bool) (BranchPoint, bool, error) {
+				n := 60
+				if tight {
+					n = 400
+				}
+				x := guess[0]
+				for i := 0; i < n && math.Abs(x) < 1e6; i++ {
+					x = c.f(x, m)
+				}
+				ok := math.Abs(c.f(x, m)-x) <= 1e-12 && (!c.gap || x >= 1)
+				g := math.NaN()
+				if c.gap {
+					g = x - 1
+				}
+				mu.Lock()
+				calls = append(calls, m)
+				mu.Unlock()
+				return BranchPoint{Mu: m, X: []float64{x}, Converged: ok, Gap: g}, ok, nil
+			}
+			s := &FollowSettings{RelTol: 1e-6}
+			one, err := Follow(correct, c.start, c.muMin, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seq := calls
+			calls = nil
+			long := 0
+			var kept []float64
+			chain := func(ts []Trial) []TrialResult {
+				if len(ts) > 1 {
+					long++
+				}
+				out := make([]TrialResult, len(ts))
+				var wg sync.WaitGroup
+				for i, tr := range ts {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						pt, ok, err := correct(tr.Mu, tr.Guess, tr.Tight)
+						out[i] = TrialResult{Point: pt, OK: ok, Err: err}
+					}()
+				}
+				wg.Wait()
+				for i, r := range out {
+					kept = append(kept, ts[i].Mu)
+					if r.OK || r.Err != nil {
+						return out[:i+1]
+					}
+				}
+				return out
+			}
+			sc := *s
+			sc.Chain = chain
+			par, err := Follow(correct, c.start, c.muMin, &sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// %v, not reflect.DeepEqual: a NaN Gap or LostAt equals itself.
+			if fmt.Sprintf("%+v", *one) != fmt.Sprintf("%+v", *par) {
+				t.Errorf("with Chain: lost %v at %v, last %v, %d steps; one at a time: lost %v at %v, last %v, %d steps",
+					par.Lost, par.LostAt, par.Last().Mu, par.Steps, one.Lost, one.LostAt, one.Last().Mu, one.Steps)
+			}
+			if !reflect.DeepEqual(kept, seq) {
+				t.Errorf("trials kept %v, corrector calls one at a time %v", kept, seq)
+			}
+			if one.Lost != c.lost {
+				t.Errorf("lost %v, want %v", one.Lost, c.lost)
+			}
+			if c.lost && long == 0 {
+				t.Errorf("no chain held more than one trial")
+			}
+			t.Logf("%d steps, lost %v at %.9g, last %.9g; %d chains of more than one trial, %d corrector calls with Chain",
+				one.Steps, one.Lost, one.LostAt, one.Last().Mu, long, len(calls))
+		})
+	}
+}
