@@ -327,32 +327,22 @@ type runOut struct {
 	work float64
 }
 
-// account adds the cost of runs to the result's counters.
-func (e *edgeRun) account(outs []runOut) {
-	for _, o := range outs {
-		e.add(e.phase, o.maps, o.work)
-	}
-}
-
-// run iterates the map at period T from start until a fixed point or an
-// orbit, or until the board has clearly left the balanced basin: its mean
-// above BalancedQueueScale/(1−λ) (above every balanced fixed point, see
-// BalancedQueueScale) and rising for edgeLeaveRun consecutive maps. From a
-// low board the mean climbs towards a balanced fixed point from below, so a
-// run that ends balanced never meets this test; a run stopped by it is
-// heading for the herd, whose board mean grows with T (0.3–0.8·T,
-// model.md §2), and mapping the herd any further would be wasted work.
-func (e *edgeRun) run(T float64, start []float64, tol float64) (bool, Attractor, error) {
-	o := e.runOn(0, runJob{T: T, start: start, warm: true}, tol, nil)
-	e.account([]runOut{o})
-	return o.ok, o.att, o.err
-}
-
-// runOn is run on worker w's map, without accounting; a run for which
-// cancel (if not nil) reports true stops after its current map, its
-// output to be discarded.
+// runOn iterates worker w's map at period j.T from j.start until a fixed
+// point or an orbit, or until the board has clearly left the balanced
+// basin: its mean above BalancedQueueScale/(1−λ) (above every balanced
+// fixed point, see BalancedQueueScale) and rising for edgeLeaveRun
+// consecutive maps. From a low board the mean climbs towards a balanced
+// fixed point from below, so a run that ends balanced never meets this
+// test; a run stopped by it is heading for the herd, whose board mean
+// grows with T (0.3–0.8·T, model.md §2), and mapping the herd any further
+// would be wasted work. The run's cost is not accounted (runBatch does);
+// a run for which cancel (if not nil) reports true stops after its
+// current map, its output to be discarded.
 func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut {
 	T, start := j.T, j.start
+	if j.tol > 0 {
+		tol = j.tol
+	}
 	if o, ok := e.cold[coldKey{T, j.low}]; ok && j.low > 0 {
 		o.maps, o.work = 0, 0
 		return o
@@ -412,7 +402,8 @@ type runJob struct {
 	T     float64
 	start []float64
 	warm  bool
-	low   int // 1 + the lowBoards index of a cold run's start, else 0
+	low   int     // 1 + the lowBoards index of a cold run's start, else 0
+	tol   float64 // the run's L1 tolerance, if not the batch's
 }
 
 // accelFor returns the accelerator of run j (edgeaccel.go), or nil for a
@@ -647,23 +638,45 @@ func attractorOf(p fixedpoint.BranchPoint) Attractor {
 // before its window's end with g → 0 as T falls to the border collision,
 // which Follow brackets in a few steps (fixedpoint.BorderEstimate). Each
 // trial that fails is stopped as soon as its board leaves the balanced
-// basin (run). Trials before the first failure use the L1 tolerance
-// edgeDescentTol, the rest edgeFPTol.
+// basin (runOn). Trials before the first failure use the L1 tolerance
+// edgeDescentTol, the rest edgeFPTol. A trial and those that would follow
+// its failures (fixedpoint.FollowSettings.Chain) form one batch
+// (runBatch): with Workers > 1 the next trial down runs while the one in
+// hand does.
 func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.FollowResult, error) {
 	e.phase = phaseFollow
+	chain := func(ts []fixedpoint.Trial) []fixedpoint.TrialResult {
+		jobs := make([]runJob, len(ts))
+		for i, t := range ts {
+			jobs[i] = runJob{T: t.Mu, start: t.Guess, warm: true, tol: edgeDescentTol}
+			if t.Tight {
+				jobs[i].tol = edgeFPTol
+			}
+		}
+		outs, ran := e.runBatch(jobs, edgeFPTol, func(i int, o runOut) int {
+			if o.ok || o.err != nil {
+				return len(jobs)
+			}
+			return i + 1
+		})
+		var rs []fixedpoint.TrialResult
+		for i, o := range outs {
+			if !ran[i] {
+				break
+			}
+			if o.ok {
+				e.known[ts[i].Mu] = o.att.Board
+			}
+			rs = append(rs, fixedpoint.TrialResult{Point: branchPoint(ts[i].Mu, o.att), OK: o.ok, Err: o.err})
+		}
+		return rs
+	}
 	correct := func(T float64, guess []float64, tight bool) (fixedpoint.BranchPoint, bool, error) {
-		tol := edgeDescentTol
-		if tight {
-			tol = edgeFPTol
-		}
-		ok, a, err := e.run(T, guess, tol)
-		if ok {
-			e.known[T] = a.Board
-		}
-		return branchPoint(T, a), ok, err
+		r := chain([]fixedpoint.Trial{{Mu: T, Guess: guess, Tight: tight}})[0]
+		return r.Point, r.OK, r.Err
 	}
 	br, err := fixedpoint.Follow(correct, branchPoint(T, att), tMin,
-		&fixedpoint.FollowSettings{MaxStep: edgeMaxStep, RelTol: e.s.RelTol, Project: projectBoard})
+		&fixedpoint.FollowSettings{MaxStep: edgeMaxStep, RelTol: e.s.RelTol, Project: projectBoard, Chain: chain})
 	if br != nil {
 		e.res.Steps += br.Steps
 	}
@@ -733,7 +746,7 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 //
 // Each iteration run stops at a fixed point, a periodic orbit, or as soon
 // as its board has clearly left the balanced basin (board mean above
-// BalancedQueueScale/(1−λ) and rising for two maps; see run), so probes
+// BalancedQueueScale/(1−λ) and rising for two maps; see runOn), so probes
 // below the edge do not map the herd. The crossing is judged at the
 // lowest point of the branch on which the edge lies (where the branch is
 // lost; the protocol edge may lie a little above it, see
@@ -752,8 +765,9 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 // workspaces at once: the three low boards at one T, the scan's probes,
 // the protocol at the gap's probes and at the steps up of step 4, and
 // the herd's classification alongside the node's and the saddle's
-// spectra (the two at once when the herd is skipped). The continuation
-// (step 2) stays sequential: each step starts from the last. Runs are
+// spectra (the two at once when the herd is skipped), and in the
+// continuation (step 2) the trial that follows a failure alongside the
+// trial itself (both start from the last point reached). Runs are
 // taken in the order the
 // sequential search makes them; a run made unnecessary by an earlier
 // one's outcome is cancelled and neither its result nor its cost counted
@@ -953,16 +967,29 @@ func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, f
 // highest T known below the edge. The empty board runs first: when it
 // reaches the balanced state the protocol holds; when it does not, the
 // other low boards are run only where the bracket needs them (bisectUp).
+// The empty board's runs at edgeT and at bracketUp's steps up form one
+// batch (protocols): with Workers > 1 the first step up runs while edgeT
+// does.
 func (e *edgeRun) confirm(br *fixedpoint.FollowResult, tHi float64) (float64, Attractor, failedRun, error) {
 	e.phase = phaseConfirm
 	edgeT := br.Last().Mu
 	below := failedRun{br.LostAt, attractorOf(br.Failed)}
 	e.res.Below = br.LostAt
-	ok, a, err := e.protocol(edgeT, false)
-	if err != nil || ok {
-		return edgeT, a, below, err
+	vs := e.protocols(append([]float64{edgeT}, e.stepsUp(edgeT, tHi)...), false, true)
+	if vs[0].err != nil || vs[0].ok {
+		return edgeT, vs[0].att, below, vs[0].err
 	}
-	return e.bisectUp(edgeT, tHi, below, failedRun{edgeT, a})
+	return e.bisectUp(edgeT, tHi, below, failedRun{edgeT, vs[0].att}, vs[1:])
+}
+
+// stepsUp are bracketUp's probes above edgeT: at distances
+// RelTol·edgeT·2^j, below tHi.
+func (e *edgeRun) stepsUp(edgeT, tHi float64) []float64 {
+	var ts []float64
+	for d := e.s.RelTol * edgeT; edgeT+d < tHi; d *= 2 {
+		ts = append(ts, edgeT+d)
+	}
+	return ts
 }
 
 // bisectUp locates the edge when the empty board does not reach the
@@ -975,9 +1002,10 @@ func (e *edgeRun) confirm(br *fixedpoint.FollowResult, tHi float64) (float64, At
 // there the bracket is the protocol's. If one reaches the balanced state
 // the edge lies lower: it is edgeT if the protocol holds there, else the
 // protocol itself brackets it between edgeT and that point. below is
-// updated to the highest failing probe.
-func (e *edgeRun) bisectUp(edgeT, tHi float64, below, atEdge failedRun) (float64, Attractor, failedRun, error) {
-	hi, hiAtt, lo, nb, err := e.bracketUp(edgeT, tHi, atEdge, false)
+// updated to the highest failing probe. up are the empty board's
+// verdicts at stepsUp(edgeT, tHi), as far as evaluated.
+func (e *edgeRun) bisectUp(edgeT, tHi float64, below, atEdge failedRun, up []verdict) (float64, Attractor, failedRun, error) {
+	hi, hiAtt, lo, nb, err := e.bracketUp(edgeT, tHi, atEdge, false, up)
 	if err != nil {
 		return 0, Attractor{}, nb, err
 	}
@@ -995,7 +1023,7 @@ func (e *edgeRun) bisectUp(edgeT, tHi float64, below, atEdge failedRun) (float64
 	if err != nil || ok {
 		return edgeT, a, below, err
 	}
-	hi, hiAtt, lo, below, err = e.bracketUp(edgeT, lo, atEdge, true)
+	hi, hiAtt, lo, below, err = e.bracketUp(edgeT, lo, atEdge, true, nil)
 	e.res.Below = lo
 	return hi, hiAtt, below, err
 }
@@ -1005,8 +1033,9 @@ func (e *edgeRun) bisectUp(edgeT, tHi float64, below, atEdge failedRun) (float64
 // until it holds, up to tHi (where it holds), and bisects the last step
 // (fixedpoint.Refine) to RelTol/2. It returns the upper end of the bracket
 // and the balanced attractor there, the lower end, and below updated to
-// the highest failing probe.
-func (e *edgeRun) bracketUp(edgeT, tHi float64, below failedRun, all bool) (float64, Attractor, float64, failedRun, error) {
+// the highest failing probe. The verdicts at the steps up are up when
+// not nil (already evaluated), else evaluated here.
+func (e *edgeRun) bracketUp(edgeT, tHi float64, below failedRun, all bool, up []verdict) (float64, Attractor, float64, failedRun, error) {
 	var perr error
 	var hiAtt Attractor
 	pred := func(mu float64) bool {
@@ -1024,11 +1053,11 @@ func (e *edgeRun) bracketUp(edgeT, tHi float64, below failedRun, all bool) (floa
 		return ok
 	}
 	lo, hi := edgeT, tHi
-	var ts []float64 // the steps up, one batch (protocols)
-	for d := e.s.RelTol * edgeT; edgeT+d < tHi; d *= 2 {
-		ts = append(ts, edgeT+d)
+	ts := e.stepsUp(edgeT, tHi) // one batch (protocols)
+	if up == nil {
+		up = e.protocols(ts, all, true)
 	}
-	for i, v := range e.protocols(ts, all, true) {
+	for i, v := range up {
 		if !v.evaluated {
 			break
 		}
