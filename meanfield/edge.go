@@ -1252,7 +1252,7 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 			o.err = err
 			return o
 		}
-		per := float64(r.Windows) * float64(max(r.Rows, len(r.Next)))
+		per := mapWork(r)
 		budget = min(budget, int(work/per))
 		o.work += per
 		board = r.Next
@@ -1260,10 +1260,17 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 	if budget < 2*16 {
 		return o // too little to classify: left unclassified
 	}
-	h, err := findHerdAttractor(m, board, HerdSettings{
+	hs := HerdSettings{
 		AttractorSettings: AttractorSettings{MaxIter: budget, Tol: edgeHerdTol, MaxPeriod: DefaultAttractorMaxPeriod},
-		Settle:            budget / 2, Average: budget / 2}.withDefaults())
+		Settle:            budget / 2, Average: budget / 2}.withDefaults()
+	if !e.s.HerdFull {
+		// A herd's board grows as it settles, and so does the cost of its
+		// maps: the first map's cost does not bound the rest.
+		hs.maxWork = work - o.work
+	}
+	h, err := findHerdAttractor(m, board, hs)
 	o.maps += h.Maps
+	o.work += h.Work
 	if err != nil && !errors.Is(err, ErrNotConverged) {
 		o.err = err
 		return o

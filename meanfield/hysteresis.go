@@ -192,6 +192,9 @@ type HerdSettings struct {
 	// Average is the number of maps averaged for an Aperiodic orbit, in
 	// [16, 1<<16]. Zero means 256.
 	Average int
+	// maxWork, if positive, ends the run (Unconverged) once the maps made
+	// exceed this work (HerdAttractor.Work): Edge's budget.
+	maxWork float64
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -261,6 +264,9 @@ type HerdAttractor struct {
 	Drift float64
 	// Rows is the largest number of queue rows one map held.
 	Rows int
+	// Work is the arithmetic done, as EdgeResult.Work: Σ windows·rows
+	// over the maps made.
+	Work float64
 }
 
 // FindHerdAttractor iterates the refresh map of r from start like
@@ -291,9 +297,13 @@ func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttr
 	lam := m.set.Load
 	w := newHerdWatch(s, lam, m.set.Service)
 	a, orbit, err := iterateAttractor(m, start, s.AttractorSettings, w.stop)
-	out := HerdAttractor{Attractor: a, Rows: w.rows}
+	out := HerdAttractor{Attractor: a, Rows: w.rows, Work: w.work}
 	if err != nil && !(w.stopped && errors.Is(err, ErrNotConverged)) {
 		return out, err
+	}
+	if w.spent {
+		out.Status = Unconverged
+		return out, fmt.Errorf("meanfield: herd attractor: work %.4g after %d maps exceeds the budget %.4g: %w", w.work, w.n, s.maxWork, ErrNotConverged)
 	}
 	if a.Status != Unconverged {
 		out.Herd = !a.Balanced && !balancedMeanFor(a.BoardMean, lam, m.set.Service)
@@ -319,6 +329,8 @@ type herdWatch struct {
 	n       int         // maps seen
 	run     int         // consecutive maps in the herd regime
 	rows    int         // the most rows of one map
+	work    float64     // Σ windows·rows of the maps seen
+	spent   bool        // work exceeded maxWork before the run ended
 	stopped bool        // the run stayed in the herd regime for Settle + Average maps
 }
 
@@ -327,11 +339,13 @@ func newHerdWatch(s HerdSettings, lam float64, svc Service) *herdWatch {
 }
 
 // stop records a map and ends the run once it has stayed in the herd
-// regime for Settle + Average maps.
+// regime for Settle + Average maps, or (unclassified) once its work
+// exceeds maxWork.
 func (w *herdWatch) stop(res RefreshResult) bool {
 	s := w.s
 	w.hist[w.n%s.Average] = orbitStat{board: res.BoardMean, queue: res.QueueMean}
 	w.rows = max(w.rows, res.Rows)
+	w.work += mapWork(res)
 	w.n++
 	if balancedMeanFor(res.BoardMean, w.lam, w.svc) {
 		w.run = 0
@@ -339,7 +353,14 @@ func (w *herdWatch) stop(res RefreshResult) bool {
 		w.run++
 	}
 	w.stopped = w.run >= s.Settle+s.Average
-	return w.stopped
+	w.spent = !w.stopped && s.maxWork > 0 && w.work > s.maxWork
+	return w.stopped || w.spent
+}
+
+// mapWork is one map's contribution to EdgeResult.Work: its windows
+// times the rows it held.
+func mapWork(r RefreshResult) float64 {
+	return float64(r.Windows) * float64(max(r.Rows, len(r.Next)))
 }
 
 // average makes out an Aperiodic herd with the observables averaged over

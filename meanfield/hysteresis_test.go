@@ -308,3 +308,37 @@ func TestHerdTenDispatchers(t *testing.T) {
 			c.T, a.Status, a.NearPeriod, a.NearResidual, a.BoardMean, a.Response, a.ResponseSE, c.sim, a.Maps)
 	}
 }
+
+// TestHerdWorkBudget: findHerdAttractor with maxWork (Edge's budget) stops
+// at the first map whose work takes the total past the budget: the run one
+// map shorter stays within it, and the result is Unconverged with an error
+// wrapping ErrNotConverged. Work is Σ windows·rows over the maps made, the
+// same with or without a budget.
+func TestHerdWorkBudget(t *testing.T) {
+	t.Parallel()
+	m, err := NewRefreshMap(Refresh{Dispatchers: 5, Load: 0.9, Period: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := HerdSettings{AttractorSettings: AttractorSettings{MaxIter: 40}, Settle: 20, Average: 20}.withDefaults()
+	start := HerdStart{}.Board(300)
+	full, err := findHerdAttractor(m, start, hs)
+	if err != nil || full.Status != Aperiodic || full.Maps != 40 {
+		t.Fatalf("without a budget: %v after %d maps (%v), want aperiodic after 40", full.Status, full.Maps, err)
+	}
+	hs.maxWork = full.Work / 3
+	cut, err := findHerdAttractor(m, start, hs)
+	if !errors.Is(err, ErrNotConverged) || cut.Status != Unconverged {
+		t.Fatalf("with budget %.4g: %v, %v; want Unconverged and ErrNotConverged", hs.maxWork, cut.Status, err)
+	}
+	if !(cut.Work > hs.maxWork && cut.Maps < full.Maps) {
+		t.Errorf("with budget %.4g: work %.4g after %d maps, want above the budget, fewer than %d maps", hs.maxWork, cut.Work, cut.Maps, full.Maps)
+	}
+	short := hs
+	short.maxWork, short.MaxIter = 0, cut.Maps-1
+	prev, err := findHerdAttractor(m, start, short)
+	if !errors.Is(err, ErrNotConverged) || prev.Maps != cut.Maps-1 || prev.Work > hs.maxWork {
+		t.Errorf("%d maps: work %.4g (%v), want at most the budget %.4g", prev.Maps, prev.Work, err, hs.maxWork)
+	}
+	t.Logf("40 maps: work %.4g; budget %.4g stops after %d maps at %.4g (%d maps: %.4g)", full.Work, hs.maxWork, cut.Maps, cut.Work, prev.Maps, prev.Work)
+}
