@@ -534,6 +534,23 @@ type verdict struct {
 // runs of all the T form one batch (runBatch), so with Workers > 1 the
 // starts of one T and the next T run at once.
 func (e *edgeRun) protocols(ts []float64, all, untilHolds bool) []verdict {
+	return e.protocolsBy(ts, all, func(t int, v verdict) int {
+		if v.ok && untilHolds {
+			return len(ts)
+		}
+		return t + 1
+	})
+}
+
+// protocolsBy evaluates the protocol at the T of ts as the loop
+//
+//	for t := 0; t < len(ts); t = next(t, v) { v = protocol(ts[t], all) }
+//
+// does (next, given the verdict's ok, returns an index above t, len(ts)
+// to stop); it always stops at an error. The runs of all the T form one
+// batch (runBatch): with Workers > 1 the T after the one in hand run at
+// once, and those the loop skips are cancelled.
+func (e *edgeRun) protocolsBy(ts []float64, all bool, next func(t int, v verdict) int) []verdict {
 	if len(ts) == 0 {
 		return nil
 	}
@@ -543,13 +560,14 @@ func (e *edgeRun) protocols(ts []float64, all, untilHolds bool) []verdict {
 	}
 	g := len(jobs) / len(ts) // starts per T
 	outs, ran := e.runBatch(jobs, edgeFPTol, func(i int, o runOut) int {
+		t := i / g
 		switch {
-		case o.err != nil, o.ok && untilHolds:
+		case o.err != nil:
 			return len(jobs)
-		case o.ok:
-			return (i/g + 1) * g
+		case !o.ok && i < (t+1)*g-1:
+			return i + 1 // the next start at this T
 		}
-		return i + 1
+		return min(next(t, verdict{evaluated: true, ok: o.ok}), len(ts)) * g
 	})
 	vs := make([]verdict, len(ts))
 	for t := range ts {
@@ -720,13 +738,12 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 //     is a branch in another window: it is followed down in turn (step 2).
 //     When probes above it failed, those probes are checked with every
 //     low board; if they still fail, the gap is recorded and its ends are
-//     located by fixedpoint.Refine to edgeGapRel·RelTol.
+//     located by bisection (refine) to edgeGapRel·RelTol.
 //  4. Confirmation. At the lowest point of the last branch the protocol
 //     is run from the cold low boards; if none reaches the branch there,
 //     the empty board is probed upwards at distances RelTol·T·2^j (up to
 //     the probe that found the branch) until it reaches the balanced
-//     state, and the last step is bisected (fixedpoint.Refine) to
-//     RelTol/2; the bracket's lower end is then checked with every low
+//     state, and the last step is bisected (refine) to RelTol/2; the bracket's lower end is then checked with every low
 //     board (should one reach the balanced state there, the full protocol
 //     brackets the edge below it). A protocol asked again at a period
 //     where a low board already ran reuses that run.
@@ -762,17 +779,16 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 // than the edge search itself.
 //
 // With Workers > 1 the independent runs of one step go to several
-// workspaces at once: the three low boards at one T, the scan's probes,
-// the protocol at the gap's probes and at the steps up of step 4, and
-// the herd's classification alongside the node's and the saddle's
-// spectra (the two at once when the herd is skipped), and in the
-// continuation (step 2) the trial that follows a failure alongside the
-// trial itself (both start from the last point reached). Runs are
-// taken in the order the
-// sequential search makes them; a run made unnecessary by an earlier
-// one's outcome is cancelled and neither its result nor its cost counted
-// (runBatch), so the result, Maps and Work included, is the same for any
-// number of workers.
+// workspaces at once: the three low boards at one T; the scan's probes;
+// the protocol at the gap's probes, at the steps up of step 4 and at the
+// two levels of each bisection (refine); in the continuation (step 2) the
+// trials that follow a failure alongside the trial itself (all start from
+// the last point reached); and the herd's classification alongside the
+// node's and the saddle's spectra (the two at once when the herd is
+// skipped). Runs are taken in the order the sequential search makes
+// them; a run made unnecessary by an earlier one's outcome is cancelled
+// and neither its result nor its cost counted (runBatch), so the result,
+// Maps and Work included, is the same for any number of workers.
 func Edge(s EdgeSettings) (EdgeResult, error) {
 	res, _, err := edge(s)
 	return res, err
@@ -1031,27 +1047,12 @@ func (e *edgeRun) bisectUp(edgeT, tHi float64, below, atEdge failedRun, up []ver
 // bracketUp probes the protocol (all low boards, or the empty board's
 // alone) upwards from edgeT (where it fails) at distances RelTol·edgeT·2^j
 // until it holds, up to tHi (where it holds), and bisects the last step
-// (fixedpoint.Refine) to RelTol/2. It returns the upper end of the bracket
+// (refine) to RelTol/2. It returns the upper end of the bracket
 // and the balanced attractor there, the lower end, and below updated to
 // the highest failing probe. The verdicts at the steps up are up when
 // not nil (already evaluated), else evaluated here.
 func (e *edgeRun) bracketUp(edgeT, tHi float64, below failedRun, all bool, up []verdict) (float64, Attractor, float64, failedRun, error) {
-	var perr error
 	var hiAtt Attractor
-	pred := func(mu float64) bool {
-		if perr != nil {
-			return false
-		}
-		ok, a, err := e.protocol(mu, all)
-		if err != nil {
-			perr = err
-		} else if ok {
-			hiAtt = a
-		} else if mu > below.T {
-			below = failedRun{mu, a}
-		}
-		return ok
-	}
 	lo, hi := edgeT, tHi
 	ts := e.stepsUp(edgeT, tHi) // one batch (protocols)
 	if up == nil {
@@ -1081,17 +1082,98 @@ func (e *edgeRun) bracketUp(edgeT, tHi float64, below failedRun, all bool, up []
 		hiAtt = a
 	}
 	top := hiAtt
-	lr, err := fixedpoint.Refine(pred, lo, hi, false, &fixedpoint.LocateSettings{RelTol: e.s.RelTol / 2})
-	if perr != nil {
-		return 0, Attractor{}, 0, below, perr
-	}
+	rlo, rhi, err := e.refine(lo, hi, false, all, e.s.RelTol/2, func(mu float64, v verdict) {
+		if v.ok {
+			hiAtt = v.att
+		} else if mu > below.T {
+			below = failedRun{mu, v.att}
+		}
+	})
 	if err != nil {
 		return 0, Attractor{}, 0, below, err
 	}
-	if lr.Hi == hi {
+	if rhi == hi {
 		hiAtt = top
 	}
-	return lr.Hi, hiAtt, lr.Lo, below, nil
+	return rhi, hiAtt, rlo, below, nil
+}
+
+// refine is fixedpoint.Refine of the protocol (all low boards, or the
+// empty board's alone) on [lo, hi], where it holds at lo when valueLo and
+// at hi otherwise, to relative width tol: the same evaluations in the same
+// order, two levels of the bisection per batch (protocolsBy). The batch is
+// the midpoint, the midpoint of the half left when the protocol holds
+// there, and that of the half left when it fails; the quarter the
+// midpoint's verdict calls for runs next and the other is skipped, so with
+// Workers > 1 the first quarter runs while the midpoint does (a run that
+// reaches the balanced state takes the longer: at k = 12, λ = 0.95, 54–61
+// maps against 27–34). seen, if not nil, is called with each verdict in
+// that order. It returns the final bracket.
+func (e *edgeRun) refine(lo, hi float64, valueLo, all bool, tol float64, seen func(mu float64, v verdict)) (float64, float64, error) {
+	return bisectBatched(lo, hi, valueLo, tol, func(ts []float64, next func(int, verdict) int) []verdict {
+		return e.protocolsBy(ts, all, next)
+	}, seen)
+}
+
+// bisectBatched is refine's bisection on a batch evaluator with
+// protocolsBy's contract.
+func bisectBatched(lo, hi float64, valueLo bool, tol float64, batch func(ts []float64, next func(int, verdict) int) []verdict, seen func(mu float64, v verdict)) (float64, float64, error) {
+	// mid is the bracket's midpoint, or false once it is as narrow as tol
+	// or no float64 lies strictly inside (fixedpoint.Refine's tests).
+	mid := func(lo, hi float64) (float64, bool) {
+		w := hi - lo
+		if w <= tol*math.Max(math.Abs(lo), math.Abs(hi)) {
+			return 0, false
+		}
+		m := lo + w/2
+		return m, m > lo && m < hi
+	}
+	for {
+		m, ok := mid(lo, hi)
+		if !ok {
+			return lo, hi, nil
+		}
+		ts := []float64{m}
+		child := [2]int{-1, -1} // index in ts of the next midpoint after m holds, after m fails
+		for j, holds := range []bool{true, false} {
+			l, h := lo, hi
+			if holds == valueLo {
+				l = m
+			} else {
+				h = m
+			}
+			if c, ok := mid(l, h); ok {
+				child[j] = len(ts)
+				ts = append(ts, c)
+			}
+		}
+		vs := batch(ts, func(t int, v verdict) int {
+			j := 0
+			if !v.ok {
+				j = 1
+			}
+			if t > 0 || child[j] < 0 {
+				return len(ts)
+			}
+			return child[j]
+		})
+		for t, v := range vs {
+			if !v.evaluated {
+				continue
+			}
+			if v.err != nil {
+				return lo, hi, v.err
+			}
+			if seen != nil {
+				seen(ts[t], v)
+			}
+			if v.ok == valueLo {
+				lo = ts[t]
+			} else {
+				hi = ts[t]
+			}
+		}
+	}
 }
 
 // crossing computes the node's spectrum at the edge and classifies the
@@ -1177,43 +1259,26 @@ func (e *edgeRun) recordGap(failed []float64, fT, brEnd, tHi float64) error {
 	if len(fails) == 0 {
 		return nil
 	}
-	var perr error
-	pred := func(mu float64) bool {
-		if perr != nil {
-			return false
-		}
-		ok, _, err := e.protocol(mu, true)
-		if err != nil {
-			perr = err
-		}
-		return ok
-	}
-	set := &fixedpoint.LocateSettings{RelTol: edgeGapRel * e.s.RelTol}
-	lo, err := fixedpoint.Refine(pred, fT, fails[len(fails)-1], true, set)
-	if perr != nil {
-		return perr
-	}
+	tol := edgeGapRel * e.s.RelTol
+	lo, _, err := e.refine(fT, fails[len(fails)-1], true, true, tol, nil)
 	if err != nil {
 		return err
 	}
 	upper := brEnd
-	if !pred(upper) {
+	ok, _, err := e.protocol(upper, true)
+	if err != nil {
+		return err
+	}
+	if !ok {
 		upper = tHi
 	}
-	if perr != nil {
-		return perr
-	}
-	hi := &fixedpoint.LocateResult{Hi: upper}
+	hi := upper
 	if fails[0] < upper {
-		hi, err = fixedpoint.Refine(pred, fails[0], upper, false, set)
-		if perr != nil {
-			return perr
-		}
-		if err != nil {
+		if _, hi, err = e.refine(fails[0], upper, false, true, tol, nil); err != nil {
 			return err
 		}
 	}
-	e.res.Gaps = append(e.res.Gaps, EdgeGap{Lo: lo.Lo * e.scale, Hi: hi.Hi * e.scale})
+	e.res.Gaps = append(e.res.Gaps, EdgeGap{Lo: lo * e.scale, Hi: hi * e.scale})
 	return nil
 }
 

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"herd/fixedpoint"
 )
 
 // TestEdgeK5 checks the edge at k = 5, λ = 0.9 against the published
@@ -154,6 +157,16 @@ func TestEdgeAboveOldStartWithGap(t *testing.T) {
 		t.Errorf("gaps %+v, want one from about 8.72–8.734 to about 8.761 (ends to 1e-3)", r.Gaps)
 	}
 	t.Logf("edge %.5f, gaps %+v, footing %.3f, %d maps, %d probes, %d steps", r.Scaled, r.Gaps, r.Footing, r.Maps, r.Probes, r.Steps)
+	// The gap's bisections and the continuation's chains on two workers:
+	// the same result, counters included.
+	r2, err := Edge(EdgeSettings{Dispatchers: 12, Load: 0.9, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Runtime, r.Herd.Runtime, r2.Runtime, r2.Herd.Runtime = 0, 0, 0, 0
+	if a, b := fmt.Sprintf("%+v", r), fmt.Sprintf("%+v", r2); a != b {
+		t.Errorf("1 worker: %s\n2 workers: %s", a, b)
+	}
 }
 
 // TestEdgeCrossingAtBranchEnd: at k = 16, λ = 0.95 the low boards stop
@@ -493,5 +506,47 @@ func TestSeparableFooting(t *testing.T) {
 	if a.Status != FixedPoint || !a.Balanced || a.BoardMean < herdMinBacklog*T {
 		t.Errorf("h2:10, k = 3, T = %v: %v, board mean %.4g (%.3g·T), balanced %v; want a fixed point called balanced with a herd's backlog ≥ %v·T",
 			T, a.Status, a.BoardMean, a.BoardMean/T, a.Balanced, herdMinBacklog)
+	}
+}
+
+// TestBisectBatched: refine's bisection, two levels per batch, makes
+// fixedpoint.Refine's evaluations in the same order and ends with its
+// bracket, with the protocol holding at either end, for thresholds all
+// over the bracket; an error ends it.
+func TestBisectBatched(t *testing.T) {
+	for _, valueLo := range []bool{false, true} {
+		for _, x := range []float64{1.0001, 1.3, 1.5, 1.77, 1.999} {
+			holds := func(mu float64) bool { return (mu >= x) != valueLo }
+			want, err := fixedpoint.Refine(holds, 1, 2, valueLo, &fixedpoint.LocateSettings{RelTol: 1e-6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []fixedpoint.Evaluation
+			batches := 0
+			batch := func(ts []float64, next func(int, verdict) int) []verdict {
+				batches++
+				vs := make([]verdict, len(ts))
+				for i := 0; i < len(ts); i = next(i, vs[i]) {
+					vs[i] = verdict{evaluated: true, ok: holds(ts[i])}
+				}
+				return vs
+			}
+			lo, hi, err := bisectBatched(1, 2, valueLo, 1e-6, batch, func(mu float64, v verdict) {
+				got = append(got, fixedpoint.Evaluation{Mu: mu, Value: v.ok})
+			})
+			if err != nil || lo != want.Lo || hi != want.Hi || !reflect.DeepEqual(got, want.Evaluations) {
+				t.Errorf("valueLo %v, x = %v: [%v, %v] after %v (%v); Refine: [%v, %v] after %v", valueLo, x, lo, hi, got, err, want.Lo, want.Hi, want.Evaluations)
+			}
+			if n := len(want.Evaluations); batches != (n+1)/2 {
+				t.Errorf("valueLo %v, x = %v: %d batches for %d evaluations, want %d", valueLo, x, batches, n, (n+1)/2)
+			}
+		}
+	}
+	stop := errors.New("stop")
+	_, _, err := bisectBatched(1, 2, false, 1e-6, func(ts []float64, next func(int, verdict) int) []verdict {
+		return []verdict{{evaluated: true, err: stop}}
+	}, nil)
+	if !errors.Is(err, stop) {
+		t.Errorf("error %v, want %v", err, stop)
 	}
 }
