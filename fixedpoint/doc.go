@@ -40,7 +40,9 @@
 //     example the map's own iteration), a secant predictor within one
 //     smooth piece and border-collision location by regula falsi on the
 //     distance to the border (BorderEstimate), reporting where the branch
-//     is lost to a relative tolerance.
+//     is lost to a relative tolerance; with FollowSettings.Chain the
+//     trials that would follow a failure are handed over with it, for a
+//     caller to correct at once (the same result).
 //   - Sweep: a branch corrected over the caller's grid of μ (for example
 //     GeometricGrid), each point warm-started from the one before while
 //     that lies on the branch, with the first loss optionally bisected in
