@@ -200,13 +200,42 @@ func (tp *taylorOp) applyTail(out, src []float64, lo, split, k, I int, delta flo
 			massIn += x
 			o := out[:width]
 			c := x
-			for i := 0; i < I; i++ {
+			i := 0
+			// Up to four terms a pass: fewer loads and stores of o.
+			for ; i+3 < I; i += 4 {
+				c1 := c * delta
+				c2 := c1 * delta
+				c3 := c2 * delta
+				col0 := tp.ops[i][off : off+width]
+				col1 := tp.ops[i+1][off : off+width]
+				col2 := tp.ops[i+2][off : off+width]
+				col3 := tp.ops[i+3][off : off+width]
+				massOut += c*tp.sums[i][q] + c1*tp.sums[i+1][q] + c2*tp.sums[i+2][q] + c3*tp.sums[i+3][q]
+				o := o[:len(col0)]
+				col1, col2, col3 = col1[:len(col0)], col2[:len(col0)], col3[:len(col0)]
+				for r, y := range col0 {
+					o[r] += (c*y + c1*col1[r]) + (c2*col2[r] + c3*col3[r])
+				}
+				c = c3 * delta
+			}
+			for ; i+1 < I; i += 2 {
+				c1 := c * delta
+				col0 := tp.ops[i][off : off+width]
+				col1 := tp.ops[i+1][off : off+width]
+				massOut += c*tp.sums[i][q] + c1*tp.sums[i+1][q]
+				o := o[:len(col0)]
+				col1 = col1[:len(col0)]
+				for r, y := range col0 {
+					o[r] += c*y + c1*col1[r]
+				}
+				c = c1 * delta
+			}
+			if i < I {
 				col := tp.ops[i][off : off+width]
 				massOut += c * tp.sums[i][q]
 				for r, y := range col {
 					o[r] += c * y
 				}
-				c *= delta
 			}
 		}
 		off += width
