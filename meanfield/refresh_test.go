@@ -1259,3 +1259,37 @@ func applyPair(t *testing.T, a, b *RefreshMap, start []float64, maps int, check 
 	}
 	return p
 }
+
+// TestConvolveAdd: convolveAdd (its interior four outputs at a time) adds
+// the full convolution of x and the reversed kernel grev to dst, against
+// the plain double loop, for kernels longer and shorter than x.
+func TestConvolveAdd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for K := 1; K <= 9; K++ {
+		for n := 1; n <= 23; n++ {
+			x, g := make([]float64, n), make([]float64, K)
+			for i := range x {
+				x[i] = rng.Float64()
+			}
+			for i := range g {
+				g[i] = rng.Float64()
+			}
+			got, want := make([]float64, n+K-1), make([]float64, n+K-1)
+			for i := range got {
+				got[i] = float64(i)
+				want[i] = float64(i)
+			}
+			convolveAdd(got, x, g)
+			for j := range x {
+				for u := range g {
+					want[j+K-1-u] += x[j] * g[u]
+				}
+			}
+			for i := range got {
+				if math.Abs(got[i]-want[i]) > 1e-14*math.Abs(want[i]) {
+					t.Fatalf("K = %d, len(x) = %d: dst[%d] = %v, want %v", K, n, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
