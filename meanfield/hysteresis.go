@@ -265,7 +265,8 @@ type HerdAttractor struct {
 	// Rows is the largest number of queue rows one map held.
 	Rows int
 	// Work is the arithmetic done, as EdgeResult.Work: Σ windows·rows
-	// over the maps made.
+	// over the maps made, but for the one that closes a fixed point or
+	// orbit (the run ends there, whatever the budget).
 	Work float64
 }
 
