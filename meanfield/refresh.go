@@ -1122,37 +1122,30 @@ func convolveAdd(dst, x, grev []float64) {
 	}
 	// Interior outputs K−1 ≤ i < len(x), whose terms span the whole
 	// kernel, four at a time: each kernel tap is loaded once for the four.
-	in0, in1 := K-1, len(x)
-	i := 0
-	for ; i < len(dst); i++ {
-		if i >= in0 && i+4 <= in1 {
-			break
+	for i := 0; i < len(dst); {
+		if i >= K-1 && i+4 <= len(x) {
+			xs := x[i-K+1 : i+4]
+			var s0, s1, s2, s3 float64
+			for u, g := range grev {
+				w := xs[u : u+4 : u+4]
+				s0 += g * w[0]
+				s1 += g * w[1]
+				s2 += g * w[2]
+				s3 += g * w[3]
+			}
+			d := dst[i : i+4 : i+4]
+			d[0] += s0
+			d[1] += s1
+			d[2] += s2
+			d[3] += s3
+			i += 4
+			continue
 		}
 		// Terms x[i−K+1+u]·grev[u] with 0 ≤ i−K+1+u < len(x).
 		u0 := max(0, K-1-i)
 		u1 := min(K, len(x)+K-1-i)
 		dst[i] += dot(grev[u0:u1], x[i-K+1+u0:i-K+1+u1])
-	}
-	for ; i >= in0 && i+4 <= in1; i += 4 {
-		xs := x[i-K+1 : i+4]
-		var s0, s1, s2, s3 float64
-		for u, g := range grev {
-			w := xs[u : u+4 : u+4]
-			s0 += g * w[0]
-			s1 += g * w[1]
-			s2 += g * w[2]
-			s3 += g * w[3]
-		}
-		d := dst[i : i+4 : i+4]
-		d[0] += s0
-		d[1] += s1
-		d[2] += s2
-		d[3] += s3
-	}
-	for ; i < len(dst); i++ {
-		u0 := max(0, K-1-i)
-		u1 := min(K, len(x)+K-1-i)
-		dst[i] += dot(grev[u0:u1], x[i-K+1+u0:i-K+1+u1])
+		i++
 	}
 }
 
