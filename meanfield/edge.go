@@ -243,9 +243,10 @@ type edgeRun struct {
 	maps  []*RefreshMap // one workspace per worker, for every period
 	phase edgePhase     // the step in hand, for cost
 	cost  [edgePhases]phaseCost
-	// known holds the balanced fixed points of the followed branches by
-	// period, near which cold runs may be accelerated (edgeaccel.go).
-	known map[float64][]float64
+	// known holds the balanced fixed points found (the followed
+	// branches' and the cold runs'), by period, near which cold runs may
+	// be accelerated (edgeaccel.go, nodeRef). Written between batches only.
+	known map[float64]knownNode
 	// cold holds the outcomes of the cold runs made, by period and low
 	// board: a protocol asked again where it ran before reuses them (at
 	// no cost: they are counted once). Written between batches only.
@@ -418,10 +419,67 @@ func (e *edgeRun) accelFor(j runJob) *edgeAccel {
 	if j.warm {
 		return newEdgeAccel(e.lam, e.s.Service, nil)
 	}
-	if ref := e.known[j.T]; ref != nil {
+	if ref := e.nodeRef(j.T); ref != nil {
 		return newEdgeAccel(e.lam, e.s.Service, ref)
 	}
 	return nil
+}
+
+// knownNode is a balanced fixed point found: its board and its cut window
+// (the smooth piece of the map it lies on).
+type knownNode struct {
+	board  []float64
+	window int
+}
+
+// know records the balanced fixed point att at T, unless one is known.
+func (e *edgeRun) know(T float64, att Attractor) {
+	if _, ok := e.known[T]; !ok {
+		e.known[T] = knownNode{att.Board, att.Window}
+	}
+}
+
+// nodeRef is the reference board near which a cold run at T may be
+// accelerated: the balanced fixed point known at T, or else the linear
+// interpolation (a convex combination, so a board or phase-type state)
+// between those known at the nearest periods T₁ < T < T₂, when both lie
+// on one smooth piece (the same cut window) no more than edgeMaxStep·T
+// apart — the span of one continuation step, across which a locked
+// branch's node moves smoothly; nil otherwise. The reference only decides
+// where jumps may start: convergence is judged on plain maps (edgeaccel.go).
+func (e *edgeRun) nodeRef(T float64) []float64 {
+	if n, ok := e.known[T]; ok {
+		return n.board
+	}
+	t1, t2 := math.Inf(-1), math.Inf(1)
+	for t := range e.known {
+		switch {
+		case t < T && t > t1:
+			t1 = t
+		case t > T && t < t2:
+			t2 = t
+		}
+	}
+	if math.IsInf(t1, 0) || math.IsInf(t2, 0) || t2-t1 > edgeMaxStep*T {
+		return nil
+	}
+	n1, n2 := e.known[t1], e.known[t2]
+	if n1.window != n2.window {
+		return nil
+	}
+	w := (T - t1) / (t2 - t1)
+	ref := make([]float64, max(len(n1.board), len(n2.board)))
+	for i := range ref {
+		var x1, x2 float64
+		if i < len(n1.board) {
+			x1 = n1.board[i]
+		}
+		if i < len(n2.board) {
+			x2 = n2.board[i]
+		}
+		ref[i] = (1-w)*x1 + w*x2
+	}
+	return ref
 }
 
 // runBatch evaluates the runs of jobs as the sequential loop
@@ -450,6 +508,9 @@ func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut
 	for i, o := range outs {
 		if ran[i] {
 			e.add(e.phase, o.maps, o.work)
+			if o.ok && o.err == nil {
+				e.know(jobs[i].T, o.att)
+			}
 			if jobs[i].low > 0 && o.err == nil {
 				e.cold[coldKey{jobs[i].T, jobs[i].low}] = o
 			}
@@ -610,9 +671,6 @@ func (e *edgeRun) lowBoardsBalanced(T float64) (bool, Attractor, error) {
 	if o := first[0]; o.err != nil || !o.ok {
 		return false, o.att, o.err
 	}
-	if e.known[T] == nil {
-		e.known[T] = first[0].att.Board
-	}
 	rest := jobs[1:]
 	outs, ran := e.runBatch(rest, edgeFPTol, func(i int, o runOut) int {
 		if !o.ok || o.err != nil {
@@ -681,9 +739,6 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 		for i, o := range outs {
 			if !ran[i] {
 				break
-			}
-			if o.ok {
-				e.known[ts[i].Mu] = o.att.Board
 			}
 			rs = append(rs, fixedpoint.TrialResult{Point: branchPoint(ts[i].Mu, o.att), OK: o.ok, Err: o.err})
 		}
@@ -806,7 +861,7 @@ func edge(s EdgeSettings) (EdgeResult, [edgePhases]phaseCost, error) {
 		Below: math.NaN(), Footing: math.NaN()}
 	res.Herd.SpectralRadius = math.NaN()
 	e := &edgeRun{s: s, k: s.Dispatchers, lam: s.Load, scale: (1 - s.Load) * (1 - s.Load), res: &res,
-		maps: make([]*RefreshMap, s.Workers), known: map[float64][]float64{}, cold: map[coldKey]runOut{}}
+		maps: make([]*RefreshMap, s.Workers), known: map[float64]knownNode{}, cold: map[coldKey]runOut{}}
 	err := e.search()
 	res.Runtime = time.Since(start)
 	return res, e.cost, err

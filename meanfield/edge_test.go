@@ -550,3 +550,37 @@ func TestBisectBatched(t *testing.T) {
 		t.Errorf("error %v, want %v", err, stop)
 	}
 }
+
+// TestEdgeNodeRef: a cold run's reference board is the node known at its
+// period, else the interpolation between the nodes known at the nearest
+// periods on either side when both lie on one window no more than
+// edgeMaxStep·T apart, else none.
+func TestEdgeNodeRef(t *testing.T) {
+	e := &edgeRun{known: map[float64]knownNode{}}
+	e.know(100, Attractor{Board: []float64{1, 0.5}, Window: 7})
+	e.know(104, Attractor{Board: []float64{1, 0.7, 0.1}, Window: 7})
+	e.know(90, Attractor{Board: []float64{1, 0.2}, Window: 6})
+	e.know(100, Attractor{Board: []float64{1, 0.9}, Window: 7}) // already known: kept
+	if ref := e.nodeRef(100); len(ref) != 2 || ref[1] != 0.5 {
+		t.Errorf("nodeRef(100) = %v, want the node known there [1 0.5]", ref)
+	}
+	ref := e.nodeRef(101)
+	want := []float64{1, 0.55, 0.025}
+	if len(ref) != len(want) {
+		t.Fatalf("nodeRef(101) = %v, want %v", ref, want)
+	}
+	for i := range want {
+		if math.Abs(ref[i]-want[i]) > 1e-15 {
+			t.Errorf("nodeRef(101) = %v, want %v", ref, want)
+		}
+	}
+	for _, T := range []float64{95, 105, 80} { // windows differ; above all; below all
+		if ref := e.nodeRef(T); ref != nil {
+			t.Errorf("nodeRef(%g) = %v, want none", T, ref)
+		}
+	}
+	e.know(200, Attractor{Board: []float64{1, 0.9}, Window: 7})
+	if ref := e.nodeRef(150); ref != nil { // 104 … 200: wider than a step
+		t.Errorf("nodeRef(150) = %v, want none", ref)
+	}
+}
