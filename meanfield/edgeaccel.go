@@ -42,9 +42,13 @@ import "herd/fixedpoint"
 //
 // Cold protocol runs stay plain (reachability is their meaning) until
 // they come within accelNear of a balanced fixed point already known at
-// that T (a point of the followed branch): from there on the run is in
-// the node's contraction region, where the plain run converges to that
-// node, and the same rules apply.
+// that T (a point of the followed branch, or a cold run's), or of the
+// interpolation between the nodes known at the nearest periods on either
+// side when both lie on one window within a continuation step (nodeRef):
+// from there on the run is in the node's contraction region, where the
+// plain run converges to that node, and the same rules apply. Should no
+// node lie there, the plain maps never meet the tolerance and the run is
+// run again plainly, like any accelerated run that fails.
 
 // Constants of edgeAccel.
 const (
