@@ -912,11 +912,11 @@ func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []f
 				case jmax == k && m.visit != nil:
 					m.visit(step, cur[k*R:(k+1)*R])
 				case jmax == k:
-					axpy4(acc, cur[k*R:(k+1)*R], ew)
+					axpy(acc, ew, cur[k*R:(k+1)*R])
 				}
 			} else {
 				for j := 0; j <= jmax; j++ {
-					axpy4(acc, cur[j*R:(j+1)*R], wn*pl.endJ[j])
+					axpy(acc, wn*pl.endJ[j], cur[j*R:(j+1)*R])
 				}
 			}
 		}
@@ -980,9 +980,7 @@ func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []f
 			cm := cur[(j-1)*R : (j-1)*R+top-1]
 			nx[0] = d * (cj[0] + cj[1])
 			// nx[q] = d·cj[q+1] + a·cm[q−1] for 1 ≤ q ≤ top − 2.
-			c1, m1, n1 := cj[2:top], cm[:top-2], nx[1:top-1]
-			m1, n1 = m1[:len(c1)], n1[:len(c1)]
-			stencil2(n1, c1, m1, d, a)
+			stencil2(nx[1:top-1], cj[2:top], cm[:top-2], d, a)
 			nx[top-1] = a * cm[top-2] // cj[top] = 0
 		}
 		cur, nxt = nxt, cur
@@ -1037,22 +1035,6 @@ func stencil2(n, c, m []float64, d, a float64) {
 	}
 	for ; q < len(c); q++ {
 		n[q] = d*c[q] + a*m[q]
-	}
-}
-
-// axpy4 adds w·x[q] to y[q] for every q < len(x) (len(y) ≥ len(x)),
-// four rows at a time where they fit (the same arithmetic per row).
-func axpy4(y, x []float64, w float64) {
-	q := 0
-	for ; q+4 <= len(x); q += 4 {
-		xx, yy := x[q:q+4:q+4], y[q:q+4:q+4]
-		yy[0] += w * xx[0]
-		yy[1] += w * xx[1]
-		yy[2] += w * xx[2]
-		yy[3] += w * xx[3]
-	}
-	for ; q < len(x); q++ {
-		y[q] += w * x[q]
 	}
 }
 
