@@ -223,7 +223,7 @@ const (
 	edgeFPTol      = 1e-9  // L1 tolerance of a fixed point
 	edgeDescentTol = 1e-7  // … of a continuation step before the branch's first failure
 	edgeMaxIter    = 3000  // maps per iteration run
-	edgeLeaveRun   = 2     // left the basin: board mean above the balanced scale and rising for this many maps
+	edgeLeaveRun   = 2     // left the basin: the mean of the board made above the balanced scale and rising for this many maps
 	edgeMaxStep    = 0.1   // largest relative continuation step
 	edgeFootStep   = 1.25  // footing search: factor per step up
 	edgeScanWindow = 0.25  // scan spacing below a lost branch, in windows k/λ …
@@ -332,7 +332,9 @@ type runOut struct {
 // point or an orbit, or until the board has clearly left the balanced
 // basin: its mean above BalancedQueueScale/(1−λ) (above every balanced
 // fixed point, see BalancedQueueScale) and rising for edgeLeaveRun
-// consecutive maps. From a low board the mean climbs towards a balanced
+// consecutive maps, judged on the boards the maps made (so the last one,
+// the largest board of the run and the dearest to map, is not mapped).
+// From a low board the mean climbs towards a balanced
 // fixed point from below, so a run that ends balanced never meets this
 // test; a run stopped by it is heading for the herd, whose board mean
 // grows with T (0.3–0.8·T, model.md §2), and mapping the herd any further
@@ -353,16 +355,19 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 		return runOut{err: err}
 	}
 	var o runOut
+	P := e.s.Service.PhaseCount()
 	once := func(acc *edgeAccel) (Attractor, error) {
-		high, last := 0, math.Inf(1)
+		high := 0
 		stop := func(r RefreshResult) bool {
 			o.work += float64(r.Windows) * float64(r.Rows)
-			if !balancedMeanFor(r.BoardMean, e.lam, e.s.Service) && r.BoardMean > last {
+			// The test reads the board the map made (the next map's
+			// input, as that map would normalise it), so a run leaving
+			// the basin is stopped without mapping its last board.
+			if next := stateMean(r.Next, P); !balancedMeanFor(next, e.lam, e.s.Service) && next > r.BoardMean {
 				high++
 			} else {
 				high = 0
 			}
-			last = r.BoardMean
 			return high >= edgeLeaveRun || (cancel != nil && cancel()) || e.stopped()
 		}
 		var jump boardJump
@@ -1365,17 +1370,22 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 	m.boardOnly = false // the herd's response is reported
 	budget := e.s.HerdMaps
 	if !e.s.HerdFull {
-		// The cost of one herd map, from a first map.
-		r, err := m.Apply(nil, board)
-		o.maps++
-		if err != nil {
-			o.err = err
-			return o
+		// The cost of one herd map, from the second map: the failed run
+		// stopped as soon as its board left the balanced basin (runOn),
+		// and the board is still growing fast.
+		var per float64
+		for range 2 {
+			r, err := m.Apply(nil, board)
+			o.maps++
+			if err != nil {
+				o.err = err
+				return o
+			}
+			per = mapWork(r)
+			o.work += per
+			board = r.Next
 		}
-		per := mapWork(r)
 		budget = min(budget, int(work/per))
-		o.work += per
-		board = r.Next
 	}
 	if budget < 2*16 {
 		return o // too little to classify: left unclassified

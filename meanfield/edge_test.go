@@ -584,3 +584,79 @@ func TestEdgeNodeRef(t *testing.T) {
 		t.Errorf("nodeRef(150) = %v, want none", ref)
 	}
 }
+
+// TestEdgeRunLeaves: a run below the edge stops as soon as two boards it
+// made in a row lie above the balanced scale, each with a mean above its
+// input's (runOn), without mapping the last one. The stopping map is
+// recomputed here from plain maps (k = 5, λ = 0.9, T(1−λ)² = 2.5, below
+// the edge 2.899, from the empty board), and the run's board is that
+// map's output.
+func TestEdgeRunLeaves(t *testing.T) {
+	t.Parallel()
+	const k, lam, T = 5, 0.9, 250.0
+	s := EdgeSettings{Dispatchers: k, Load: lam}.withDefaults()
+	e := &edgeRun{s: s, k: k, lam: lam, scale: (1 - lam) * (1 - lam), res: &EdgeResult{},
+		maps: make([]*RefreshMap, 1), known: map[float64]knownNode{}, cold: map[coldKey]runOut{}}
+	o := e.runOn(0, runJob{T: T, start: BoardEmpty()}, edgeFPTol, nil)
+	if o.err != nil || o.ok {
+		t.Fatalf("run at T = %g: ok %v, %v; want a failed run", T, o.ok, o.err)
+	}
+	m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: lam, Period: T})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, high, want := BoardEmpty(), 0, 0
+	var last []float64
+	for n := 1; n <= edgeMaxIter && want == 0; n++ {
+		r, err := m.Apply(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := r.Next
+		var mass, mean float64
+		for b, x := range next {
+			mass += x
+			mean += float64(b) * x
+		}
+		mean /= mass
+		if mean*(1-lam) > BalancedQueueScale && mean > r.BoardMean {
+			high++
+		} else {
+			high = 0
+		}
+		if high == edgeLeaveRun {
+			want, last = n, next
+		}
+		p = next
+	}
+	if o.maps != want {
+		t.Errorf("the run stopped after %d maps, want %d", o.maps, want)
+	}
+	if math.Abs(stateMean(o.att.Board, 1)-stateMean(last, 1)) > 1e-9*stateMean(last, 1) {
+		t.Errorf("the run's board has mean %.6g, want %.6g (the board of map %d)", stateMean(o.att.Board, 1), stateMean(last, 1), want)
+	}
+	t.Logf("left the basin after %d maps, board mean %.4g", o.maps, stateMean(o.att.Board, 1))
+}
+
+// TestStateMean: stateMean gives RefreshMap.Apply's BoardMean of its input
+// to the bit, for boards and for phase-type states.
+func TestStateMean(t *testing.T) {
+	t.Parallel()
+	for _, svc := range []Service{{}, H2Service(10), ErlangService(3)} {
+		m, err := NewRefreshMap(Refresh{Dispatchers: 5, Load: 0.9, Period: 300, Service: svc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := svc.Lift(BoardBalanced(3))
+		for i := 0; i < 30; i++ {
+			r, err := m.Apply(nil, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := stateMean(x, svc.PhaseCount()); got != r.BoardMean {
+				t.Fatalf("%v, map %d: stateMean %v, BoardMean %v", svc, i+1, got, r.BoardMean)
+			}
+			x = r.Next
+		}
+	}
+}

@@ -283,6 +283,35 @@ func SeparableScaled(load float64, s Service) float64 {
 	return BalancedQueueScale * s.QueueScale() * (1 - load) / herdMinBacklog
 }
 
+// stateMean is the board mean of the state x of P phases a level (a
+// board when P = 1; x need not be normalised), as RefreshMap.Apply
+// computes it for its input (RefreshResult.BoardMean): the same sums in
+// the same order, so the same bits.
+func stateMean(x []float64, P int) float64 {
+	var total float64
+	for _, v := range x {
+		total += v
+	}
+	if len(x) == 0 || !(total > 0) {
+		return math.NaN()
+	}
+	var mean float64
+	if P == 1 {
+		for b, v := range x {
+			mean += float64(b) * (v / total)
+		}
+		return mean
+	}
+	for b := 1; 1+(b-1)*P < len(x); b++ {
+		var pb float64
+		for i := 0; i < P && 1+(b-1)*P+i < len(x); i++ {
+			pb += x[1+(b-1)*P+i] / total
+		}
+		mean += float64(b) * pb
+	}
+	return mean
+}
+
 // balancedMeanFor is balancedMean with the threshold widened by
 // s.QueueScale().
 func balancedMeanFor(mean, load float64, s Service) bool {

@@ -25,9 +25,10 @@ func TestSignalStops(t *testing.T) {
 		{"sim", "--policy", "sqd:1000000", "--with-replacement", "--horizon", "10", "--runs", "2"},
 		{"sim", "--refresh", "1e-4", "--policy", "ll", "--tally", "own", "--horizon", "1e4", "--runs", "2", "--workers", "1"},
 		{"sim", "--policy", "sqd:1024", "--with-replacement", "--horizon", "1e5", "--runs", "2", "--workers", "1"},
-		// One edge search of several seconds: it stops within a map
-		// (meanfield.EdgeSettings.Stop), not when the search ends.
-		{"edge", "--dispatchers", "8", "--load", "0.9", "--workers", "1"},
+		// One edge search of minutes (k = 5, λ = 0.99, maps of about
+		// 0.05 s): it stops within a map (meanfield.EdgeSettings.Stop),
+		// not when the search ends.
+		{"edge", "--dispatchers", "5", "--load", "0.99", "--workers", "1"},
 	}
 	dir := t.TempDir()
 	for _, args := range cases {
