@@ -59,9 +59,11 @@ type EdgeSettings struct {
 	// states), or 2·MinScaled when that is higher.
 	BranchFrom float64
 	// HerdMaps bounds the maps spent classifying the herd attractor below
-	// the edge (EdgeResult.Herd), at least 0; the classification also
-	// stops once its work reaches that of the edge search itself unless
-	// HerdFull is set. Zero means 40; a negative value skips it.
+	// the edge (EdgeResult.Herd), at least 0; unless HerdFull is set, the
+	// classification also stops, unclassified, once its work reaches
+	// that of the edge search itself, or as soon as the maps it still
+	// needs, priced at its last map's cost, would take it there. Zero
+	// means 40; a negative value skips it.
 	HerdMaps int
 	// HerdFull lifts the work bound of the herd classification (HerdMaps
 	// still bounds the maps).
@@ -836,7 +838,8 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 // the herd from FindHerdAttractor's
 // classification (L1 tolerance 1e-4) continuing the run that failed just
 // below the edge, within HerdMaps maps and, unless HerdFull, no more work
-// than the edge search itself.
+// than the edge search itself (abandoned as soon as the maps still needed,
+// at the last map's cost, would exceed it).
 //
 // With Workers > 1 the independent runs of one step go to several
 // workspaces at once: the three low boards at one T; the scan's probes;

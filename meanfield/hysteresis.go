@@ -193,7 +193,9 @@ type HerdSettings struct {
 	// [16, 1<<16]. Zero means 256.
 	Average int
 	// maxWork, if positive, ends the run (Unconverged) once the maps made
-	// exceed this work (HerdAttractor.Work): Edge's budget.
+	// exceed this work (HerdAttractor.Work), or as soon as the maps an
+	// aperiodic classification still needs (Settle + Average in the herd
+	// regime), priced at the last map's cost, would: Edge's budget.
 	maxWork float64
 }
 
@@ -341,7 +343,8 @@ func newHerdWatch(s HerdSettings, lam float64, svc Service) *herdWatch {
 
 // stop records a map and ends the run once it has stayed in the herd
 // regime for Settle + Average maps, or (unclassified) once its work
-// exceeds maxWork.
+// exceeds maxWork or the maps still needed for that, priced at this
+// map's cost, would take it past maxWork.
 func (w *herdWatch) stop(res RefreshResult) bool {
 	s := w.s
 	w.hist[w.n%s.Average] = orbitStat{board: res.BoardMean, queue: res.QueueMean}
@@ -354,7 +357,12 @@ func (w *herdWatch) stop(res RefreshResult) bool {
 		w.run++
 	}
 	w.stopped = w.run >= s.Settle+s.Average
-	w.spent = !w.stopped && s.maxWork > 0 && w.work > s.maxWork
+	// The maps still needed for an aperiodic classification, priced at
+	// this map's cost (a settling herd's boards grow, and their maps with
+	// them): past the budget, the run is abandoned now rather than when
+	// the budget is spent.
+	need := w.work + float64(s.Settle+s.Average-w.run)*mapWork(res)
+	w.spent = !w.stopped && s.maxWork > 0 && (w.work > s.maxWork || need > s.maxWork)
 	return w.stopped || w.spent
 }
 

@@ -309,11 +309,14 @@ func TestHerdTenDispatchers(t *testing.T) {
 	}
 }
 
-// TestHerdWorkBudget: findHerdAttractor with maxWork (Edge's budget) stops
-// at the first map whose work takes the total past the budget: the run one
-// map shorter stays within it, and the result is Unconverged with an error
-// wrapping ErrNotConverged. Work is Σ windows·rows over the maps made, the
-// same with or without a budget.
+// TestHerdWorkBudget: findHerdAttractor with maxWork (Edge's budget) stops,
+// Unconverged with an error wrapping ErrNotConverged, at the first map n
+// after which either the work so far W_n exceeds the budget or W_n plus
+// the maps an aperiodic classification still needs (Settle + Average − r_n,
+// r_n the maps in a row in the herd regime) at map n's cost c_n would:
+// the work and regime of every map are recomputed here from plain maps.
+// Work is Σ windows·rows over the maps made, the same with or without a
+// budget.
 func TestHerdWorkBudget(t *testing.T) {
 	t.Parallel()
 	m, err := NewRefreshMap(Refresh{Dispatchers: 5, Load: 0.9, Period: 300})
@@ -326,19 +329,58 @@ func TestHerdWorkBudget(t *testing.T) {
 	if err != nil || full.Status != Aperiodic || full.Maps != 40 {
 		t.Fatalf("without a budget: %v after %d maps (%v), want aperiodic after 40", full.Status, full.Maps, err)
 	}
-	hs.maxWork = full.Work / 3
-	cut, err := findHerdAttractor(m, start, hs)
-	if !errors.Is(err, ErrNotConverged) || cut.Status != Unconverged {
-		t.Fatalf("with budget %.4g: %v, %v; want Unconverged and ErrNotConverged", hs.maxWork, cut.Status, err)
+	// Each map's work and the herd regime's run, from plain maps.
+	var works []float64
+	var runs []int
+	p, run := start, 0
+	for range full.Maps {
+		r, err := m.Apply(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		works = append(works, mapWork(r))
+		if balancedMeanFor(r.BoardMean, 0.9, Service{}) {
+			run = 0
+		} else {
+			run++
+		}
+		runs = append(runs, run)
+		p = r.Next
 	}
-	if !(cut.Work > hs.maxWork && cut.Maps < full.Maps) {
-		t.Errorf("with budget %.4g: work %.4g after %d maps, want above the budget, fewer than %d maps", hs.maxWork, cut.Work, cut.Maps, full.Maps)
+	var total float64
+	for _, w := range works {
+		total += w
 	}
-	short := hs
-	short.maxWork, short.MaxIter = 0, cut.Maps-1
-	prev, err := findHerdAttractor(m, start, short)
-	if !errors.Is(err, ErrNotConverged) || prev.Maps != cut.Maps-1 || prev.Work > hs.maxWork {
-		t.Errorf("%d maps: work %.4g (%v), want at most the budget %.4g", prev.Maps, prev.Work, err, hs.maxWork)
+	if total != full.Work {
+		t.Fatalf("work of 40 plain maps %.6g, findHerdAttractor's %.6g", total, full.Work)
 	}
-	t.Logf("40 maps: work %.4g; budget %.4g stops after %d maps at %.4g (%d maps: %.4g)", full.Work, hs.maxWork, cut.Maps, cut.Work, prev.Maps, prev.Work)
+	// need[n]: the rule's price after map n (the larger of the two terms).
+	need := make([]float64, len(works))
+	sum := 0.0
+	for n, w := range works {
+		sum += w
+		need[n] = max(sum, sum+float64(hs.Settle+hs.Average-runs[n])*w)
+	}
+	// Budgets just below need[n] for every n that the maps before it
+	// stay within: the run must stop after exactly n+1 maps.
+	tried, prev := 0, 0.0
+	for n := range works {
+		b := need[n] * (1 - 1e-9)
+		if n > 0 && prev < b {
+			hs.maxWork = b
+			cut, err := findHerdAttractor(m, start, hs)
+			if !errors.Is(err, ErrNotConverged) || cut.Status != Unconverged {
+				t.Fatalf("with budget %.6g: %v, %v; want Unconverged and ErrNotConverged", hs.maxWork, cut.Status, err)
+			}
+			if cut.Maps != n+1 {
+				t.Errorf("with budget %.6g: stopped after %d maps, want %d", hs.maxWork, cut.Maps, n+1)
+			}
+			tried++
+		}
+		prev = max(prev, need[n])
+	}
+	if tried < 3 {
+		t.Errorf("only %d budgets tried", tried)
+	}
+	t.Logf("40 maps: work %.4g; %d budgets, each stopping where the rule fires", full.Work, tried)
 }
