@@ -4,10 +4,11 @@ import "testing"
 
 // BenchmarkEdge times one full edge computation and reports the
 // refresh-map applications it used and the edge found. Issue 15's goals,
-// on one core of an idle machine: under 3 s for k ≤ 16 and λ ≤ 0.95, under
+// on an idle 2-core machine: under 3 s for k ≤ 16 and λ ≤ 0.95, under
 // 60 s for (k, λ) = (64, 0.9) and (5, 0.99). The last two cases take
-// 20 s and 3 minutes (k = 64, λ = 0.9 and k = 5, λ = 0.99, two workers, idle
-// 2-core Xeon); select with -bench 'Edge/k5_l0.9$' and the like. Each case
+// 14 s and 2.3 minutes (k = 64, λ = 0.9 and k = 5, λ = 0.99, two workers,
+// idle 2-core AMD EPYC, `herd edge`, 2026-12-02); select with
+// -bench 'Edge/k5_l0.9$' and the like. Each case
 // runs with one worker and, suffixed _w2, with two (EdgeSettings.Workers:
 // the same result, its independent runs on two cores).
 func BenchmarkEdge(b *testing.B) {
