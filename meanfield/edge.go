@@ -233,6 +233,7 @@ const (
 	edgeHerdTol    = 1e-4  // L1 tolerance of the herd attractor (herds drift slowly)
 	edgeGapRel     = 10    // gap ends are located to edgeGapRel·RelTol
 	edgeHerdDrift  = 0.02  // an aperiodic herd drifts by less than this fraction of its mean over its averaging window
+	edgeBorderBand = 0.05  // a fixed point within this fraction of a window k/λ of a window boundary is at a border collision
 )
 
 // edgeRun is the state of one Edge computation.
@@ -382,11 +383,18 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 	}
 	acc := e.accelFor(j)
 	att, err := once(acc)
-	if acc != nil && acc.jumps > 0 && !att.Balanced && (err == nil || errors.Is(err, ErrNotConverged)) && (cancel == nil || !cancel()) {
+	if acc != nil && acc.jumps > 0 && (cancel == nil || !cancel()) {
 		// Only a plain run says that the balanced state is not reached
 		// from start: jumps near a border may throw a run out of a small
-		// basin (edgeaccel.go).
-		att, err = once(nil)
+		// basin (edgeaccel.go). Nor is a fixed point reached by jumps
+		// just past a window's start taken as reached: there lies the
+		// saddle of a border collision (model.md §2), a root of
+		// F(p) = p that Anderson's update can converge to and plain maps
+		// leave (edgeaccel.go).
+		failed := !att.Balanced && (err == nil || errors.Is(err, ErrNotConverged))
+		if failed || (err == nil && att.Balanced && e.saddleSide(att)) {
+			att, err = once(nil)
+		}
 	}
 	if e.stopped() {
 		o.err = fmt.Errorf("edge search at T = %g: %w", T, ErrStopped)
@@ -399,6 +407,14 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 	}
 	o.ok = att.Balanced
 	return o
+}
+
+// saddleSide reports whether the fixed point att lies on the saddle's side
+// of a border collision: T just past the start of its cut window, within
+// edgeBorderBand of a window k/λ (model.md §2: the stable node has T just
+// before a window boundary, the saddle just after it).
+func (e *edgeRun) saddleSide(att Attractor) bool {
+	return att.CutPhase < 0.5 && att.KinkDistance < edgeBorderBand*float64(e.k)/e.lam
 }
 
 // stopped reports whether EdgeSettings.Stop asks the search to end.
@@ -1247,7 +1263,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 	res := e.res
 	g := branchPoint(edgeT, node).Gap
 	w := float64(e.k) / e.lam
-	border := g < 0.05*w
+	border := g < edgeBorderBand*w
 	spectrum := func(T float64) ([]complex128, int, error) {
 		m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service})
 		if err != nil {

@@ -1,11 +1,15 @@
 package meanfield
 
 import (
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"reflect"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -659,4 +663,78 @@ func TestStateMean(t *testing.T) {
 			x = r.Next
 		}
 	}
+}
+
+// TestEdgeSaddleSide: at k = 5, λ = 0.99 the balanced branch ends in a
+// border collision at T = 28,067.21, the stable node 0.008 before the end
+// of window 5628 (leading eigenvalue 0.94) and the saddle 0.005 past it,
+// on window 5629 (leading eigenvalue 1.07). From the continuation's trial
+// there (its predicted start, testdata/saddle_k5_l0.99.txt.gz, saved from
+// the search), Anderson's jumps converge to the saddle; runOn does not
+// take that as reached and runs the trial again plainly, which ends at the
+// node. (Before the rerun, the search reported this crossing as a fold
+// with node radius 1.07.)
+func TestEdgeSaddleSide(t *testing.T) {
+	t.Parallel()
+	const k, lam = 5, 0.99
+	T, start := readSaddleStart(t)
+	s := EdgeSettings{Dispatchers: k, Load: lam}.withDefaults()
+	e := &edgeRun{s: s, k: k, lam: lam, scale: (1 - lam) * (1 - lam), res: &EdgeResult{},
+		maps: make([]*RefreshMap, 1), known: map[float64]knownNode{}, cold: map[coldKey]runOut{}}
+	m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: lam, Period: T})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.boardOnly = true
+	acc := newEdgeAccel(lam, Service{}, nil)
+	set := AttractorSettings{MaxIter: edgeMaxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod}
+	jumped, _, err := iterateAccelerated(m, start, set, nil, acc.jump)
+	if err != nil || !jumped.Balanced || acc.jumps == 0 || !e.saddleSide(jumped) {
+		t.Fatalf("accelerated run: balanced %v, %d jumps, window %d, phase %.4g, kink %.4g (%v); want the saddle just past a window's start",
+			jumped.Balanced, acc.jumps, jumped.Window, jumped.CutPhase, jumped.KinkDistance, err)
+	}
+	ev, _, err := leadingEigenvalues(m, jumped.Board, 1)
+	if err != nil || !(absMax(ev) > 1) {
+		t.Fatalf("the accelerated run's fixed point: leading eigenvalues %v (%v), want one above 1", ev, err)
+	}
+	o := e.runOn(0, runJob{T: T, start: start, warm: true, tol: edgeFPTol}, edgeFPTol, nil)
+	if o.err != nil || !o.ok || e.saddleSide(o.att) || o.att.Window != jumped.Window-1 {
+		t.Fatalf("runOn: ok %v, window %d, phase %.4g (%v); want the node on window %d", o.ok, o.att.Window, o.att.CutPhase, o.err, jumped.Window-1)
+	}
+	ev, _, err = leadingEigenvalues(m, o.att.Board, 1)
+	if err != nil || !(absMax(ev) < 1) {
+		t.Errorf("runOn's fixed point: leading eigenvalues %v (%v), want the stable node's", ev, err)
+	}
+	t.Logf("jumps: window %d, phase %.4g, %d maps; runOn: window %d, phase %.4g, %d maps, leading eigenvalue %.4g",
+		jumped.Window, jumped.CutPhase, jumped.Maps, o.att.Window, o.att.CutPhase, o.maps, absMax(ev))
+}
+
+// readSaddleStart reads TestEdgeSaddleSide's period and start board: one
+// number a line, the period first.
+func readSaddleStart(t *testing.T) (float64, []float64) {
+	f, err := os.Open("testdata/saddle_k5_l0.99.txt.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs []float64
+	for _, line := range strings.Fields(string(raw)) {
+		x, err := strconv.ParseFloat(line, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs = append(xs, x)
+	}
+	if len(xs) < 2 {
+		t.Fatal("testdata/saddle_k5_l0.99.txt.gz: too short")
+	}
+	return xs[0], xs[1:]
 }
