@@ -6,7 +6,7 @@ import "testing"
 // refresh-map applications it used and the edge found. Issue 15's goals,
 // on an idle 2-core machine: under 3 s for k ≤ 16 and λ ≤ 0.95, under
 // 60 s for (k, λ) = (64, 0.9) and (5, 0.99). The last two cases take
-// 14 s and 2.3 minutes (k = 64, λ = 0.9 and k = 5, λ = 0.99, two workers,
+// 14 s and 2.7 minutes (k = 64, λ = 0.9 and k = 5, λ = 0.99, two workers,
 // idle 2-core AMD EPYC, `herd edge`, 2026-12-02); select with
 // -bench 'Edge/k5_l0.9$' and the like. Each case
 // runs with one worker and, suffixed _w2, with two (EdgeSettings.Workers:
