@@ -1,10 +1,8 @@
 package meanfield
 
 import (
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"reflect"
@@ -598,9 +596,7 @@ func TestEdgeNodeRef(t *testing.T) {
 func TestEdgeRunLeaves(t *testing.T) {
 	t.Parallel()
 	const k, lam, T = 5, 0.9, 250.0
-	s := EdgeSettings{Dispatchers: k, Load: lam}.withDefaults()
-	e := &edgeRun{s: s, k: k, lam: lam, scale: (1 - lam) * (1 - lam), res: &EdgeResult{},
-		maps: make([]*RefreshMap, 1), known: map[float64]knownNode{}, cold: map[coldKey]runOut{}}
+	e := newTestEdgeRun(k, lam)
 	o := e.runOn(0, runJob{T: T, start: BoardEmpty()}, edgeFPTol, nil)
 	if o.err != nil || o.ok {
 		t.Fatalf("run at T = %g: ok %v, %v; want a failed run", T, o.ok, o.err)
@@ -642,6 +638,14 @@ func TestEdgeRunLeaves(t *testing.T) {
 	t.Logf("left the basin after %d maps, board mean %.4g", o.maps, stateMean(o.att.Board, 1))
 }
 
+// newTestEdgeRun is an Edge computation for k dispatchers at load lam
+// with the default settings and one worker, before its search.
+func newTestEdgeRun(k int, lam float64) *edgeRun {
+	s := EdgeSettings{Dispatchers: k, Load: lam, Workers: 1}.withDefaults()
+	return &edgeRun{s: s, k: k, lam: lam, scale: (1 - lam) * (1 - lam), res: &EdgeResult{},
+		maps: make([]*RefreshMap, 1), known: map[float64]knownNode{}, cold: map[coldKey]runOut{}}
+}
+
 // TestStateMean: stateMean gives RefreshMap.Apply's BoardMean of its input
 // to the bit, for boards and for phase-type states.
 func TestStateMean(t *testing.T) {
@@ -678,9 +682,7 @@ func TestEdgeSaddleSide(t *testing.T) {
 	t.Parallel()
 	const k, lam = 5, 0.99
 	T, start := readSaddleStart(t)
-	s := EdgeSettings{Dispatchers: k, Load: lam}.withDefaults()
-	e := &edgeRun{s: s, k: k, lam: lam, scale: (1 - lam) * (1 - lam), res: &EdgeResult{},
-		maps: make([]*RefreshMap, 1), known: map[float64]knownNode{}, cold: map[coldKey]runOut{}}
+	e := newTestEdgeRun(k, lam)
 	m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: lam, Period: T})
 	if err != nil {
 		t.Fatal(err)
@@ -712,21 +714,8 @@ func TestEdgeSaddleSide(t *testing.T) {
 // readSaddleStart reads TestEdgeSaddleSide's period and start board: one
 // number a line, the period first.
 func readSaddleStart(t *testing.T) (float64, []float64) {
-	f, err := os.Open("testdata/saddle_k5_l0.99.txt.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var xs []float64
-	for _, line := range strings.Fields(string(raw)) {
+	for _, line := range strings.Fields(string(readGzip(t, "testdata/saddle_k5_l0.99.txt.gz"))) {
 		x, err := strconv.ParseFloat(line, 64)
 		if err != nil {
 			t.Fatal(err)

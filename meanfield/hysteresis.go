@@ -362,7 +362,9 @@ func (w *herdWatch) stop(res RefreshResult) bool {
 	// them): past the budget, the run is abandoned now rather than when
 	// the budget is spent.
 	need := w.work + float64(s.Settle+s.Average-w.run)*mapWork(res)
-	w.spent = !w.stopped && s.maxWork > 0 && (w.work > s.maxWork || need > s.maxWork)
+	// (need ≥ work: while not stopped, fewer than Settle + Average maps
+	// in a row are in the herd regime.)
+	w.spent = !w.stopped && s.maxWork > 0 && need > s.maxWork
 	return w.stopped || w.spent
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -901,9 +902,10 @@ func TestRefreshGolden(t *testing.T) {
 
 const refreshGoldenPath = "testdata/refresh_golden.json.gz"
 
-func readRefreshGolden(t *testing.T) []refreshGoldenCase {
+// readGzip returns the uncompressed contents of the gzip file at path.
+func readGzip(t *testing.T, path string) []byte {
 	t.Helper()
-	f, err := os.Open(refreshGoldenPath)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -912,8 +914,17 @@ func readRefreshGolden(t *testing.T) []refreshGoldenCase {
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func readRefreshGolden(t *testing.T) []refreshGoldenCase {
+	t.Helper()
 	var cases []refreshGoldenCase
-	if err := json.NewDecoder(zr).Decode(&cases); err != nil {
+	if err := json.Unmarshal(readGzip(t, refreshGoldenPath), &cases); err != nil {
 		t.Fatal(err)
 	}
 	if len(cases) < 8 {
