@@ -259,14 +259,21 @@ func (m *phaseMap) drainInterval(iv, first int) {
 				clear(dr.acc[i*gsz+dr.ahi[i]*P : i*gsz+hi*P])
 				dr.ahi[i] = hi
 			}
-			axpy(dr.acc[i*gsz+lo*P:i*gsz+hi*P], pmf[n-lo0], dr.cur[i*gsz+lo*P:i*gsz+hi*P])
-			dr.absAcc[i] += pmf[n-lo0] * dr.abs[i]
+			w := pmf[n-lo0]
+			dr.absAcc[i] += w * dr.abs[i]
+			if n == end {
+				axpy(dr.acc[i*gsz+lo*P:i*gsz+hi*P], w, dr.cur[i*gsz+lo*P:i*gsz+hi*P])
+			} else {
+				m.drainMove(i, w) // adds w·G_i to acc as it reads it
+			}
 		}
 		if n == end {
 			break
 		}
-		for i := 0; i < P; i++ {
-			m.drainMove(i)
+		if n < lo0 {
+			for i := 0; i < P; i++ {
+				m.drainMove(i, 0)
+			}
 		}
 		dr.cur, dr.nxt = dr.nxt, dr.cur
 		dr.abs, dr.absN = dr.absN, dr.abs
@@ -370,28 +377,61 @@ func (m *phaseMap) classMass(b int) float64 {
 
 // drainMove moves g_i one uniformised step (rows [rlo, rhi) to
 // [rlo, rhi + 1), completions from row D − 1 into the absorbed cell) and
-// trims its bottom and top rows within the budget.
-func (m *phaseMap) drainMove(i int) {
+// trims its bottom and top rows within the budget. With w ≠ 0 it first
+// adds w·g_i to the interval's sum acc (rows [rlo, rhi), which acc
+// covers), reading each row once for both.
+func (m *phaseMap) drainMove(i int, w float64) {
 	dr := &m.dr
 	P, D := m.P, m.top
 	ph := &m.ph
 	gi := dr.cur[i*D*P : (i+1)*D*P]
 	gn := dr.nxt[i*D*P : (i+1)*D*P]
+	ac := dr.acc[i*D*P : (i+1)*D*P]
 	lo, hi := dr.rlo[i], dr.rhi[i]
 	inv := dr.inv
 	var prev float64 // completions from row d − 1, over Λ_d
-	for d := lo; d < hi; d++ {
-		row := gi[d*P : d*P+P]
-		nrow := gn[d*P : d*P+P]
-		var comp float64
-		for j, y := range row {
-			comp += ph.exit[j] * y
-			nrow[j] = dr.self[j]*y + ph.alpha[j]*prev
+	if P == 2 && len(ph.moves) == 0 {
+		// h2 (and any two parallel phases): the loop below unrolled, the
+		// same arithmetic per entry.
+		e0, e1 := ph.exit[0], ph.exit[1]
+		s0, s1 := dr.self[0], dr.self[1]
+		a0, a1 := ph.alpha[0], ph.alpha[1]
+		g, ng := gi[lo*2:hi*2], gn[lo*2:hi*2]
+		if w != 0 {
+			a := ac[lo*2 : hi*2]
+			for x := 0; x+1 < len(g); x += 2 {
+				y0, y1 := g[x], g[x+1]
+				a[x] += w * y0
+				a[x+1] += w * y1
+				ng[x] = s0*y0 + a0*prev
+				ng[x+1] = s1*y1 + a1*prev
+				prev = (e0*y0 + e1*y1) * inv
+			}
+		} else {
+			for x := 0; x+1 < len(g); x += 2 {
+				y0, y1 := g[x], g[x+1]
+				ng[x] = s0*y0 + a0*prev
+				ng[x+1] = s1*y1 + a1*prev
+				prev = (e0*y0 + e1*y1) * inv
+			}
 		}
-		for _, mv := range ph.moves {
-			nrow[mv.to] += mv.rate * inv * row[mv.from]
+	} else {
+		for d := lo; d < hi; d++ {
+			row := gi[d*P : d*P+P]
+			nrow := gn[d*P : d*P+P]
+			if w != 0 {
+				axpy(ac[d*P:d*P+P], w, row)
+			}
+			var comp float64
+			for j, y := range row {
+				comp += ph.exit[j] * y
+				nrow[j] = dr.self[j]*y + ph.alpha[j]*prev
+			}
+			for _, mv := range ph.moves {
+				nrow[mv.to] += mv.rate * inv * row[mv.from]
+			}
+			prev = comp * inv
 		}
-		prev = comp * inv
 	}
 	dr.absN[i] = dr.abs[i]
 	if hi < D {

@@ -4,7 +4,9 @@ import "testing"
 
 // BenchmarkPhaseRefreshApply times one application of the phase-type map
 // on balanced states (k = 5, λ = 0.9, T = 300; h2:2 at T = 800) and on a herd state
-// (T = 800, one map on from half:300), per service family.
+// (T = 800, one map on from half:300), per service family; and h2:30 near
+// its k = 3 edge (T = 2,900, 12 maps on from empty), issue 17's costliest
+// map.
 func BenchmarkPhaseRefreshApply(b *testing.B) {
 	cases := []struct {
 		name string
@@ -16,6 +18,7 @@ func BenchmarkPhaseRefreshApply(b *testing.B) {
 		{"h2_2_T800_balanced", Refresh{Dispatchers: 5, Load: 0.9, Period: 800, Service: H2Service(2)}, BoardEmpty(), 20},
 		{"erlang_4_T300", Refresh{Dispatchers: 5, Load: 0.9, Period: 300, Service: ErlangService(4)}, BoardEmpty(), 30},
 		{"h2_10_T800_herd", Refresh{Dispatchers: 5, Load: 0.9, Period: 800, Service: H2Service(10)}, BoardHalf(300), 1},
+		{"h2_30_T2900_balanced", Refresh{Dispatchers: 3, Load: 0.9, Period: 2900, Service: H2Service(30)}, BoardEmpty(), 12},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
