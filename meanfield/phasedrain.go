@@ -61,6 +61,7 @@ type phaseDrain struct {
 	alo, ahi          []int     // the same for acc
 	pre               []float64 // pre[i*(D+1) + d] = Σ_{d' < d} Σ_j G_i(d', j)
 	wDrain            []float64 // Σ_{b still draining} x(b, i): the trimming weights
+	cf                []float64 // cf[i*D + d]: the integral's weight of row d (drainWeights)
 	cutLow, cutHigh   []float64 // weighted mass dropped per phase
 	integral          float64
 	rowEps            float64 // the largest weighted row mass trimmed
@@ -211,6 +212,7 @@ func (m *phaseMap) drainBuffers(last, steps int) {
 	dr.ahi = growInt(dr.ahi, P)
 	dr.pre = grow(dr.pre, P*(D+1))
 	dr.wDrain = grow(dr.wDrain, P)
+	dr.cf = grow(dr.cf, P*D)
 	dr.cutLow = grow(dr.cutLow, P)
 	dr.cutHigh = grow(dr.cutHigh, P)
 	dr.rowEps = m.trimEps / (4 * float64(2*D+steps+1))
@@ -235,45 +237,47 @@ func (m *phaseMap) drainInterval(iv, first int) {
 		dr.absAcc[i] = 0
 	}
 	integ := !m.boardOnly
+	if integ {
+		m.drainWeights(first)
+	}
 	for n := 0; n <= end; n++ {
 		for i := 0; i < P; i++ {
-			if integ {
-				w := 1.0 // P(Pois > n) below the pmf's range
-				if n >= lo0 {
-					w = tail[n-lo0]
+			var w float64 // Pois(Λ_d Δ; n): G_i's weight in the carried sum
+			if n >= lo0 {
+				lo, hi := dr.rlo[i], dr.rhi[i]
+				if dr.alo[i] < 0 {
+					dr.alo[i], dr.ahi[i] = lo, lo
 				}
-				if w > 0 {
-					dr.integral += w * m.drainF(i, first)
+				// The carried rows only rise (lo is nondecreasing), so
+				// acc's rows are [alo, max(ahi, hi)).
+				if hi > dr.ahi[i] {
+					clear(dr.acc[i*gsz+dr.ahi[i]*P : i*gsz+hi*P])
+					dr.ahi[i] = hi
 				}
+				w = pmf[n-lo0]
+				dr.absAcc[i] += w * dr.abs[i]
 			}
-			if n < lo0 {
+			if n == end {
+				// The last term: no step follows, and its integral weight
+				// P(Pois > end) is 0.
+				lo, hi := dr.rlo[i], dr.rhi[i]
+				axpy(dr.acc[i*gsz+lo*P:i*gsz+hi*P], w, dr.cur[i*gsz+lo*P:i*gsz+hi*P])
 				continue
 			}
-			lo, hi := dr.rlo[i], dr.rhi[i]
-			if dr.alo[i] < 0 {
-				dr.alo[i], dr.ahi[i] = lo, lo
+			wl := 0.0 // P(Pois(Λ_d Δ) > n): the step's weight in the integral
+			if integ {
+				wl = 1 // below the pmf's range
+				if n >= lo0 {
+					wl = tail[n-lo0]
+				}
 			}
-			// The carried rows only rise (lo is nondecreasing), so acc's
-			// rows are [alo, max(ahi, hi)).
-			if hi > dr.ahi[i] {
-				clear(dr.acc[i*gsz+dr.ahi[i]*P : i*gsz+hi*P])
-				dr.ahi[i] = hi
-			}
-			w := pmf[n-lo0]
-			dr.absAcc[i] += w * dr.abs[i]
-			if n == end {
-				axpy(dr.acc[i*gsz+lo*P:i*gsz+hi*P], w, dr.cur[i*gsz+lo*P:i*gsz+hi*P])
-			} else {
-				m.drainMove(i, w) // adds w·G_i to acc as it reads it
-			}
+			// Adds w·G_i to acc and returns Σ_{b ≥ first} x(b, i)·F(b) as
+			// it reads G_i.
+			f := m.drainMove(i, w, wl != 0)
+			dr.integral += wl * f
 		}
 		if n == end {
 			break
-		}
-		if n < lo0 {
-			for i := 0; i < P; i++ {
-				m.drainMove(i, 0)
-			}
 		}
 		dr.cur, dr.nxt = dr.nxt, dr.cur
 		dr.abs, dr.absN = dr.absN, dr.abs
@@ -287,30 +291,23 @@ func (m *phaseMap) drainInterval(iv, first int) {
 	dr.cur, dr.acc = dr.acc, dr.cur
 }
 
-// drainF returns Σ_{b ≥ first} x(b, i)·F(b), F(b) = Σ_{d<b} (b − d) Σ_j
-// G_i(d, j) of the carried law: summed row by row up to its top row hi,
-// and beyond as F(b) = F(hi) + (b − hi)·S0(hi), S0(b) = Σ_{d<b} Σ_j G_i(d, j),
-// through the suffix sums s1, s2.
-func (m *phaseMap) drainF(i, first int) float64 {
+// drainWeights sets cf_i(d) = Σ_{b > d, b ≥ first} (b − d)·x(b, i) on the
+// rows d ≥ rlo_i of every phase, so that the classes b ≥ first (all still
+// draining) take Σ_b x(b, i)·F(b) = Σ_d cf_i(d)·Σ_j G_i(d, j) from the
+// carried law, F(b) = Σ_{d<b} (b − d) Σ_j G_i(d, j) the time-t part of
+// E[(b − N_i(t))⁺]. By the suffix sums s1, a sum of positive terms from
+// the top: cf(d) = cf(d + 1) + s1(max(d, first − 1)), cf(D) = 0.
+func (m *phaseMap) drainWeights(first int) {
 	dr := &m.dr
 	P, D := m.P, m.top
-	gi := dr.cur[i*D*P : (i+1)*D*P]
-	lo, hi := dr.rlo[i], dr.rhi[i]
-	var s0, f, acc float64
-	for b := lo + 1; b <= hi; b++ {
-		for _, y := range gi[(b-1)*P : b*P] {
-			s0 += y
-		}
-		f += s0
-		if b >= first {
-			acc += m.x[1+(b-1)*P+i] * f
+	for i := 0; i < P; i++ {
+		cf := dr.cf[i*D : (i+1)*D]
+		var c float64
+		for d := D - 1; d >= dr.rlo[i]; d-- {
+			c += m.s1[max(d, first-1)*P+i]
+			cf[d] = c
 		}
 	}
-	if c := max(hi, first-1); c < D {
-		s1, s2 := m.s1[c*P+i], m.s2[c*P+i]
-		acc += f*s1 + s0*(s2-float64(hi)*s1)
-	}
-	return acc
 }
 
 // drainPrefix sets pre to the row sums below each row of the carried law.
@@ -377,10 +374,11 @@ func (m *phaseMap) classMass(b int) float64 {
 
 // drainMove moves g_i one uniformised step (rows [rlo, rhi) to
 // [rlo, rhi + 1), completions from row D − 1 into the absorbed cell) and
-// trims its bottom and top rows within the budget. With w ≠ 0 it first
-// adds w·g_i to the interval's sum acc (rows [rlo, rhi), which acc
-// covers), reading each row once for both.
-func (m *phaseMap) drainMove(i int, w float64) {
+// trims its bottom and top rows within the budget. As it reads each row of
+// g_i it adds w·g_i to the interval's sum acc (w ≠ 0; acc covers
+// [rlo, rhi)) and, with lin, returns Σ_d cf_i(d)·Σ_j g_i(d, j)
+// (drainWeights).
+func (m *phaseMap) drainMove(i int, w float64, lin bool) (f float64) {
 	dr := &m.dr
 	P, D := m.P, m.top
 	ph := &m.ph
@@ -388,21 +386,23 @@ func (m *phaseMap) drainMove(i int, w float64) {
 	gn := dr.nxt[i*D*P : (i+1)*D*P]
 	ac := dr.acc[i*D*P : (i+1)*D*P]
 	lo, hi := dr.rlo[i], dr.rhi[i]
+	cf := dr.cf[i*D : (i+1)*D]
 	inv := dr.inv
 	var prev float64 // completions from row d − 1, over Λ_d
-	if P == 2 && len(ph.moves) == 0 {
+	if P == 2 && len(ph.moves) == 0 && w != 0 {
 		// h2 (and any two parallel phases): the loop below unrolled, the
 		// same arithmetic per entry.
 		e0, e1 := ph.exit[0], ph.exit[1]
 		s0, s1 := dr.self[0], dr.self[1]
 		a0, a1 := ph.alpha[0], ph.alpha[1]
-		g, ng := gi[lo*2:hi*2], gn[lo*2:hi*2]
-		if w != 0 {
-			a := ac[lo*2 : hi*2]
+		g, ng, a := gi[lo*2:hi*2], gn[lo*2:hi*2], ac[lo*2:hi*2]
+		if lin {
+			c := cf[lo:hi]
 			for x := 0; x+1 < len(g); x += 2 {
 				y0, y1 := g[x], g[x+1]
 				a[x] += w * y0
 				a[x+1] += w * y1
+				f += c[x/2] * (y0 + y1)
 				ng[x] = s0*y0 + a0*prev
 				ng[x+1] = s1*y1 + a1*prev
 				prev = (e0*y0 + e1*y1) * inv
@@ -410,6 +410,8 @@ func (m *phaseMap) drainMove(i int, w float64) {
 		} else {
 			for x := 0; x+1 < len(g); x += 2 {
 				y0, y1 := g[x], g[x+1]
+				a[x] += w * y0
+				a[x+1] += w * y1
 				ng[x] = s0*y0 + a0*prev
 				ng[x+1] = s1*y1 + a1*prev
 				prev = (e0*y0 + e1*y1) * inv
@@ -421,6 +423,9 @@ func (m *phaseMap) drainMove(i int, w float64) {
 			nrow := gn[d*P : d*P+P]
 			if w != 0 {
 				axpy(ac[d*P:d*P+P], w, row)
+			}
+			if lin {
+				f += cf[d] * sumSlice(row)
 			}
 			var comp float64
 			for j, y := range row {
@@ -444,9 +449,9 @@ func (m *phaseMap) drainMove(i int, w float64) {
 		dr.absN[i] += prev
 	}
 	clear(gi[lo*P : dr.rhi[i]*P])
-	// Trim rows whose mass, weighted by the classes of phase i, is below
-	// rowEps; at most D + nMax of them per phase, so the mass dropped
-	// stays below trimEps/4 (checked).
+	// Trim rows whose mass, weighted by the classes of phase i still
+	// draining, is below rowEps, while each end's total dropped stays below
+	// trimEps/4 (checked).
 	wi := dr.wDrain[i] // Σ_{b still draining} x(b, i)
 	for hi-lo > 1 {
 		row := gn[lo*P : lo*P+P]
@@ -469,6 +474,7 @@ func (m *phaseMap) drainMove(i int, w float64) {
 		hi--
 	}
 	dr.rlo[i], dr.rhi[i] = lo, hi
+	return f
 }
 
 // growInt is grow for ints (zeroed).
