@@ -47,11 +47,13 @@ type EdgePoint struct {
 	Check    *meanfield.EdgeConfirmation
 }
 
-// EdgeHooks report an edge search starting and ending (for progress);
-// either may be nil. They may be called from several goroutines at once.
+// EdgeHooks report an edge search starting, its progress
+// (meanfield.EdgeSettings.Progress) and its end; any may be nil. They may
+// be called from several goroutines at once.
 type EdgeHooks struct {
-	Begin func(i int)
-	End   func(i int, p EdgePoint)
+	Begin  func(i int)
+	Status func(i int, p meanfield.EdgeProgress)
+	End    func(i int, p EdgePoint)
 }
 
 // Edges computes the edges of settings (meanfield.Edge) on pool, costliest
@@ -75,7 +77,11 @@ func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks Edg
 			hooks.Begin(i)
 		}
 		p := &work[i]
-		p.Result, p.Err = meanfield.Edge(p.Settings)
+		s := p.Settings
+		if hooks.Status != nil {
+			s.Progress = func(r meanfield.EdgeProgress) { hooks.Status(i, r) }
+		}
+		p.Result, p.Err = meanfield.Edge(s)
 		if confirm && p.Err == nil && p.Result.Status == meanfield.Found {
 			s := p.Settings
 			c, err := meanfield.ConfirmEdge(meanfield.ConfirmSettings{Dispatchers: s.Dispatchers, Load: s.Load, Edge: p.Result.Refresh, Rel: 1e-4,

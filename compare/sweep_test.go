@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
+	"sync"
 	"testing"
 
 	"herd/meanfield"
@@ -152,5 +154,34 @@ func TestSweepCosts(t *testing.T) {
 	}
 	if c := PointCost(PointJob{Refresh: meanfield.Refresh{Period: 20}}); c != 20 {
 		t.Errorf("PointCost(T = 20) = %g", c)
+	}
+}
+
+// Edges passes each search's progress reports to EdgeHooks.Status with the
+// search's index, the last one a step after the runs (spectra, herd).
+func TestEdgesStatus(t *testing.T) {
+	t.Parallel()
+	settings := EdgeGrid([]int{3, 5}, []float64{0.8}, meanfield.EdgeSettings{})
+	var mu sync.Mutex
+	last := make([]meanfield.EdgeProgress, len(settings))
+	n := make([]int, len(settings))
+	pts := Edges(settings, false, func(n int, f func(int)) []bool {
+		for j := 0; j < n; j++ {
+			f(j)
+		}
+		return slices.Repeat([]bool{true}, n)
+	}, EdgeHooks{Status: func(i int, p meanfield.EdgeProgress) {
+		mu.Lock()
+		defer mu.Unlock()
+		last[i] = p
+		n[i]++
+	}})
+	for i, p := range pts {
+		if n[i] == 0 || last[i].Maps > p.Result.Maps {
+			t.Errorf("edge %d: %d reports, the last %+v; result %d maps", i, n[i], last[i], p.Result.Maps)
+		}
+		if p.Result.Status == meanfield.Found && last[i].Step != "herd" {
+			t.Errorf("edge %d: last step %q, want herd", i, last[i].Step)
+		}
 	}
 }

@@ -83,8 +83,28 @@ type EdgeSettings struct {
 	// an error wrapping ErrStopped (herd's Ctrl-C). It is not a setting of
 	// the computation: the result of a search it does not stop is the same.
 	Stop func() bool `json:"-"`
+	// Progress, when not nil, is called on the goroutine that called Edge
+	// each time one of the search's iteration runs ends (in the order of
+	// the sequential search, whatever Workers is) and when the crossing's
+	// spectra and the herd's classification begin. Like Stop, it is not a
+	// setting of the computation: the result is the same without it.
+	Progress func(EdgeProgress) `json:"-"`
 
 	plain bool // no accelerated corrector (edgeaccel.go): every run plain, for comparison
+}
+
+// EdgeProgress is one report of Edge's progress (EdgeSettings.Progress):
+// the step of the search in hand (footing, follow, scan, confirm,
+// spectra, herd; "spectra and herd" when the two run at once), the maps
+// made so far by the search's runs, and, when Ran, the run that just
+// ended: its period as T(1−λ)² and whether it reached a balanced fixed
+// point. A report without Ran opens a step.
+type EdgeProgress struct {
+	Step    string
+	Maps    int
+	Scaled  float64
+	Ran     bool
+	Reached bool
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -420,6 +440,13 @@ func (e *edgeRun) saddleSide(att Attractor) bool {
 // stopped reports whether EdgeSettings.Stop asks the search to end.
 func (e *edgeRun) stopped() bool { return e.s.Stop != nil && e.s.Stop() }
 
+// openStep reports (Progress) that the named step begins at period T.
+func (e *edgeRun) openStep(name string, T float64) {
+	if e.s.Progress != nil {
+		e.s.Progress(EdgeProgress{Step: name, Maps: e.res.Maps, Scaled: T * e.scale})
+	}
+}
+
 // runJob is one iteration run: period and start, and whether it is
 // warm-started (a continuation step) rather than a cold protocol run.
 type runJob struct {
@@ -520,6 +547,17 @@ func (e *edgeRun) nodeRef(T float64) []float64 {
 func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut) int) ([]runOut, []bool) {
 	outs := make([]runOut, len(jobs))
 	ran := make([]bool, len(jobs))
+	if e.s.Progress != nil {
+		// Each run as it ends: next is applied in index order on this
+		// goroutine, and the batch's maps are counted only at its end.
+		maps, loop := e.res.Maps, next
+		next = func(i int, o runOut) int {
+			maps += o.maps
+			e.s.Progress(EdgeProgress{Step: phaseNames[e.phase], Maps: maps, Scaled: jobs[i].T * e.scale,
+				Ran: true, Reached: o.ok && o.err == nil})
+			return loop(i, o)
+		}
+	}
 	if e.s.Workers <= 1 || len(jobs) == 1 {
 		for i := 0; i < len(jobs); i = next(i, outs[i]) {
 			outs[i] = e.runOn(0, jobs[i], tol, nil)
@@ -942,12 +980,19 @@ func (e *edgeRun) search() error {
 	// The branch's end, not the protocol edge, is where the branch is
 	// lost: classify the crossing there.
 	end := br.Last()
+	switch {
+	case doHerd && e.s.Workers > 1:
+		e.openStep("spectra and herd", end.Mu)
+	default:
+		e.openStep(phaseNames[phaseSpectra], end.Mu)
+	}
 	err = e.crossing(end.Mu, attractorOf(end), e.s.Workers > 1 && !doHerd)
 	wg.Wait()
 	if err != nil || !doHerd {
 		return err
 	}
 	if e.s.Workers <= 1 {
+		e.openStep(phaseNames[phaseHerd], below.T)
 		hr = e.herd(below.T, below.att.Board, res.Work)
 	}
 	e.add(phaseHerd, hr.maps, hr.work)

@@ -727,3 +727,71 @@ func readSaddleStart(t *testing.T) (float64, []float64) {
 	}
 	return xs[0], xs[1:]
 }
+
+// TestEdgeProgress: the reports of EdgeSettings.Progress, with 1 and 3
+// workers, follow the search: one per run ended, in the steps' order, the
+// maps of each run step adding up to that step's cost (edge's breakdown),
+// then the spectra and herd steps opened at the maps of the runs; and the
+// result is the one computed without reports.
+func TestEdgeProgress(t *testing.T) {
+	t.Parallel()
+	base, err := Edge(EdgeSettings{Dispatchers: 5, Load: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.Runtime, base.Herd.Runtime = 0, 0
+	for _, w := range []int{1, 3} {
+		var reps []EdgeProgress
+		r, cost, err := edge(EdgeSettings{Dispatchers: 5, Load: 0.9, Workers: w,
+			Progress: func(p EdgeProgress) { reps = append(reps, p) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Runtime, r.Herd.Runtime = 0, 0
+		if got, want := fmt.Sprintf("%+v", r), fmt.Sprintf("%+v", base); got != want {
+			t.Errorf("%d workers, with reports: %s\nwithout: %s", w, got, want)
+		}
+		order := map[string]int{}
+		for p, n := range phaseNames {
+			order[n] = p
+		}
+		order["spectra and herd"] = int(phaseSpectra)
+		var stepMaps [edgePhases]int
+		var steps []string
+		maps, last := 0, -1
+		for _, p := range reps {
+			o, ok := order[p.Step]
+			switch {
+			case !ok:
+				t.Fatalf("%d workers: unknown step %q", w, p.Step)
+			case o < last:
+				t.Errorf("%d workers: step %s after %s", w, p.Step, phaseNames[last])
+			case p.Maps < maps:
+				t.Errorf("%d workers: maps %d after %d", w, p.Maps, maps)
+			case !p.Ran && o < int(phaseSpectra), p.Ran && o >= int(phaseSpectra):
+				t.Errorf("%d workers: report %+v", w, p)
+			case !(p.Scaled > 0):
+				t.Errorf("%d workers: T(1−λ)² = %v", w, p.Scaled)
+			}
+			if p.Ran {
+				stepMaps[o] += p.Maps - maps
+			}
+			if o != last {
+				steps = append(steps, p.Step)
+			}
+			maps, last = p.Maps, o
+		}
+		for _, p := range []edgePhase{phaseFooting, phaseFollow, phaseScan, phaseConfirm} {
+			if stepMaps[p] != cost[p].maps {
+				t.Errorf("%d workers: step %s reported %d maps, cost %d", w, phaseNames[p], stepMaps[p], cost[p].maps)
+			}
+		}
+		want := "footing follow scan confirm spectra herd"
+		if w > 1 {
+			want = "footing follow scan confirm spectra and herd"
+		}
+		if got := strings.Join(steps, " "); got != want {
+			t.Errorf("%d workers: steps %q, want %q", w, got, want)
+		}
+	}
+}

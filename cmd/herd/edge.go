@@ -289,11 +289,27 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 	}
 	prog := progress.NewItems(e.stderr, isTerminal(e.stderr), progress.Mode(mode), name, "edges", labels, weights)
 	pts := compare.Edges(settings, confirm, workerPool(ctx, workers, nil), compare.EdgeHooks{
-		Begin: prog.Begin,
-		End:   func(i int, p compare.EdgePoint) { prog.End(i, edgeStatus(p)) },
+		Begin:  prog.Begin,
+		Status: func(i int, p meanfield.EdgeProgress) { prog.Status(i, edgeStep(p)) },
+		End:    func(i int, p compare.EdgePoint) { prog.End(i, edgeStatus(p)) },
 	})
 	prog.Close()
 	return pts
+}
+
+// edgeStep is what an edge search is doing, as the heartbeat shows it:
+// its step, its maps so far and its last run, e.g. "confirm, 1234 maps;
+// last run T(1−λ)² = 9.5761: balanced".
+func edgeStep(p meanfield.EdgeProgress) string {
+	s := fmt.Sprintf("%s, %d maps", p.Step, p.Maps)
+	if !p.Ran {
+		return s + "; from T(1−λ)² = " + strconv.FormatFloat(p.Scaled, 'f', 4, 64)
+	}
+	v := "not balanced"
+	if p.Reached {
+		v = "balanced"
+	}
+	return s + "; last run T(1−λ)² = " + strconv.FormatFloat(p.Scaled, 'f', 4, 64) + ": " + v
 }
 
 // edgeStatus is one edge's outcome as progress reports it.

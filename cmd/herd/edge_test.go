@@ -47,3 +47,20 @@ func TestEdgeStatusStopped(t *testing.T) {
 		t.Errorf("failed edge: status %q, want \"failed\"", got)
 	}
 }
+
+// The heartbeat names an edge's step, its maps and its last run.
+func TestEdgeStep(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		p    meanfield.EdgeProgress
+		want string
+	}{
+		{meanfield.EdgeProgress{Step: "confirm", Maps: 1234, Scaled: 9.57613, Ran: true, Reached: true}, "confirm, 1234 maps; last run T(1−λ)² = 9.5761: balanced"},
+		{meanfield.EdgeProgress{Step: "follow", Maps: 7, Scaled: 30, Ran: true}, "follow, 7 maps; last run T(1−λ)² = 30.0000: not balanced"},
+		{meanfield.EdgeProgress{Step: "herd", Maps: 880, Scaled: 28.5}, "herd, 880 maps; from T(1−λ)² = 28.5000"},
+	} {
+		if got := edgeStep(c.p); got != c.want {
+			t.Errorf("edgeStep(%+v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+}

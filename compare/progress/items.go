@@ -58,6 +58,7 @@ type Items struct {
 	weights    []float64
 	started    []time.Time
 	finished   []bool
+	status     []string
 	done, all  float64
 	count      int
 	start      time.Time
@@ -70,7 +71,7 @@ type Items struct {
 // lines, else heartbeats); Close stops it.
 func NewItems(w io.Writer, term bool, mode Mode, name, unit string, labels []string, weights []float64) *Items {
 	p := &Items{name: name, unit: unit, labels: labels, weights: weights, start: time.Now(),
-		started: make([]time.Time, len(labels)), finished: make([]bool, len(labels))}
+		started: make([]time.Time, len(labels)), finished: make([]bool, len(labels)), status: make([]string, len(labels))}
 	for _, x := range weights {
 		p.all += x
 	}
@@ -97,11 +98,21 @@ func (p *Items) Begin(i int) {
 	p.mu.Unlock()
 }
 
+// Status sets what item i is doing, which the heartbeat shows after its
+// running time until the next Status or End (an edge's step and last
+// run: one long edge otherwise shows only its time).
+func (p *Items) Status(i int, s string) {
+	p.mu.Lock()
+	p.status[i] = s
+	p.mu.Unlock()
+}
+
 // End records that item i finished, with a one-word result.
 func (p *Items) End(i int, result string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.finished[i] = true
+	p.status[i] = ""
 	p.done += p.weights[i]
 	p.count++
 	if p.w == nil || !p.lines {
@@ -132,7 +143,11 @@ func (p *Items) heartbeat() {
 	var running []string
 	for i, t := range p.started {
 		if !t.IsZero() && !p.finished[i] {
-			running = append(running, fmt.Sprintf("%s for %s", p.labels[i], time.Since(t).Round(time.Second)))
+			r := fmt.Sprintf("%s for %s", p.labels[i], time.Since(t).Round(time.Second))
+			if p.status[i] != "" {
+				r += " (" + p.status[i] + ")"
+			}
+			running = append(running, r)
 		}
 	}
 	msg := fmt.Sprintf("%s: %d/%d %s done, %s elapsed%s", p.name, p.count, len(p.labels), p.unit,

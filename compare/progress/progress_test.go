@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -136,6 +137,7 @@ func TestItems(t *testing.T) {
 	p.Begin(0)
 	p.End(0, "edge 0.9930")
 	p.Begin(1)
+	p.Status(1, "follow, 120 maps")
 	time.Sleep(70 * time.Millisecond)
 	p.End(1, "edge 2.8992")
 	p.Close()
@@ -156,6 +158,9 @@ func TestItems(t *testing.T) {
 	}
 	if beats == 0 || !strings.Contains(b.String(), "running k=5 λ=0.9 for") {
 		t.Errorf("no heartbeat naming the running item in %q", b.String())
+	}
+	if !regexp.MustCompile(`running k=5 λ=0\.9 for \d+s \(follow, 120 maps\)`).MatchString(b.String()) {
+		t.Errorf("no heartbeat with the running item's status in %q", b.String())
 	}
 
 	b.Reset()
