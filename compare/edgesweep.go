@@ -56,6 +56,10 @@ type EdgeHooks struct {
 	End    func(i int, p EdgePoint)
 }
 
+// CheckStep is the step EdgeHooks.Status reports while an edge found is
+// checked by plain iteration (Edges with confirm).
+const CheckStep = "check by plain iteration"
+
 // Edges computes the edges of settings (meanfield.Edge) on pool, costliest
 // first (EdgeCost), so the workers stay busy to the end; with confirm,
 // each edge found is checked by plain iteration (meanfield.ConfirmEdge)
@@ -83,6 +87,9 @@ func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks Edg
 		}
 		p.Result, p.Err = meanfield.Edge(s)
 		if confirm && p.Err == nil && p.Result.Status == meanfield.Found {
+			if hooks.Status != nil {
+				hooks.Status(i, meanfield.EdgeProgress{Step: CheckStep, Maps: p.Result.Maps, Scaled: p.Result.Scaled})
+			}
 			s := p.Settings
 			c, err := meanfield.ConfirmEdge(meanfield.ConfirmSettings{Dispatchers: s.Dispatchers, Load: s.Load, Edge: p.Result.Refresh, Rel: 1e-4,
 				Service: s.Service, Stop: s.Stop})

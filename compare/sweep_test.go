@@ -158,30 +158,37 @@ func TestSweepCosts(t *testing.T) {
 }
 
 // Edges passes each search's progress reports to EdgeHooks.Status with the
-// search's index, the last one a step after the runs (spectra, herd).
+// search's index, the last one a step after the runs: the herd's, or with
+// confirm the check by plain iteration.
 func TestEdgesStatus(t *testing.T) {
 	t.Parallel()
 	settings := EdgeGrid([]int{3, 5}, []float64{0.8}, meanfield.EdgeSettings{})
-	var mu sync.Mutex
-	last := make([]meanfield.EdgeProgress, len(settings))
-	n := make([]int, len(settings))
-	pts := Edges(settings, false, func(n int, f func(int)) []bool {
-		for j := 0; j < n; j++ {
-			f(j)
-		}
-		return slices.Repeat([]bool{true}, n)
-	}, EdgeHooks{Status: func(i int, p meanfield.EdgeProgress) {
-		mu.Lock()
-		defer mu.Unlock()
-		last[i] = p
-		n[i]++
-	}})
-	for i, p := range pts {
-		if n[i] == 0 || last[i].Maps > p.Result.Maps {
-			t.Errorf("edge %d: %d reports, the last %+v; result %d maps", i, n[i], last[i], p.Result.Maps)
-		}
-		if p.Result.Status == meanfield.Found && last[i].Step != "herd" {
-			t.Errorf("edge %d: last step %q, want herd", i, last[i].Step)
+	for _, confirm := range []bool{false, true} {
+		var mu sync.Mutex
+		last := make([]meanfield.EdgeProgress, len(settings))
+		n := make([]int, len(settings))
+		pts := Edges(settings, confirm, func(n int, f func(int)) []bool {
+			for j := 0; j < n; j++ {
+				f(j)
+			}
+			return slices.Repeat([]bool{true}, n)
+		}, EdgeHooks{Status: func(i int, p meanfield.EdgeProgress) {
+			mu.Lock()
+			defer mu.Unlock()
+			last[i] = p
+			n[i]++
+		}})
+		for i, p := range pts {
+			if n[i] == 0 || last[i].Maps > p.Result.Maps {
+				t.Errorf("edge %d: %d reports, the last %+v; result %d maps", i, n[i], last[i], p.Result.Maps)
+			}
+			want := "herd"
+			if confirm {
+				want = CheckStep
+			}
+			if p.Result.Status == meanfield.Found && last[i].Step != want {
+				t.Errorf("confirm %t, edge %d: last step %q, want %q", confirm, i, last[i].Step, want)
+			}
 		}
 	}
 }
