@@ -190,5 +190,8 @@ func TestEdgesStatus(t *testing.T) {
 				t.Errorf("confirm %t, edge %d: last step %q, want %q", confirm, i, last[i].Step, want)
 			}
 		}
+		if pts[1].Result.Status != meanfield.Found { // k = 5, λ = 0.8: 3.1632 (README's table)
+			t.Errorf("k = 5, λ = 0.8: no edge")
+		}
 	}
 }
