@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 
 	"herd/meanfield"
 	"herd/sim"
@@ -30,6 +31,10 @@ type HysteresisSettings struct {
 	// of Refreshes refresh periods each per point, seeds mixed from Seed.
 	Servers, Runs, Refreshes int
 	Seed                     uint64
+	// Stop, when not nil, is polled after every map of the model's runs;
+	// once it reports true they end (meanfield.ErrStopped) and their rows
+	// are left without a model (herd's Ctrl-C).
+	Stop func() bool
 }
 
 // Model returns the refresh map that stands for the settings: own tallies
@@ -146,18 +151,19 @@ func HysteresisModel(s HysteresisSettings, rows []HysteresisRow, pool Pool) Hyst
 	var bisErr error
 	done := pool(jobs, func(i int) {
 		if i == len(rows) {
-			bis, bisErr = meanfield.Bistable(meanfield.BistableSettings{Dispatchers: k, Load: s.Load, Service: s.Service})
+			bis, bisErr = meanfield.Bistable(meanfield.BistableSettings{Dispatchers: k, Load: s.Load, Service: s.Service,
+				Attractor: meanfield.HerdSettings{AttractorSettings: meanfield.AttractorSettings{Stop: s.Stop}}})
 			return
 		}
 		r := meanfield.Refresh{Dispatchers: k, Load: s.Load, Period: rows[i].Refresh, Service: s.Service}
-		model[i], errs[i] = meanfield.FindHerdAttractor(r, s.Service.Lift(s.Board(rows[i].Start, rows[i].Refresh)), meanfield.HerdSettings{})
+		model[i], errs[i] = meanfield.FindHerdAttractor(r, s.Service.Lift(s.Board(rows[i].Start, rows[i].Refresh)), meanfield.HerdSettings{AttractorSettings: meanfield.AttractorSettings{Stop: s.Stop}})
 	})
 	for i := range rows {
-		if done[i] {
+		if done[i] && !errors.Is(errs[i], meanfield.ErrStopped) {
 			h.Rows[i].HasModel, h.Rows[i].Model, h.Rows[i].ModelErr = true, model[i], errs[i]
 		}
 	}
-	if s.Bistable && done[len(rows)] {
+	if s.Bistable && done[len(rows)] && !errors.Is(bisErr, meanfield.ErrStopped) {
 		h.HasBistable, h.Bistable, h.BistableErr = true, bis, bisErr
 	}
 	return h

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"errors"
 	"math"
 
 	"herd/meanfield"
@@ -23,6 +22,9 @@ func PointCost(j PointJob) float64 { return max(1, j.Refresh.Period) }
 type PointSettings struct {
 	MaxIter int     // most refresh-map applications
 	Tol     float64 // L1 distance between a board and the one a period earlier
+	// Stop, when not nil, is polled after every map; once it reports true
+	// the point's run ends with an error wrapping meanfield.ErrStopped.
+	Stop func() bool
 }
 
 // PointAttractors finds the attractor of each job at idx (PointAttractor)
@@ -33,7 +35,7 @@ func PointAttractors(jobs []PointJob, idx []int, s PointSettings, pool Pool) (go
 	errs = make([]error, len(idx))
 	done = pool(len(idx), func(k int) {
 		j := jobs[idx[k]]
-		got[k], errs[k] = PointAttractor(j.Refresh, j.Refresh.Service.Lift(j.Board()), s.MaxIter, s.Tol)
+		got[k], errs[k] = PointAttractor(j.Refresh, j.Refresh.Service.Lift(j.Board()), s)
 	})
 	return got, errs, done
 }
@@ -41,21 +43,20 @@ func PointAttractors(jobs []PointJob, idx []int, s PointSettings, pool Pool) (go
 // PointAttractor finds the attractor of one point with
 // FindHerdAttractor, whose classification (herd hysteresis uses the same)
 // recognises an orbit that stays in the herd regime without settling as
-// aperiodic, with orbit averages and their standard errors. A fixed point
-// or cycle, or an orbit that establishes nothing, is then found again by
-// FindAttractor from the same start, as before, for the spectral radius
-// of a fixed point and the last map of an unconverged orbit.
-func PointAttractor(r meanfield.Refresh, start []float64, maxIter int, tol float64) (meanfield.HerdAttractor, error) {
-	if tol < 1 {
-		h, err := meanfield.FindHerdAttractor(r, start, meanfield.HerdSettings{AttractorSettings: meanfield.AttractorSettings{MaxIter: maxIter, Tol: tol}})
-		if err != nil && !errors.Is(err, meanfield.ErrNotConverged) {
-			return h, err
-		}
-		if h.Status == meanfield.Aperiodic {
-			h.SpectralRadius = math.NaN()
-			return h, nil
-		}
+// aperiodic, with orbit averages and their standard errors; a fixed point
+// comes with its spectral radius from the same run. A fixed point, cycle
+// or unconverged orbit is reported as FindAttractor reports it from the
+// same start (the same maps; the herd's own fields are left zero).
+func PointAttractor(r meanfield.Refresh, start []float64, s PointSettings) (meanfield.HerdAttractor, error) {
+	as := meanfield.AttractorSettings{MaxIter: s.MaxIter, Tol: s.Tol, Spectrum: true, Stop: s.Stop}
+	if s.Tol >= 1 {
+		a, err := meanfield.FindAttractor(r, start, as)
+		return meanfield.HerdAttractor{Attractor: a}, err
 	}
-	a, err := meanfield.FindAttractor(r, start, meanfield.AttractorSettings{MaxIter: maxIter, Tol: tol, Spectrum: true})
-	return meanfield.HerdAttractor{Attractor: a}, err
+	h, err := meanfield.FindHerdAttractor(r, start, meanfield.HerdSettings{AttractorSettings: as})
+	if err == nil && h.Status == meanfield.Aperiodic {
+		h.SpectralRadius = math.NaN()
+		return h, nil
+	}
+	return meanfield.HerdAttractor{Attractor: h.Attractor}, err
 }

@@ -44,6 +44,11 @@ type AttractorSettings struct {
 	// fixed point (Arnoldi on kink-aware one-sided differences, restricted
 	// to boards of unit mass; about 20–50 extra maps).
 	Spectrum bool
+	// Stop, when not nil, is polled after every map that closes no fixed
+	// point or orbit; once it reports true the run ends there with an
+	// error wrapping ErrStopped (herd's Ctrl-C). It is not a setting of the
+	// computation: a run it does not stop has the same result.
+	Stop func() bool `json:"-"`
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -200,6 +205,9 @@ func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, sto
 		if per == 0 {
 			if stop != nil && stop(res) {
 				break
+			}
+			if s.Stop != nil && s.Stop() {
+				return out, o, fmt.Errorf("meanfield: attractor: after %d maps: %w", out.Maps, ErrStopped)
 			}
 			continue
 		}

@@ -3,6 +3,7 @@ package meanfield
 import (
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -110,6 +111,38 @@ func TestFindAttractorPeriodic(t *testing.T) {
 		t.Errorf("herd board mean %.4f = %.3f·T, want 0.3–0.8·T", a.BoardMean, r)
 	}
 	t.Logf("herd: board mean %.4f, response %.3f, %d maps", a.BoardMean, a.Response, a.Maps)
+}
+
+// TestFindAttractorStop: AttractorSettings.Stop ends a run within the map
+// it first reports true after (ErrStopped, the maps made so far), and a
+// Stop that never fires leaves the result as it is without one, here and
+// in FindHerdAttractor (herd point and herd hysteresis poll Ctrl-C so).
+func TestFindAttractorStop(t *testing.T) {
+	t.Parallel()
+	r := Refresh{Dispatchers: 5, Load: 0.9, Period: 300}
+	polls := 0
+	a, err := FindAttractor(r, BoardEmpty(), AttractorSettings{Stop: func() bool { polls++; return polls == 4 }})
+	if !errors.Is(err, ErrStopped) || a.Maps != 4 {
+		t.Errorf("stopped at the 4th poll: err %v after %d maps, want ErrStopped after 4", err, a.Maps)
+	}
+	plain, err := FindAttractor(r, BoardEmpty(), AttractorSettings{Spectrum: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	never, err := FindAttractor(r, BoardEmpty(), AttractorSettings{Spectrum: true, Stop: func() bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	never.Runtime, plain.Runtime = 0, 0
+	if !reflect.DeepEqual(never, plain) {
+		t.Errorf("with a Stop that never fires: %+v, without: %+v", never.Stats, plain.Stats)
+	}
+	polls = 0
+	h, err := FindHerdAttractor(Refresh{Dispatchers: 5, Load: 0.9, Period: 100}, BoardEmpty(),
+		HerdSettings{AttractorSettings: AttractorSettings{Stop: func() bool { polls++; return polls == 7 }}})
+	if !errors.Is(err, ErrStopped) || h.Maps != 7 {
+		t.Errorf("herd run stopped at the 7th poll: err %v after %d maps, want ErrStopped after 7", err, h.Maps)
+	}
 }
 
 func TestAttractorSettingsValidate(t *testing.T) {

@@ -237,7 +237,7 @@ type EdgeResult struct {
 }
 
 // ErrStopped is returned (wrapped) by a search that EdgeSettings.Stop
-// stopped.
+// stopped, or by a run that AttractorSettings.Stop stopped.
 var ErrStopped = errors.New("meanfield: stopped")
 
 // Internal tolerances of Edge.

@@ -580,10 +580,11 @@ type BistableSettings struct {
 	// RelTol is the relative precision in T of a herd end found inside
 	// the scanned range, in [1e-4, 0.5]. Zero means 0.01.
 	RelTol float64
-	// Attractor controls each FindHerdAttractor. Its zero value means
-	// {Settle: 64, Average: 32}: existence needs only the verdict, and
-	// the scan's aperiodic herds (all of them at k = 10) would otherwise
-	// cost 456 maps each.
+	// Attractor controls each FindHerdAttractor. Its zero value (a Stop
+	// aside) means {Settle: 64, Average: 32}: existence needs only the
+	// verdict, and the scan's aperiodic herds (all of them at k = 10)
+	// would otherwise cost 456 maps each. Its Stop also stops the edge
+	// search Bistable begins with.
 	Attractor HerdSettings
 	// Service is the job-size law (zero value: exponential).
 	Service Service
@@ -596,8 +597,10 @@ const (
 )
 
 func (s BistableSettings) withDefaults() BistableSettings {
-	if s.Attractor == (HerdSettings{}) {
-		s.Attractor = HerdSettings{Settle: bistableSettle, Average: bistableAverage}
+	// The zero settings (a Stop aside, which is not a setting of the
+	// computation) mean Bistable's defaults.
+	if a := s.Attractor; a.MaxIter == 0 && a.Tol == 0 && a.MaxPeriod == 0 && !a.Spectrum && a.Settle == 0 && a.Average == 0 && a.maxWork == 0 {
+		s.Attractor = HerdSettings{AttractorSettings: AttractorSettings{Stop: a.Stop}, Settle: bistableSettle, Average: bistableAverage}
 	}
 	if s.MaxScaled == 0 {
 		s.MaxScaled = DefaultBistableMaxScaled
@@ -740,7 +743,7 @@ func (b *bistableRun) run() error {
 	scale := (1 - s.Load) * (1 - s.Load)
 	b.hs = s.Attractor.withDefaults()
 
-	edge, err := Edge(EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, HerdMaps: -1, Service: s.Service})
+	edge, err := Edge(EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, HerdMaps: -1, Service: s.Service, Stop: s.Attractor.Stop})
 	res.Edge = edge
 	res.Maps += edge.Maps
 	if err != nil {

@@ -105,7 +105,9 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 		for k, i := range idx {
 			costs[k] = compare.PointCost(compute[i])
 		}
-		res, errs, ok := compare.PointAttractors(compute, idx, o.settings, weightedPool(ctx, o.workers, prog, costs))
+		s := o.settings
+		s.Stop = func() bool { return ctx.Err() != nil }
+		res, errs, ok := compare.PointAttractors(compute, idx, s, weightedPool(ctx, o.workers, prog, costs))
 		prog.Finish()
 		for k, i := range idx {
 			if !ok[k] {

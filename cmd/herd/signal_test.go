@@ -18,7 +18,8 @@ import (
 // accepted runs at the limits' edge whose latency rests on the event
 // loop checking cancellation on elapsed work (sim/run.go counts
 // arrivals, probes and board records as work), and a single edge search,
-// which polls for the signal after every map.
+// point, hysteresis row or bistable range, each of which polls for the
+// signal after every map.
 func TestSignalStops(t *testing.T) {
 	cases := [][]string{
 		{"sim", "--refresh", "1e-9", "--policy", "ll", "--tally", "own", "--horizon", "10", "--runs", "2"},
@@ -29,6 +30,13 @@ func TestSignalStops(t *testing.T) {
 		// 0.05 s): it stops within a map (meanfield.EdgeSettings.Stop),
 		// not when the search ends.
 		{"edge", "--dispatchers", "5", "--load", "0.99", "--workers", "1"},
+		// One point, one hysteresis row and one bistable range of minutes
+		// each: their runs poll for the signal after every map
+		// (meanfield.AttractorSettings.Stop; the bistable range's edge
+		// search by EdgeSettings.Stop), not only between points.
+		{"point", "--dispatchers", "5", "--load", "0.99", "--refresh", "28000", "--workers", "1"},
+		{"hysteresis", "--dispatchers", "5", "--load", "0.99", "--refresh", "28000", "--starts", "balanced", "--bistable=false", "--workers", "1"},
+		{"hysteresis", "--dispatchers", "5", "--load", "0.99", "--refresh", "1", "--starts", "balanced", "--workers", "1"},
 	}
 	dir := t.TempDir()
 	for _, args := range cases {
