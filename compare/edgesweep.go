@@ -48,11 +48,13 @@ type EdgePoint struct {
 }
 
 // EdgeHooks report an edge search starting, its progress
-// (meanfield.EdgeSettings.Progress) and its end; any may be nil. They may
+// (meanfield.EdgeSettings.Progress), its maps as they are made
+// (meanfield.EdgeSettings.Mapped) and its end; any may be nil. They may
 // be called from several goroutines at once.
 type EdgeHooks struct {
 	Begin  func(i int)
 	Status func(i int, p meanfield.EdgeProgress)
+	Mapped func(i int)
 	End    func(i int, p EdgePoint)
 }
 
@@ -84,6 +86,9 @@ func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks Edg
 		s := p.Settings
 		if hooks.Status != nil {
 			s.Progress = func(r meanfield.EdgeProgress) { hooks.Status(i, r) }
+		}
+		if hooks.Mapped != nil {
+			s.Mapped = func() { hooks.Mapped(i) }
 		}
 		p.Result, p.Err = meanfield.Edge(s)
 		if confirm && p.Err == nil && p.Result.Status == meanfield.Found {

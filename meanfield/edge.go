@@ -89,6 +89,13 @@ type EdgeSettings struct {
 	// spectra and the herd's classification begin. Like Stop, it is not a
 	// setting of the computation: the result is the same without it.
 	Progress func(EdgeProgress) `json:"-"`
+	// Mapped, when not nil, is called after each map of the search's
+	// iteration runs and of the herd's classification that does not end
+	// its run, from the goroutine that made it (with Workers > 1, from
+	// several at once): a heartbeat's live count while one run takes
+	// minutes, between two Progress reports. It is not the search's cost
+	// (EdgeResult.Maps) and, like Stop, not a setting of the computation.
+	Mapped func() `json:"-"`
 
 	plain bool // no accelerated corrector (edgeaccel.go): every run plain, for comparison
 }
@@ -391,6 +398,7 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 			} else {
 				high = 0
 			}
+			e.mapped()
 			return high >= edgeLeaveRun || (cancel != nil && cancel()) || e.stopped()
 		}
 		var jump boardJump
@@ -435,6 +443,13 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 // before a window boundary, the saddle just after it).
 func (e *edgeRun) saddleSide(att Attractor) bool {
 	return att.CutPhase < 0.5 && att.KinkDistance < edgeBorderBand*float64(e.k)/e.lam
+}
+
+// mapped reports a map to EdgeSettings.Mapped.
+func (e *edgeRun) mapped() {
+	if e.s.Mapped != nil {
+		e.s.Mapped()
+	}
 }
 
 // stopped reports whether EdgeSettings.Stop asks the search to end.
@@ -1454,8 +1469,15 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 	if budget < 2*16 {
 		return o // too little to classify: left unclassified
 	}
+	// Stop and Mapped reach the classification's maps too: with heavy
+	// tails they take minutes (h2:30 at k = 5: about 700 maps of seconds
+	// each).
+	poll := func() bool {
+		e.mapped()
+		return e.stopped()
+	}
 	hs := HerdSettings{
-		AttractorSettings: AttractorSettings{MaxIter: budget, Tol: edgeHerdTol, MaxPeriod: DefaultAttractorMaxPeriod},
+		AttractorSettings: AttractorSettings{MaxIter: budget, Tol: edgeHerdTol, MaxPeriod: DefaultAttractorMaxPeriod, Stop: poll},
 		Settle:            budget / 2, Average: budget / 2}.withDefaults()
 	if !e.s.HerdFull {
 		// A herd's board grows as it settles, and so does the cost of its

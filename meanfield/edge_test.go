@@ -442,6 +442,29 @@ func TestEdgeStop(t *testing.T) {
 	}
 }
 
+// TestEdgeStopHerd: Stop reaches the maps of the herd's classification
+// below the edge (minutes with heavy tails), not only the search before
+// it: a Stop that turns true at its 5th poll after the herd step opens
+// ends Edge with ErrStopped. (Before, the classification ran to its end.)
+func TestEdgeStopHerd(t *testing.T) {
+	t.Parallel()
+	var inHerd, polls atomic.Int64
+	s := EdgeSettings{Dispatchers: 10, Load: 0.9, HerdFull: true, HerdMaps: 400, Workers: 1,
+		Progress: func(p EdgeProgress) {
+			if p.Step == phaseNames[phaseHerd] && !p.Ran {
+				inHerd.Store(1)
+			}
+		},
+		Stop: func() bool { return inHerd.Load() == 1 && polls.Add(1) >= 5 }}
+	r, err := Edge(s)
+	if !errors.Is(err, ErrStopped) {
+		t.Fatalf("err %v (herd %v after %d maps), want ErrStopped from the herd's classification", err, r.Herd.Status, r.Herd.Maps)
+	}
+	if inHerd.Load() != 1 {
+		t.Fatal("the herd step never opened")
+	}
+}
+
 // TestEdgePhaseAcceleratedSame: with phase-type sizes too, the search
 // with its accelerated corrector finds the plain search's edge to 1e-8
 // relative (RelTol is 1e-4), with the same crossing, and fewer maps.
@@ -742,8 +765,9 @@ func TestEdgeProgress(t *testing.T) {
 	base.Runtime, base.Herd.Runtime = 0, 0
 	for _, w := range []int{1, 3} {
 		var reps []EdgeProgress
+		var mapped atomic.Int64
 		r, cost, err := edge(EdgeSettings{Dispatchers: 5, Load: 0.9, Workers: w,
-			Progress: func(p EdgeProgress) { reps = append(reps, p) }})
+			Progress: func(p EdgeProgress) { reps = append(reps, p) }, Mapped: func() { mapped.Add(1) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -780,6 +804,18 @@ func TestEdgeProgress(t *testing.T) {
 				steps = append(steps, p.Step)
 			}
 			maps, last = p.Maps, o
+		}
+		// Mapped counts every map but those that end a run (one a run
+		// reported, and the herd's), the spectra's and the herd's two
+		// first: with one worker, no run made is left out of Maps.
+		ran := 0
+		for _, p := range reps {
+			if p.Ran {
+				ran++
+			}
+		}
+		if lo := r.Maps - cost[phaseSpectra].maps - ran - 3; w == 1 && (mapped.Load() < int64(lo) || mapped.Load() > int64(r.Maps)) {
+			t.Errorf("1 worker: Mapped called %d times, want %d–%d (%d maps, %d runs)", mapped.Load(), lo, r.Maps, r.Maps, ran)
 		}
 		for _, p := range []edgePhase{phaseFooting, phaseFollow, phaseScan, phaseConfirm} {
 			if stepMaps[p] != cost[p].maps {

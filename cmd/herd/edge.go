@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
@@ -288,9 +289,21 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 		settings[i].Stop = stop
 	}
 	prog := progress.NewItems(e.stderr, isTerminal(e.stderr), progress.Mode(mode), name, "edges", labels, weights)
+	// The maps each search has made and those at its last status: the
+	// heartbeat shows the difference, so one run of minutes is seen to
+	// move.
+	made := make([]atomic.Int64, len(settings))
+	atStatus := make([]atomic.Int64, len(settings))
 	pts := compare.Edges(settings, confirm, workerPool(ctx, workers, nil), compare.EdgeHooks{
-		Begin:  prog.Begin,
-		Status: func(i int, p meanfield.EdgeProgress) { prog.Status(i, edgeStep(p)) },
+		Begin: func(i int) {
+			prog.Begin(i)
+			prog.Live(i, func() string { return mapsSince(made[i].Load() - atStatus[i].Load()) })
+		},
+		Status: func(i int, p meanfield.EdgeProgress) {
+			atStatus[i].Store(made[i].Load())
+			prog.Status(i, edgeStep(p))
+		},
+		Mapped: func(i int) { made[i].Add(1) },
 		End:    func(i int, p compare.EdgePoint) { prog.End(i, edgeStatus(p)) },
 	})
 	prog.Close()
@@ -310,6 +323,15 @@ func edgeStep(p meanfield.EdgeProgress) string {
 		v = "balanced"
 	}
 	return s + "; last run T(1−λ)² = " + strconv.FormatFloat(p.Scaled, 'f', 4, 64) + ": " + v
+}
+
+// mapsSince is the heartbeat's note of the maps an edge search made since
+// its last status ("" for none).
+func mapsSince(n int64) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d maps since", n)
 }
 
 // edgeStatus is one edge's outcome as progress reports it.

@@ -63,4 +63,10 @@ func TestEdgeStep(t *testing.T) {
 			t.Errorf("edgeStep(%+v) = %q, want %q", c.p, got, c.want)
 		}
 	}
+	if got := mapsSince(523); got != "523 maps since" {
+		t.Errorf("mapsSince(523) = %q", got)
+	}
+	if got := mapsSince(0); got != "" {
+		t.Errorf("mapsSince(0) = %q, want nothing", got)
+	}
 }

@@ -59,6 +59,7 @@ type Items struct {
 	started    []time.Time
 	finished   []bool
 	status     []string
+	live       []func() string
 	done, all  float64
 	count      int
 	start      time.Time
@@ -71,7 +72,8 @@ type Items struct {
 // lines, else heartbeats); Close stops it.
 func NewItems(w io.Writer, term bool, mode Mode, name, unit string, labels []string, weights []float64) *Items {
 	p := &Items{name: name, unit: unit, labels: labels, weights: weights, start: time.Now(),
-		started: make([]time.Time, len(labels)), finished: make([]bool, len(labels)), status: make([]string, len(labels))}
+		started: make([]time.Time, len(labels)), finished: make([]bool, len(labels)), status: make([]string, len(labels)),
+		live: make([]func() string, len(labels))}
 	for _, x := range weights {
 		p.all += x
 	}
@@ -104,6 +106,15 @@ func (p *Items) Begin(i int) {
 func (p *Items) Status(i int, s string) {
 	p.mu.Lock()
 	p.status[i] = s
+	p.mu.Unlock()
+}
+
+// Live sets a note on item i that the heartbeat asks for anew each time
+// it shows the item, after its Status (a count that moves between two
+// Status calls: the maps of a run that takes minutes); nil removes it.
+func (p *Items) Live(i int, f func() string) {
+	p.mu.Lock()
+	p.live[i] = f
 	p.mu.Unlock()
 }
 
@@ -144,8 +155,17 @@ func (p *Items) heartbeat() {
 	for i, t := range p.started {
 		if !t.IsZero() && !p.finished[i] {
 			r := fmt.Sprintf("%s for %s", p.labels[i], time.Since(t).Round(time.Second))
+			var notes []string
 			if p.status[i] != "" {
-				r += " (" + p.status[i] + ")"
+				notes = append(notes, p.status[i])
+			}
+			if f := p.live[i]; f != nil {
+				if n := f(); n != "" {
+					notes = append(notes, n)
+				}
+			}
+			if len(notes) > 0 {
+				r += " (" + strings.Join(notes, "; ") + ")"
 			}
 			running = append(running, r)
 		}

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -138,6 +139,8 @@ func TestItems(t *testing.T) {
 	p.End(0, "edge 0.9930")
 	p.Begin(1)
 	p.Status(1, "follow, 120 maps")
+	asked := 0 // the live note, asked anew by each heartbeat (under p's lock)
+	p.Live(1, func() string { asked++; return fmt.Sprintf("%d maps since", asked) })
 	time.Sleep(70 * time.Millisecond)
 	p.End(1, "edge 2.8992")
 	p.Close()
@@ -159,8 +162,11 @@ func TestItems(t *testing.T) {
 	if beats == 0 || !strings.Contains(b.String(), "running k=5 λ=0.9 for") {
 		t.Errorf("no heartbeat naming the running item in %q", b.String())
 	}
-	if !regexp.MustCompile(`running k=5 λ=0\.9 for \d+s \(follow, 120 maps\)`).MatchString(b.String()) {
-		t.Errorf("no heartbeat with the running item's status in %q", b.String())
+	if !regexp.MustCompile(`running k=5 λ=0\.9 for \d+s \(follow, 120 maps; 1 maps since\)`).MatchString(b.String()) {
+		t.Errorf("no heartbeat with the running item's status and live note in %q", b.String())
+	}
+	if beats >= 2 && !strings.Contains(b.String(), "(follow, 120 maps; 2 maps since)") {
+		t.Errorf("%d heartbeats, but the live note was not asked anew: %q", beats, b.String())
 	}
 
 	b.Reset()
