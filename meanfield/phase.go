@@ -23,10 +23,12 @@ const (
 	ServiceErlang
 )
 
-// Ranges of the Service parameters.
+// Ranges of the Service parameters: h2's squared coefficient of
+// variation C in [1, MaxServiceSCV], Erlang's phases K in
+// [1, MaxServicePhases].
 const (
-	maxServiceSCV    = 1e4
-	maxServicePhases = 64
+	MaxServiceSCV    = 1e4
+	MaxServicePhases = 64
 )
 
 // Service is the job-size distribution of the refresh map, a phase-type
@@ -74,13 +76,13 @@ func (s Service) Validate() error {
 	case ServiceExp:
 		return nil
 	case ServiceH2:
-		if !(s.SCV >= 1 && s.SCV <= maxServiceSCV) {
-			return fmt.Errorf("meanfield: Service h2 SCV = %v outside [1, %g]", s.SCV, maxServiceSCV)
+		if !(s.SCV >= 1 && s.SCV <= MaxServiceSCV) {
+			return fmt.Errorf("meanfield: Service h2 SCV = %v outside [1, %g]", s.SCV, MaxServiceSCV)
 		}
 		return nil
 	case ServiceErlang:
-		if s.Phases < 1 || s.Phases > maxServicePhases {
-			return fmt.Errorf("meanfield: Service erlang Phases = %d outside [1, %d]", s.Phases, maxServicePhases)
+		if s.Phases < 1 || s.Phases > MaxServicePhases {
+			return fmt.Errorf("meanfield: Service erlang Phases = %d outside [1, %d]", s.Phases, MaxServicePhases)
 		}
 		return nil
 	}

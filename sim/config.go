@@ -185,6 +185,9 @@ const (
 	Erlang                 // Erlang-K: K exponential phases of mean 1/K (squared CV 1/K)
 )
 
+// MaxH2SCV is the largest squared coefficient of variation of h2 sizes.
+const MaxH2SCV = 1e9
+
 // Sizes is a job-size distribution with its parameter (C for H2, α for
 // Pareto, K for Erlang).
 type Sizes struct {
@@ -233,8 +236,11 @@ func (z Sizes) validate() error {
 	case Exp, Det:
 		return nil
 	case H2:
-		if !(z.Param >= 1) {
-			return fmt.Errorf("sim: sizes h2:%g: C must be ≥ 1", z.Param)
+		// Beyond MaxH2SCV the slow phase's probability, about 1/(2C),
+		// is lost to rounding in the draw (a uniform double against
+		// the fast phase's probability) and the sizes' mean with it.
+		if !(z.Param >= 1 && z.Param <= MaxH2SCV) {
+			return fmt.Errorf("sim: sizes h2:%g: C must be in [1, %g]", z.Param, float64(MaxH2SCV))
 		}
 		return nil
 	case Pareto:

@@ -72,7 +72,7 @@ func addSimFlags(fs *pflag.FlagSet) *simOpts {
 	o.partitioned = partitionedFlag(fs, "")
 	o.withRepl = fs.Bool("with-replacement", false, "sqd:D samples its D probes with replacement (as the mean-field literature does)")
 	o.fdCap = fs.Int("firstdiff-cap", 0, "most probes one firstdiff job may make (0: the servers it may probe)")
-	o.sizes = sizesFlag(fs, "job sizes", "exp, det, h2:C (squared CV C ≥ 1), pareto:A (shape A > 1) (list)")
+	o.sizes = sizesFlag(fs, "job sizes", "exp, det, h2:C (squared CV C in [1, 1e9], balanced means), erlang:K (K in [1, 1000] phases), pareto:A (shape A > 1) (list)")
 	o.start = startFlag(fs, "start", "empty", simStarts, simRangeHelp.start)
 	o.horizon = fs.String("horizon", "auto", fmt.Sprintf("simulated time per run, in mean service times (auto: %d, or %d refresh periods when the policy reads a stale board, whichever is longer); at most %.0e arrivals (load × servers × horizon) and %.0e board refreshes (horizon / refresh) per run", sim.MinHorizon, sim.HorizonRefreshes, sim.MaxRunJobs, sim.MaxRecords))
 	o.refreshes = refreshesFlag(fs, 0, ": horizon = refreshes × T (overrides --horizon; needs --refresh > 0)")

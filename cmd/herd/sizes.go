@@ -12,7 +12,8 @@ import (
 )
 
 // sizesValues is the help text of the model commands' --sizes flag.
-const sizesValues = "exp, h2:C (hyperexponential, balanced means, squared CV C ≥ 1), erlang:K (K phases, squared CV 1/K)"
+var sizesValues = fmt.Sprintf("exp, h2:C (hyperexponential, balanced means, squared CV C in [1, %g]), erlang:K (K in [1, %d] phases, squared CV 1/K)",
+	float64(meanfield.MaxServiceSCV), meanfield.MaxServicePhases)
 
 // addSizesFlag adds --sizes (default exp) for a command whose model is
 // the refresh map (phase-type sizes only).
@@ -29,6 +30,9 @@ func modelSizes(s string) (sim.Sizes, meanfield.Service, error) {
 	}
 	svc, err := compare.ModelService(z)
 	if err != nil {
+		if z.Kind == sim.H2 || z.Kind == sim.Erlang {
+			return z, svc, usagef("--sizes %q: out of the refresh map's range: %s", s, sizesValues)
+		}
 		return z, svc, usagef("--sizes %q: the refresh map needs phase-type sizes: %s", s, sizesValues)
 	}
 	return z, svc, nil

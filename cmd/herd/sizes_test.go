@@ -8,7 +8,8 @@ import (
 )
 
 // Every model command rejects sizes without a refresh map (exit 2, naming
-// --sizes and the allowed families) and bad parameters.
+// --sizes and the allowed families), bad parameters, and parameters past
+// the map's range (naming the ranges).
 func TestSizesBadInput(t *testing.T) {
 	t.Parallel()
 	for _, cmd := range [][]string{
@@ -22,6 +23,15 @@ func TestSizesBadInput(t *testing.T) {
 			out, errs, code := herd(t, args...)
 			if code != 2 || !strings.Contains(errs, "--sizes") || !strings.Contains(errs, "erlang:K") || out != "" {
 				t.Errorf("herd %v: exit %d, stderr %q, stdout %q; want exit 2 naming --sizes and its values", args, code, errs, out)
+			}
+		}
+		// Families the map has, past its range: the range is named.
+		for _, sz := range []string{"h2:20000", "erlang:65"} {
+			args := append(append([]string(nil), cmd...), "--sizes", sz)
+			out, errs, code := herd(t, args...)
+			if code != 2 || !strings.Contains(errs, "out of the refresh map's range") || !strings.Contains(errs, "C in [1, 10000]") ||
+				!strings.Contains(errs, "K in [1, 64]") || out != "" {
+				t.Errorf("herd %v: exit %d, stderr %q, stdout %q; want exit 2 naming the map's ranges", args, code, errs, out)
 			}
 		}
 	}
