@@ -105,8 +105,10 @@ func PolicyName(p sim.Policy) string {
 }
 
 // SimSweepWarnings notes what a reader of a sweep's table must know
-// before its rows: one run per row, and heavy-tailed sizes (once per size
-// and load).
+// before its rows: one run per row, sizes whose rare jobs carry enough of
+// the work that a run samples its load by luck (unseenWarning, once per
+// sizes, load and run length), and Pareto sizes' infinite moments (once
+// per size and load).
 func SimSweepWarnings(cfgs []sim.Config, runs int) []string {
 	var w []string
 	if runs < 2 {
@@ -114,10 +116,19 @@ func SimSweepWarnings(cfgs []sim.Config, runs int) []string {
 	}
 	seen := map[string]bool{}
 	for _, c := range cfgs {
+		c = c.Normalized()
+		jobs := c.Load * float64(c.Servers) * c.Horizon
+		key := c.Sizes.String() + "@" + strconv.FormatFloat(c.Load, 'g', -1, 64) + "@" + strconv.FormatFloat(jobs, 'g', -1, 64)
+		if !seen[key] {
+			seen[key] = true
+			if u, ok := unseenWarning(c, jobs); ok {
+				w = append(w, u)
+			}
+		}
 		if c.Sizes.Kind != sim.Pareto {
 			continue
 		}
-		key := c.Sizes.String() + "@" + strconv.FormatFloat(c.Load, 'g', -1, 64)
+		key = c.Sizes.String() + "@" + strconv.FormatFloat(c.Load, 'g', -1, 64)
 		if seen[key] {
 			continue
 		}
@@ -127,18 +138,39 @@ func SimSweepWarnings(cfgs []sim.Config, runs int) []string {
 	return w
 }
 
-// paretoWarnings are the warnings of Pareto sizes at c's load.
+// unseenSlack is the share of the slack 1 − λ that the work of jobs rarer
+// than one per run may reach before a table warns (unseenWarning).
+const unseenSlack = 0.1
+
+// unseenWarning warns when the jobs rarer than one per run (a run draws
+// about jobs = λ·N·horizon) carry work u = Sizes.UnseenWork(jobs) whose
+// load λ·u exceeds unseenSlack of the slack 1 − λ: a run then samples a
+// part of its load that moves the response by luck, its measured load and
+// response come out low when it misses those jobs, and runs that all miss
+// them agree (the standard error does not show it).
+func unseenWarning(c sim.Config, jobs float64) (string, bool) {
+	u := c.Sizes.UnseenWork(jobs)
+	if !(c.Load*u > unseenSlack*(1-c.Load)) {
+		return "", false
+	}
+	msg := fmt.Sprintf("sizes %s at load %g: jobs rarer than one per run (a run draws about λ·N·horizon = %.3g jobs) carry %.3g%% of the work, a load λ·u = %.3g against the slack 1 − λ = %.3g: a run samples that load by luck, so its response comes out low when it misses them and the runs' standard error does not show it (more servers or a longer --horizon shrink it)",
+		c.Sizes, c.Load, jobs, 100*u, c.Load*u, 1-c.Load)
+	if c.Sizes.Kind == sim.Pareto {
+		if m2, err := meanfield.SecondMomentPareto(c.Sizes.Param); err == nil && !math.IsInf(m2, 0) {
+			if pk, err := meanfield.PKResponse(c.Load, m2); err == nil {
+				msg += fmt.Sprintf("; the Pollaczek–Khinchine mean time for random dispatching at load %g is %.4g", c.Load, pk)
+			}
+		}
+	}
+	return msg, true
+}
+
+// paretoWarnings are the warnings of Pareto sizes' infinite moments at c's
+// load.
 func paretoWarnings(c sim.Config) []string {
 	var w []string
-	m2, err := meanfield.SecondMomentPareto(c.Sizes.Param)
-	pk := math.Inf(1)
-	if err == nil && !math.IsInf(m2, 0) {
-		pk, _ = meanfield.PKResponse(c.Load, m2)
-	}
-	if math.IsInf(pk, 0) {
+	if m2, err := meanfield.SecondMomentPareto(c.Sizes.Param); err != nil || math.IsInf(m2, 0) {
 		w = append(w, fmt.Sprintf("sizes %s: E[S²] is infinite (A ≤ 2), so the Pollaczek–Khinchine mean time for random dispatching at load %g is infinite; finite runs report far less and do not converge", c.Sizes, c.Load))
-	} else {
-		w = append(w, fmt.Sprintf("sizes %s: heavy tail; finite runs are biased low (rare giants are under-sampled); the Pollaczek–Khinchine mean time for random dispatching at load %g is %.4g", c.Sizes, c.Load, pk))
 	}
 	if c.Sizes.Param <= 3 {
 		// The M/G/1 waiting time has a finite variance only when
