@@ -96,12 +96,12 @@ func ModelGrid(pols []ModelPolicy, loads, ts []float64, ns []int, check func(i i
 // ModelResults computes the points at idx (meanfield.ClassicModel) on
 // pool: got[k] and errs[k] are pts[idx[k]]'s, done[k] false when it did
 // not finish.
-func ModelResults(pts []ModelPoint, idx []int, pool Pool) (got []meanfield.ClassicResult, errs []error, done []bool) {
+func ModelResults(pts []ModelPoint, idx []int, pool Pool, stop func() bool) (got []meanfield.ClassicResult, errs []error, done []bool) {
 	got = make([]meanfield.ClassicResult, len(idx))
 	errs = make([]error, len(idx))
 	done = pool(len(idx), func(k int) {
 		p := pts[idx[k]]
-		got[k], errs[k] = meanfield.ClassicModel(meanfield.ClassicSettings{Policy: p.Policy.Name, Choices: p.Policy.D, Load: p.Load, Refresh: p.Refresh, Servers: p.Servers})
+		got[k], errs[k] = meanfield.ClassicModel(meanfield.ClassicSettings{Policy: p.Policy.Name, Choices: p.Policy.D, Load: p.Load, Refresh: p.Refresh, Servers: p.Servers, Stop: stop})
 	})
 	return got, errs, done
 }

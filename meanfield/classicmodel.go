@@ -46,6 +46,10 @@ type ClassicSettings struct {
 	Refresh float64
 	// Servers is N for "rr", at least 0; 0 means N → ∞.
 	Servers int
+	// Stop, when not nil, is polled after every map of a periodic-update
+	// model (PeriodicUpdate.Stop); once it reports true ClassicModel ends
+	// with an error wrapping ErrStopped.
+	Stop func() bool `json:"-"`
 }
 
 // ClassicModel returns the infinite-server model's answer for the classic
@@ -75,13 +79,13 @@ type ClassicSettings struct {
 // the underlying solvers (ErrNotConverged for an unconverged sqd map).
 func ClassicModel(s ClassicSettings) (ClassicResult, error) {
 	start := time.Now()
-	r, err := classicModel(s.Policy, s.Choices, s.Load, s.Refresh, s.Servers)
+	r, err := classicModel(s.Policy, s.Choices, s.Load, s.Refresh, s.Servers, s.Stop)
 	r.Runtime = time.Since(start)
 	return r, err
 }
 
 // classicModel is ClassicModel with the settings spelled out.
-func classicModel(policy string, d int, load, refresh float64, servers int) (ClassicResult, error) {
+func classicModel(policy string, d int, load, refresh float64, servers int, stop func() bool) (ClassicResult, error) {
 	if err := closedFormLoadErr(load); err != nil {
 		return ClassicResult{}, err
 	}
@@ -95,6 +99,7 @@ func classicModel(policy string, d int, load, refresh float64, servers int) (Cla
 		return ClassicResult{ResponseMean: resp, QueueMean: load * resp, Period: 1, Status: FixedPoint}
 	}
 	periodic := func(u PeriodicUpdate) (ClassicResult, error) {
+		u.Stop = stop
 		r, err := u.Solve(nil)
 		res := ClassicResult{
 			ResponseMean: r.Response, QueueMean: r.QueueMean, Period: r.Period,

@@ -3,6 +3,7 @@ package meanfield
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -338,5 +339,42 @@ func TestClassicModel(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%+v: got %v, want an error naming %q", bad, err, bad.want)
 		}
+	}
+}
+
+// TestPeriodicStop: PeriodicUpdate.Stop ends Solve with ErrStopped, both
+// between maps and within one (before a board class), and a Stop that
+// never fires leaves the result as it is without one; ClassicModel
+// passes its Stop on.
+func TestPeriodicStop(t *testing.T) {
+	t.Parallel()
+	u := PeriodicUpdate{Policy: UpdateSQD, D: 2, Load: 0.9, Period: 20}
+	plain, err := u.Solve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	never := u
+	never.Stop = func() bool { return false }
+	got, err := never.Solve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Runtime, plain.Runtime = 0, 0
+	if !reflect.DeepEqual(got, plain) {
+		t.Errorf("with a Stop that never fires: %+v, without: %+v", got.Stats, plain.Stats)
+	}
+	// Polled before each class of a map and after each map: the 40th poll
+	// falls inside the maps of this run (about 20 classes a map).
+	polls := 0
+	stopped := u
+	stopped.Stop = func() bool { polls++; return polls >= 40 }
+	r, err := stopped.Solve(nil)
+	if !errors.Is(err, ErrStopped) || polls != 40 || r.Maps > 5 {
+		t.Errorf("err %v after %d polls and %d maps (unstopped: %d), want ErrStopped at the 40th poll, within 5 maps", err, polls, r.Maps, plain.Maps)
+	}
+	polls = 0
+	_, err = ClassicModel(ClassicSettings{Policy: "ll", Load: 0.9, Refresh: 20, Stop: func() bool { polls++; return polls >= 5 }})
+	if !errors.Is(err, ErrStopped) {
+		t.Errorf("ClassicModel: err %v, want ErrStopped", err)
 	}
 }

@@ -48,7 +48,7 @@ func runModelSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 		for k, i := range idx {
 			costs[k] = compare.ModelCost(pts[i])
 		}
-		res, errs, ok := compare.ModelResults(pts, idx, weightedPool(ctx, workers, prog, costs))
+		res, errs, ok := compare.ModelResults(pts, idx, weightedPool(ctx, workers, prog, costs), func() bool { return ctx.Err() != nil })
 		prog.Finish()
 		for k, i := range idx {
 			if !ok[k] {

@@ -37,6 +37,9 @@ func TestSignalStops(t *testing.T) {
 		{"point", "--dispatchers", "5", "--load", "0.99", "--refresh", "28000", "--workers", "1"},
 		{"hysteresis", "--dispatchers", "5", "--load", "0.99", "--refresh", "28000", "--starts", "balanced", "--bistable=false", "--workers", "1"},
 		{"hysteresis", "--dispatchers", "5", "--load", "0.99", "--refresh", "1", "--starts", "balanced", "--workers", "1"},
+		// One periodic-update point whose maps take seconds each: it
+		// polls before every board class of a map.
+		{"model", "--policy", "sqd:64", "--load", "0.999", "--refresh", "10000", "--workers", "1"},
 	}
 	dir := t.TempDir()
 	for _, args := range cases {
