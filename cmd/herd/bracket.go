@@ -339,7 +339,7 @@ func bracketTable(results []compare.BracketResult) *table.Table {
 		Title: "herd bracket: the edge of the balanced state at N servers, as T(1−λ)² (least loaded + own tally, balanced start)",
 		Meta:  []table.Field{{Key: "version", Value: version}},
 		Columns: []table.Column{
-			{Name: "servers"}, {Name: "dispatchers"}, {Name: "load"}, {Name: "runs"}, {Name: "refreshes"},
+			{Name: "servers"}, {Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "runs"}, {Name: "refreshes"},
 			{Name: "lower_scaled", Digits: 4}, {Name: "upper_scaled", Digits: 4}, {Name: "model_scaled", Digits: 5},
 			{Name: "lower_scaled_300", Digits: 4}, {Name: "upper_scaled_300", Digits: 4},
 			{Name: "cut"}, {Name: "points"}, {Name: "resolution"}, {Name: "seed"},

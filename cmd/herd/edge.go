@@ -77,10 +77,10 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 		return nil, o, err
 	}
 	o = edgeOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers, confirm: *confirm}
-	if o.ks, err = intList("dispatchers", *dispatchers, 1); err != nil {
+	if o.ks, err = modelDispatchersList(*dispatchers); err != nil {
 		return nil, o, err
 	}
-	if o.loads, err = floatList("load", *load, inOpenUnit, "a number in (0, 1)"); err != nil {
+	if o.loads, err = floatList("load", *load, modelLoad, modelLoadWant); err != nil {
 		return nil, o, err
 	}
 	if err := checkPlotPath(*plotFile); err != nil {
@@ -187,7 +187,7 @@ func edgeTable(pts []compare.EdgePoint, o edgeOutput) (*table.Table, []string) {
 			{Key: "protocol", Value: "lowest T at which iteration from empty, all-at-1 and all-at-3 boards reaches a balanced fixed point"},
 		},
 		Columns: []table.Column{
-			{Name: "dispatchers"}, {Name: "load"}, {Name: "edge_refresh", Digits: 6},
+			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "edge_refresh", Digits: 6},
 			{Name: "edge_scaled", Digits: 5}, {Name: "branch_scaled", Digits: 5}, {Name: "law_scaled", Digits: 3},
 			{Name: "ratio", Digits: 4}, {Name: "crossing"}, {Name: "node_radius", Digits: 3},
 			{Name: "herd_period"}, {Name: "herd_board_mean", Digits: 5},

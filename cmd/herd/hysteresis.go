@@ -187,7 +187,7 @@ func hysteresisTable(s compare.HysteresisSettings, h compare.Hysteresis) *table.
 			{Key: "seed", Value: strconv.FormatUint(s.Seed, 10)},
 		},
 		Columns: []table.Column{
-			{Name: "dispatchers"}, {Name: "load"}, {Name: "refresh"}, {Name: "start"},
+			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "refresh", Exact: true}, {Name: "start"},
 			{Name: "model_attractor"}, {Name: "model_herd"}, {Name: "model_board_mean", Digits: 5}, {Name: "model_response", Digits: 5},
 			{Name: "servers"}, {Name: "sim_response_mean", Digits: 5}, {Name: "sim_response_se", Digits: 2}, {Name: "sim_board_mean", Digits: 5},
 			{Name: "model_response_se", Digits: 2}, {Name: "model_truncation", Digits: 1}, {Name: "model_maps"},

@@ -26,7 +26,7 @@ const (
 // Columns of the herd law table (one table, rows of several kinds; cells a
 // kind does not use are missing).
 var lawColumns = []table.Column{
-	{Name: "row"}, {Name: "dispatchers"}, {Name: "load"}, {Name: "order"},
+	{Name: "row"}, {Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "order"},
 	{Name: "x", Digits: 5}, {Name: "x_se", Digits: 2}, {Name: "law", Digits: 3}, {Name: "ratio", Digits: 4},
 	{Name: "a", Digits: 4}, {Name: "a_se", Digits: 2}, {Name: "b", Digits: 4}, {Name: "b_se", Digits: 2},
 	{Name: "corr_ab", Digits: 3}, {Name: "max_residual", Digits: 3}, {Name: "max_residual_k"},
@@ -138,10 +138,10 @@ func parseLaw(e *env, args []string) (compare.LawSettings, lawOutput, error) {
 // lawLists parses herd law's lists: each without repeats, the ladder at
 // least 2 loads.
 func lawLists(dispatchers, load, ladder string) (ks []int, fitLoads, ladderLoads []float64, err error) {
-	if ks, err = intList("dispatchers", dispatchers, 1); err != nil {
+	if ks, err = modelDispatchersList(dispatchers); err != nil {
 		return
 	}
-	if fitLoads, err = floatList("load", load, inOpenUnit, "a number in (0, 1)"); err != nil {
+	if fitLoads, err = floatList("load", load, modelLoad, modelLoadWant); err != nil {
 		return
 	}
 	if ladderLoads, err = floatList("ladder", ladder, inOpenUnit, "a number in (0, 1)"); err != nil {

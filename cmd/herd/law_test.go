@@ -115,12 +115,12 @@ func TestLawBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"law", "--load", "1"}, "--load 1: want a number in (0, 1)"},
+		{[]string{"law", "--load", "1"}, "--load 1: want a number in [1e-06, 1) (the refresh map's range)"},
 		{[]string{"law", "--ladder", "0.9,0"}, "--ladder 0: want a number in (0, 1)"},
 		{[]string{"law", "--ladder", "0.9"}, "--ladder 0.9: want at least 2 loads"},
 		{[]string{"law", "--ladder", "0.9,0.95,0.9"}, "--ladder: 0.9 given twice"},
 		{[]string{"law", "--dispatchers", "3,3,4"}, "--dispatchers: 3 given twice"},
-		{[]string{"law", "--dispatchers", "0"}, "--dispatchers 0: want an integer ≥ 1"},
+		{[]string{"law", "--dispatchers", "0"}, "--dispatchers 0: want an integer in [1, 256] (the refresh map's range)"},
 		{[]string{"law", "--dispatchers", "300"}, "--dispatchers 300"},
 		{[]string{"law", "--order", "4"}, "--order 4: want an integer in [1, 2]"},
 		{[]string{"law", "--full-ladder", "--order", "4"}, "--order 4: want an integer in [1, 3]"},

@@ -75,6 +75,12 @@ var modelRangeHelp = struct{ dispatchers, load, refresh, start string }{
 	start:       fmt.Sprintf("queue lengths at most %d", modelMaxStart),
 }
 
+// modelLoad reports whether λ is in the refresh map's range
+// [modelMinLoad, 1); modelLoadWant says so in a message.
+func modelLoad(x float64) bool { return x >= modelMinLoad && x < 1 }
+
+var modelLoadWant = fmt.Sprintf("a number in [%g, 1) (the refresh map's range)", modelMinLoad)
+
 // checkModel checks k, λ and T for the refresh map, naming the flags.
 func checkModel(k int, load, refresh float64) error {
 	switch {

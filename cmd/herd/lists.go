@@ -35,6 +35,34 @@ func intList(flag, s string, lo int) ([]int, error) {
 	return out, nil
 }
 
+// intListIn parses a comma list of integers in [lo, hi]; why, if not
+// empty, says whose range it is.
+func intListIn(flag, s string, lo, hi int, why string) ([]int, error) {
+	parts, err := splitList(flag, s)
+	if err != nil {
+		return nil, err
+	}
+	if why != "" {
+		why = " (" + why + ")"
+	}
+	out := make([]int, len(parts))
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < lo || v > hi {
+			return nil, usagef("--%s %s: want an integer in [%d, %d]%s", flag, p, lo, hi, why)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// modelDispatchersList parses --dispatchers of a command whose every k
+// goes to the refresh map, naming its whole range whichever end is
+// broken.
+func modelDispatchersList(s string) ([]int, error) {
+	return intListIn("dispatchers", s, 1, modelMaxDispatchers, "the refresh map's range")
+}
+
 // floatList parses a comma list of finite numbers accepted by ok; want
 // describes the allowed range for the message.
 func floatList(flag, s string, ok func(float64) bool, want string) ([]float64, error) {

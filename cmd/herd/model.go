@@ -139,7 +139,7 @@ func modelTable(pts []compare.ModelPoint, got []modelRun, done []bool) (*table.T
 		Title: "herd model: classic mean-field models (N → ∞ unless round robin with --servers)",
 		Meta:  []table.Field{{Key: "version", Value: version}},
 		Columns: []table.Column{
-			{Name: "policy"}, {Name: "load"}, {Name: "refresh"}, {Name: "servers"},
+			{Name: "policy"}, {Name: "load", Exact: true}, {Name: "refresh", Exact: true}, {Name: "servers"},
 			{Name: "response_mean", Digits: 6}, {Name: "queue_mean", Digits: 6}, {Name: "period"},
 			{Name: "converged"}, {Name: "response_se", Digits: 2}, {Name: "iterations"},
 		},

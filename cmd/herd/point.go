@@ -160,11 +160,11 @@ func parsePoint(e *env, args []string) (*pflag.FlagSet, *shardFlags, []pointJob,
 	if *refresh == "" {
 		return fs, shard, nil, o, usagef("--refresh is required: the board refresh period T > 0 in service times")
 	}
-	ks, err := intList("dispatchers", *dispatchers, 1)
+	ks, err := modelDispatchersList(*dispatchers)
 	if err != nil {
 		return fs, shard, nil, o, err
 	}
-	loads, err := floatList("load", *load, inOpenUnit, "a number in (0, 1)")
+	loads, err := floatList("load", *load, modelLoad, modelLoadWant)
 	if err != nil {
 		return fs, shard, nil, o, err
 	}
@@ -227,7 +227,7 @@ func pointTable(jobs []pointJob, got []pointRun, done []bool, o pointOutput) (*t
 			{Key: "tol", Value: strconv.FormatFloat(o.settings.Tol, 'g', -1, 64)},
 		},
 		Columns: []table.Column{
-			{Name: "dispatchers"}, {Name: "load"}, {Name: "refresh"}, {Name: "start"},
+			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "refresh", Exact: true}, {Name: "start"},
 			{Name: "attractor"}, {Name: "board_mean", Digits: 6}, {Name: "queue_mean", Digits: 6},
 			{Name: "response_mean", Digits: 6}, {Name: "spectral_radius", Digits: 3},
 			{Name: "cut_phase", Digits: 4}, {Name: "iterations"}, {Name: "truncation", Digits: 1},

@@ -335,7 +335,7 @@ func (o *simOpts) table(cfgs []sim.Config, runs []compare.SimRun, done []bool) (
 			{Key: "firstdiff_cap", Value: strconv.Itoa(*o.fdCap)},
 		},
 		Columns: []table.Column{
-			{Name: "servers"}, {Name: "dispatchers"}, {Name: "load"}, {Name: "refresh"},
+			{Name: "servers"}, {Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "refresh", Exact: true},
 			{Name: "policy"}, {Name: "tally"}, {Name: "partitioned"}, {Name: "sizes"}, {Name: "start"},
 			{Name: "runs"}, {Name: "response_mean", Digits: 5}, {Name: "response_se", Digits: 2},
 			{Name: "board_mean", Digits: 5}, {Name: "jobs"},

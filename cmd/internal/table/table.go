@@ -14,6 +14,11 @@ type Column struct {
 	// output. Zero (or a negative value) means 4; values above 17 mean 17.
 	// CSV and JSON always write floats that round-trip.
 	Digits int
+
+	// Exact writes float cells in text, too, as the shortest decimal that
+	// reads back (as CSV does), whatever Digits: for columns that echo an
+	// input (a load of 0.999999 is not "1").
+	Exact bool
 }
 
 // Field is one ordered meta entry: how a table was made (version, seed,

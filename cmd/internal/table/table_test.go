@@ -127,6 +127,25 @@ func TestFormatText(t *testing.T) {
 	}
 }
 
+// TestExactColumn: a column marked Exact writes its floats in text as the
+// shortest decimal that reads back (no exponent for 1e-4 <= |f| < 1e9),
+// whatever Digits; the other columns keep their digits.
+func TestExactColumn(t *testing.T) {
+	t.Parallel()
+	tb := Table{Columns: []Column{{Name: "load", Exact: true}, {Name: "refresh", Exact: true, Digits: 3}, {Name: "x"}},
+		Rows: [][]any{{0.999999, 8341.059375, 0.999999}, {1e-9, 1e6, 2.5}}}
+	var b strings.Builder
+	if err := tb.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "    load      refresh    x\n" +
+		"0.999999  8341.059375    1\n" +
+		"   1e-09      1000000  2.5\n"
+	if b.String() != want {
+		t.Errorf("text:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
 // TestCSVRoundTrip checks that every finite float reads back bit for bit
 // and that missing values are empty fields, never "NaN".
 func TestCSVRoundTrip(t *testing.T) {

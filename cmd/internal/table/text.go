@@ -3,6 +3,7 @@ package table
 import (
 	"bufio"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -77,6 +78,9 @@ func (t *Table) writeGrid(bw *bufio.Writer) {
 		for j, v := range row {
 			c := normalise(v)
 			text[i+1][j] = textCell(c, t.Columns[j].Digits)
+			if t.Columns[j].Exact && c.kind == kindFloat {
+				text[i+1][j] = exactText(c.f)
+			}
 			if c.kind != kindMissing && !decided[j] {
 				right[j], decided[j] = c.numeric(), true
 			}
@@ -107,6 +111,15 @@ func (t *Table) writeGrid(bw *bufio.Writer) {
 }
 
 // textCell formats one normalised cell for text output.
+// exactText is the shortest decimal of f that reads back, without an
+// exponent for 1e-4 <= |f| < 1e9 as formatText.
+func exactText(f float64) string {
+	if a := math.Abs(f); a >= 1e-4 && a < 1e9 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
 func textCell(c cell, digits int) string {
 	switch c.kind {
 	case kindInt:
