@@ -653,3 +653,18 @@ func TestPointUnconverged(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, an unconverged row and the reason", code, out, errs)
 	}
 }
+
+// TestInputColumnsExact: text tables echo the load and refresh as given
+// (table.Column.Exact): a load of 0.999999 is not "1", nor a period of
+// 2835.421875 "2835".
+func TestInputColumnsExact(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "model", "--policy", "random", "--load", "0.999999,0.9")
+	if code != 0 || !strings.Contains(out, "0.999999") {
+		t.Errorf("herd model: exit %d, stderr %q, stdout %q; want the load 0.999999 as given", code, errs, out)
+	}
+	out, errs, code = herd(t, "point", "--dispatchers", "3", "--refresh", "2835.421875", "--max-iter", "1")
+	if !strings.Contains(out, "2835.421875") {
+		t.Errorf("herd point: exit %d, stderr %q, stdout %q; want the refresh 2835.421875 as given", code, errs, out)
+	}
+}
