@@ -283,7 +283,7 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 	}
 	// A search in progress ends within a map of Ctrl-C (it is then left
 	// out as unfinished), not only the edges not yet started.
-	stop := func() bool { return ctx.Err() != nil }
+	stop := stopOn(ctx)
 	settings = slices.Clone(settings)
 	for i := range settings {
 		settings[i].Stop = stop

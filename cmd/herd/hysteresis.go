@@ -31,7 +31,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	}
 	// Model points in parallel, then the simulations.
 	prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "hysteresis", "model points")
-	s.Stop = func() bool { return ctx.Err() != nil }
+	s.Stop = stopOn(ctx)
 	h := compare.HysteresisModel(s, rows, weightedPool(ctx, o.workers, prog, compare.HysteresisModelCosts(s, rows)))
 	prog.Finish()
 	if s.Servers > 0 && ctx.Err() == nil {

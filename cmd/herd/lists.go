@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -20,36 +21,31 @@ func splitList(flag, s string) ([]string, error) {
 
 // intList parses a comma list of integers, each at least lo.
 func intList(flag, s string, lo int) ([]int, error) {
-	parts, err := splitList(flag, s)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]int, len(parts))
-	for i, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < lo {
-			return nil, usagef("--%s %s: want an integer ≥ %d", flag, p, lo)
-		}
-		out[i] = v
-	}
-	return out, nil
+	return ints(flag, s, func(v int) bool { return v >= lo }, fmt.Sprintf("an integer ≥ %d", lo))
 }
 
 // intListIn parses a comma list of integers in [lo, hi]; why, if not
 // empty, says whose range it is.
 func intListIn(flag, s string, lo, hi int, why string) ([]int, error) {
+	want := fmt.Sprintf("an integer in [%d, %d]", lo, hi)
+	if why != "" {
+		want += " (" + why + ")"
+	}
+	return ints(flag, s, func(v int) bool { return v >= lo && v <= hi }, want)
+}
+
+// ints parses a comma list of integers accepted by ok; want describes them
+// for the message.
+func ints(flag, s string, ok func(int) bool, want string) ([]int, error) {
 	parts, err := splitList(flag, s)
 	if err != nil {
 		return nil, err
 	}
-	if why != "" {
-		why = " (" + why + ")"
-	}
 	out := make([]int, len(parts))
 	for i, p := range parts {
 		v, err := strconv.Atoi(p)
-		if err != nil || v < lo || v > hi {
-			return nil, usagef("--%s %s: want an integer in [%d, %d]%s", flag, p, lo, hi, why)
+		if err != nil || !ok(v) {
+			return nil, usagef("--%s %s: want %s", flag, p, want)
 		}
 		out[i] = v
 	}

@@ -48,7 +48,7 @@ func runModelSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 		for k, i := range idx {
 			costs[k] = compare.ModelCost(pts[i])
 		}
-		res, errs, ok := compare.ModelResults(pts, idx, weightedPool(ctx, workers, prog, costs), func() bool { return ctx.Err() != nil })
+		res, errs, ok := compare.ModelResults(pts, idx, weightedPool(ctx, workers, prog, costs), stopOn(ctx))
 		prog.Finish()
 		for k, i := range idx {
 			if !ok[k] {
@@ -162,6 +162,12 @@ func modelTable(pts []compare.ModelPoint, got []modelRun, done []bool) (*table.T
 	}
 	t.Warnings = append(t.Warnings, failed...)
 	return t, failed
+}
+
+// stopOn is a Stop for the model's long computations (meanfield's
+// Stop settings): true once ctx is cancelled (Ctrl-C).
+func stopOn(ctx context.Context) func() bool {
+	return func() bool { return ctx.Err() != nil }
 }
 
 // workerPool is compare's Pool on the command line's worker pool: at most

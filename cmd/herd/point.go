@@ -106,7 +106,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 			costs[k] = compare.PointCost(compute[i])
 		}
 		s := o.settings
-		s.Stop = func() bool { return ctx.Err() != nil }
+		s.Stop = stopOn(ctx)
 		res, errs, ok := compare.PointAttractors(compute, idx, s, weightedPool(ctx, o.workers, prog, costs))
 		prog.Finish()
 		for k, i := range idx {
