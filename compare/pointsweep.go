@@ -22,9 +22,18 @@ func PointCost(j PointJob) float64 { return max(1, j.Refresh.Period) }
 type PointSettings struct {
 	MaxIter int     // most refresh-map applications
 	Tol     float64 // L1 distance between a board and the one a period earlier
+	// Settle and Average are meanfield.HerdSettings': the maps in the herd
+	// regime taken as transient, and the maps averaged, before an orbit
+	// that does not settle is reported Aperiodic. Zero means their
+	// defaults (200 and 256).
+	Settle, Average int
 	// Stop, when not nil, is polled after every map; once it reports true
 	// the point's run ends with an error wrapping meanfield.ErrStopped.
 	Stop func() bool
+	// Mapped, when not nil, is called after each map of a point's
+	// iteration, from the goroutine computing it, with the point's place k
+	// in PointAttractors' idx (0 from PointAttractor): a heartbeat's count.
+	Mapped func(k int)
 }
 
 // PointAttractors finds the attractor of each job at idx (PointAttractor)
@@ -35,7 +44,11 @@ func PointAttractors(jobs []PointJob, idx []int, s PointSettings, pool Pool) (go
 	errs = make([]error, len(idx))
 	done = pool(len(idx), func(k int) {
 		j := jobs[idx[k]]
-		got[k], errs[k] = PointAttractor(j.Refresh, j.Refresh.Service.Lift(j.Board()), s)
+		sk := s
+		if s.Mapped != nil {
+			sk.Mapped = func(int) { s.Mapped(k) }
+		}
+		got[k], errs[k] = PointAttractor(j.Refresh, j.Refresh.Service.Lift(j.Board()), sk)
 	})
 	return got, errs, done
 }
@@ -49,11 +62,14 @@ func PointAttractors(jobs []PointJob, idx []int, s PointSettings, pool Pool) (go
 // same start (the same maps; the herd's own fields are left zero).
 func PointAttractor(r meanfield.Refresh, start []float64, s PointSettings) (meanfield.HerdAttractor, error) {
 	as := meanfield.AttractorSettings{MaxIter: s.MaxIter, Tol: s.Tol, Spectrum: true, Stop: s.Stop}
+	if s.Mapped != nil {
+		as.Mapped = func() { s.Mapped(0) }
+	}
 	if s.Tol >= 1 {
 		a, err := meanfield.FindAttractor(r, start, as)
 		return meanfield.HerdAttractor{Attractor: a}, err
 	}
-	h, err := meanfield.FindHerdAttractor(r, start, meanfield.HerdSettings{AttractorSettings: as})
+	h, err := meanfield.FindHerdAttractor(r, start, meanfield.HerdSettings{AttractorSettings: as, Settle: s.Settle, Average: s.Average})
 	if err == nil && h.Status == meanfield.Aperiodic {
 		h.SpectralRadius = math.NaN()
 		return h, nil

@@ -49,6 +49,10 @@ type AttractorSettings struct {
 	// error wrapping ErrStopped (herd's Ctrl-C). It is not a setting of the
 	// computation: a run it does not stop has the same result.
 	Stop func() bool `json:"-"`
+	// Mapped, when not nil, is called after each map of the iteration
+	// (not the spectrum's): a heartbeat's count while one run takes
+	// minutes. Like Stop, it is not a setting of the computation.
+	Mapped func() `json:"-"`
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -186,6 +190,9 @@ func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, sto
 		out.Maps++
 		if err != nil {
 			return out, o, fmt.Errorf("meanfield: attractor: map %d: %w", n+1, err)
+		}
+		if s.Mapped != nil {
+			s.Mapped()
 		}
 		out.Truncation = max(out.Truncation, res.Truncation)
 		stats[n%(s.MaxPeriod+1)] = orbitStat{res.BoardMean, res.QueueMean, res.CutPhase, res.KinkDistance, res.Window}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/spf13/pflag"
@@ -42,28 +43,50 @@ func checkBranchFrom(x float64) error {
 }
 
 // iterationFlags are the limits of plain iteration of the refresh map to
-// its attractor.
+// its attractor, and the averaging of an aperiodic herd.
 type iterationFlags struct {
-	maxIter *int
-	tol     *float64
+	fs              *pflag.FlagSet
+	maxIter         *int
+	tol             *float64
+	settle, average *int
 }
 
-// addIterationFlags adds --max-iter and --tol.
+// Ranges of --settle and --average (meanfield.HerdSettings allows an
+// Average in [16, 65536]).
+const (
+	maxHerdSettle  = 100000
+	minHerdAverage = 16
+	maxHerdAverage = 1 << 16
+)
+
+// addIterationFlags adds --max-iter, --tol, --settle and --average.
 func addIterationFlags(fs *pflag.FlagSet) *iterationFlags {
 	return &iterationFlags{
+		fs:      fs,
 		maxIter: fs.Int("max-iter", 5000, "most refresh-map applications before giving up"),
 		tol:     fs.Float64("tol", 1e-10, "convergence: L1 distance between a board and the one a period earlier"),
+		settle: fs.Int("settle", meanfield.DefaultHerdSettle, fmt.Sprintf(
+			"an orbit that never settles (aperiodic herd): maps in the herd regime taken as transient before averaging, in [1, %d]", maxHerdSettle)),
+		average: fs.Int("average", meanfield.DefaultHerdAverage, fmt.Sprintf(
+			"an aperiodic herd: maps averaged (board and response means with batch-means standard errors), in [%d, %d]", minHerdAverage, maxHerdAverage)),
 	}
 }
 
-// check checks --max-iter and --tol.
+// check checks --max-iter, --tol, --settle and --average.
 func (f *iterationFlags) check() (compare.PointSettings, error) {
-	s := compare.PointSettings{MaxIter: *f.maxIter, Tol: *f.tol}
+	s := compare.PointSettings{MaxIter: *f.maxIter, Tol: *f.tol, Settle: *f.settle, Average: *f.average}
 	switch {
 	case s.MaxIter < 1:
 		return s, usagef("--max-iter %d: want an integer ≥ 1", s.MaxIter)
 	case !(s.Tol > 0) || math.IsInf(s.Tol, 0):
 		return s, usagef("--tol %v: want a number > 0", s.Tol)
+	case s.Settle < 1 || s.Settle > maxHerdSettle:
+		return s, usagef("--settle %d: want an integer in [1, %d]", s.Settle, maxHerdSettle)
+	case s.Average < minHerdAverage || s.Average > maxHerdAverage:
+		return s, usagef("--average %d: want an integer in [%d, %d]", s.Average, minHerdAverage, maxHerdAverage)
+	case (f.fs.Changed("settle") || f.fs.Changed("average")) && s.Settle+s.Average > s.MaxIter:
+		return s, usagef("--settle %d + --average %d exceed --max-iter %d: an aperiodic herd could never be averaged; raise --max-iter to at least %d",
+			s.Settle, s.Average, s.MaxIter, s.Settle+s.Average)
 	}
 	return s, nil
 }

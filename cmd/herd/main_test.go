@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,6 +180,11 @@ func TestModelBadInput(t *testing.T) {
 		{[]string{"point", "--refresh", "100", "--start", "half:x"}, "the number must be ≥ 0"},
 		{[]string{"point", "--refresh", "100", "--start", "lopsided"}, "unknown start"},
 		{[]string{"point", "--refresh", "100", "--max-iter", "0"}, "--max-iter 0"},
+		{[]string{"point", "--refresh", "100", "--progress", "loud"}, "--progress \"loud\": want auto, always or never"},
+		{[]string{"point", "--refresh", "100", "--settle", "0"}, "--settle 0: want an integer in [1, 100000]"},
+		{[]string{"point", "--refresh", "100", "--average", "15"}, "--average 15: want an integer in [16, 65536]"},
+		{[]string{"point", "--refresh", "100", "--average", "65537"}, "--average 65537: want an integer in [16, 65536]"},
+		{[]string{"point", "--refresh", "100", "--max-iter", "300", "--average", "101"}, "--settle 200 + --average 101 exceed --max-iter 300"},
 		{[]string{"edge", "--load", "0"}, "--load 0: want a number in [1e-06, 1) (the refresh map's range)"},
 		{[]string{"edge", "--load", "1"}, "--load 1: want a number in [1e-06, 1) (the refresh map's range)"},
 		{[]string{"edge", "--dispatchers", "0"}, "--dispatchers 0: want an integer in [1, 256] (the refresh map's range)"},
@@ -651,6 +657,44 @@ func TestPointUnconverged(t *testing.T) {
 	out, errs, code := herd(t, "point", "--refresh", "100", "--max-iter", "300", "--format", "csv")
 	if code != 1 || !strings.Contains(out, ",unconverged,") || !strings.Contains(errs, "no fixed point, cycle or stationary herd after 300 maps") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, an unconverged row and the reason", code, out, errs)
+	}
+}
+
+// TestPointAveraging: --settle and --average set an aperiodic herd's
+// transient and averaging window (the herd just below the k = 5, λ = 0.9
+// edge, T = 287: aperiodic in 484 maps with the defaults 200 and 256),
+// and the table's meta records them; with their defaults --max-iter may
+// stay below their sum (a fixed point needs no averaging).
+func TestPointAveraging(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "point", "--refresh", "287", "--settle", "16", "--average", "20", "--format", "json")
+	var got struct {
+		Rows []struct {
+			Attractor  string `json:"attractor"`
+			Averaged   int    `json:"averaged"`
+			Iterations int    `json:"iterations"`
+		} `json:"rows"`
+		Meta map[string]any `json:"meta"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 || len(got.Rows) != 1 {
+		t.Fatalf("exit %d, stderr %q, json error %v: %s", code, errs, err, out)
+	}
+	if r := got.Rows[0]; r.Attractor != "aperiodic" || r.Averaged != 20 || r.Iterations >= 484 {
+		t.Errorf("row %+v: want an aperiodic herd averaged over 20 maps, in fewer than the defaults' 484", r)
+	}
+	if fmt.Sprint(got.Meta["settle"]) != "16" || fmt.Sprint(got.Meta["average"]) != "20" {
+		t.Errorf("meta %v: want settle 16 and average 20", got.Meta)
+	}
+	if _, errs, code := herd(t, "point", "--refresh", "100", "--max-iter", "300", "--format", "csv"); code == 2 {
+		t.Errorf("--max-iter 300 with the default averaging: exit 2 (%q); want it accepted", errs)
+	}
+	// --progress says where progress goes, not what is computed: the same
+	// bytes on stdout, the command line in the meta included.
+	args := []string{"point", "--refresh", "287,300", "--settle", "16", "--average", "20", "--format", "csv"}
+	never, _, _ := herd(t, append(args, "--progress", "never")...)
+	always, _, _ := herd(t, append(args, "--progress", "always")...)
+	if never != always || !strings.Contains(never, "aperiodic") {
+		t.Errorf("--progress never and always differ, or no aperiodic row:\n%s\n%s", never, always)
 	}
 }
 

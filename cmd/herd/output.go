@@ -95,7 +95,7 @@ func checkOutputDir(flag, path string) error {
 // the unsharded run).
 var outputOnlyFlags = map[string]bool{
 	"format": true, "plot": true, "points": true, "out": true, "workers": true,
-	"shards": true, "shard": true, "slurm-script": true,
+	"shards": true, "shard": true, "slurm-script": true, "progress": true,
 }
 
 // commandLine is the command line CSV and JSON output record: "herd NAME"

@@ -12,7 +12,6 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/compare/progress"
 	"herd/compare/sweep"
 	"herd/meanfield"
 )
@@ -78,6 +77,7 @@ type pointJob struct {
 // pointOutput is where herd point's answer goes, and how it is computed.
 type pointOutput struct {
 	format   string
+	progress string
 	workers  int
 	settings compare.PointSettings
 	svc      meanfield.Service
@@ -100,15 +100,26 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 	// A point whose map fails (not merely unconverged) stops the command
 	// before any output, as it always has; a shard with one writes no part.
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, pointRun)) error {
-		prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "point", "points")
 		costs := make([]float64, len(idx))
+		labels := make([]string, len(idx))
 		for k, i := range idx {
 			costs[k] = compare.PointCost(compute[i])
+			j := jobs[i]
+			labels[k] = fmt.Sprintf("k=%d λ=%g T=%g start %s", j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, j.start.name)
 		}
+		prog := newPointProgress(e.stderr, isTerminal(e.stderr), o.progress, labels, costs)
 		s := o.settings
 		s.Stop = stopOn(ctx)
-		res, errs, ok := compare.PointAttractors(compute, idx, s, weightedPool(ctx, o.workers, prog, costs))
-		prog.Finish()
+		s.Mapped = prog.mapped
+		pool := weightedPool(ctx, o.workers, prog.line, costs)
+		res, errs, ok := compare.PointAttractors(compute, idx, s, func(n int, work func(int)) []bool {
+			return pool(n, func(k int) {
+				prog.begin(k)
+				defer prog.end(k)
+				work(k)
+			})
+		})
+		prog.close()
 		for k, i := range idx {
 			if !ok[k] {
 				continue
@@ -145,10 +156,15 @@ func parsePoint(e *env, args []string) (*pflag.FlagSet, *shardFlags, []pointJob,
 	iter := addIterationFlags(fs)
 	sizes := addSizesFlag(fs, "job sizes of the model")
 	out := addOutputFlags(fs, "points computed")
+	progMode := addPointProgressFlag(fs)
 	shard := addShardFlags(fs, nil)
 	if err := parse(fs, args); err != nil {
 		return fs, shard, nil, o, err
 	}
+	if err := checkProgressMode(*progMode); err != nil {
+		return fs, shard, nil, o, err
+	}
+	o.progress = *progMode
 	if err := shard.check(fs); err != nil {
 		return fs, shard, nil, o, err
 	}
@@ -225,6 +241,8 @@ func pointTable(jobs []pointJob, got []pointRun, done []bool, o pointOutput) (*t
 			{Key: "version", Value: version},
 			{Key: "max_iter", Value: strconv.Itoa(o.settings.MaxIter)},
 			{Key: "tol", Value: strconv.FormatFloat(o.settings.Tol, 'g', -1, 64)},
+			{Key: "settle", Value: strconv.Itoa(o.settings.Settle)},
+			{Key: "average", Value: strconv.Itoa(o.settings.Average)},
 		},
 		Columns: []table.Column{
 			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "refresh", Exact: true}, {Name: "start"},

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/pflag"
 
@@ -20,6 +22,50 @@ import (
 // that computes edges one by one (herd edge, herd law) and herd figures.
 func addProgressFlag(fs *pflag.FlagSet) *string {
 	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
+}
+
+// addPointProgressFlag defines herd point's --progress: its terminal
+// line is the one line of a batch of points, not a line per item.
+func addPointProgressFlag(fs *pflag.FlagSet) *string {
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the points on a terminal, else a heartbeat line every 30 s naming the points at work and their maps so far), always (both), never")
+}
+
+// pointProgress is herd point's progress in mode (--progress): the line
+// over the batch on a terminal (auto, always) and the heartbeat (auto off
+// a terminal, always), whose note on a point at work is the maps it has
+// made. labels and costs are the points'.
+type pointProgress struct {
+	line *progress.Line
+	beat *progress.Items
+	maps []atomic.Int64
+}
+
+func newPointProgress(w io.Writer, term bool, mode string, labels []string, costs []float64) *pointProgress {
+	p := &pointProgress{maps: make([]atomic.Int64, len(labels))}
+	p.line = progress.NewLine(w, term && mode != string(progress.Never), "point", "points")
+	beat := progress.Never
+	if mode == string(progress.Always) || (mode == string(progress.Auto) && !term) {
+		beat = progress.Auto // off a terminal: the heartbeat alone
+	}
+	p.beat = progress.NewItems(w, false, beat, "point", "points", labels, costs)
+	return p
+}
+
+// begin and end bracket point i's computation for the heartbeat.
+func (p *pointProgress) begin(i int) {
+	p.beat.Begin(i)
+	p.beat.Live(i, func() string { return fmt.Sprintf("%d maps", p.maps[i].Load()) })
+}
+
+func (p *pointProgress) end(i int) { p.beat.End(i, "done") }
+
+// mapped counts a map of point i.
+func (p *pointProgress) mapped(i int) { p.maps[i].Add(1) }
+
+// close ends both reports.
+func (p *pointProgress) close() {
+	p.beat.Close()
+	p.line.Finish()
 }
 
 // checkProgressMode validates --progress.

@@ -72,10 +72,11 @@ func addShardFlags(fs *pflag.FlagSet, out *string) *shardFlags {
 
 // noCanonical are the flags left out of a part's argument list: they say
 // how and where the runs are done, not what they are.
-var noCanonical = map[string]bool{"shards": true, "shard": true, "out": true, "slurm-script": true, "workers": true}
+var noCanonical = map[string]bool{"shards": true, "shard": true, "out": true, "slurm-script": true, "workers": true, "progress": true}
 
-// canonicalArgs is the command's argument list without the sharding flags
-// and --workers, one --name=value per flag set, in the flag set's order.
+// canonicalArgs is the command's argument list without the sharding flags,
+// --workers and --progress (none changes a result), one --name=value per
+// flag set, in the flag set's order.
 func canonicalArgs(fs *pflag.FlagSet) []string {
 	var out []string
 	fs.VisitAll(func(f *pflag.Flag) {
