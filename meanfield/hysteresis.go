@@ -173,6 +173,9 @@ const (
 	DefaultHerdTol     = 1e-9
 	DefaultHerdSettle  = 200
 	DefaultHerdAverage = 256
+	// MinHerdAverage and MaxHerdAverage bound HerdSettings.Average.
+	MinHerdAverage = 16
+	MaxHerdAverage = 1 << 16
 )
 
 // HerdSettings controls FindHerdAttractor. The zero value gives the
@@ -210,7 +213,7 @@ func (s HerdSettings) Validate() error {
 		return fmt.Errorf("meanfield: HerdSettings.MaxPeriod = %d outside [0, 64] (0 means %d)", s.MaxPeriod, DefaultAttractorMaxPeriod)
 	case s.Settle < 0:
 		return fmt.Errorf("meanfield: HerdSettings.Settle = %d, want ≥ 0 (0 means %d)", s.Settle, DefaultHerdSettle)
-	case s.Average != 0 && (s.Average < 16 || s.Average > 1<<16):
+	case s.Average != 0 && (s.Average < MinHerdAverage || s.Average > MaxHerdAverage):
 		return fmt.Errorf("meanfield: HerdSettings.Average = %d outside [16, 65536] (0 means %d)", s.Average, DefaultHerdAverage)
 	}
 	return nil

@@ -51,13 +51,9 @@ type iterationFlags struct {
 	settle, average *int
 }
 
-// Ranges of --settle and --average (meanfield.HerdSettings allows an
-// Average in [16, 65536]).
-const (
-	maxHerdSettle  = 100000
-	minHerdAverage = 16
-	maxHerdAverage = 1 << 16
-)
+// maxHerdSettle bounds --settle (--average has meanfield.HerdSettings'
+// range).
+const maxHerdSettle = 100000
 
 // addIterationFlags adds --max-iter, --tol, --settle and --average.
 func addIterationFlags(fs *pflag.FlagSet) *iterationFlags {
@@ -68,7 +64,7 @@ func addIterationFlags(fs *pflag.FlagSet) *iterationFlags {
 		settle: fs.Int("settle", meanfield.DefaultHerdSettle, fmt.Sprintf(
 			"an orbit that never settles (aperiodic herd): maps in the herd regime taken as transient before averaging, in [1, %d]", maxHerdSettle)),
 		average: fs.Int("average", meanfield.DefaultHerdAverage, fmt.Sprintf(
-			"an aperiodic herd: maps averaged (board and response means with batch-means standard errors), in [%d, %d]", minHerdAverage, maxHerdAverage)),
+			"an aperiodic herd: maps averaged (board and response means with batch-means standard errors), in [%d, %d]", meanfield.MinHerdAverage, meanfield.MaxHerdAverage)),
 	}
 }
 
@@ -82,8 +78,8 @@ func (f *iterationFlags) check() (compare.PointSettings, error) {
 		return s, usagef("--tol %v: want a number > 0", s.Tol)
 	case s.Settle < 1 || s.Settle > maxHerdSettle:
 		return s, usagef("--settle %d: want an integer in [1, %d]", s.Settle, maxHerdSettle)
-	case s.Average < minHerdAverage || s.Average > maxHerdAverage:
-		return s, usagef("--average %d: want an integer in [%d, %d]", s.Average, minHerdAverage, maxHerdAverage)
+	case s.Average < meanfield.MinHerdAverage || s.Average > meanfield.MaxHerdAverage:
+		return s, usagef("--average %d: want an integer in [%d, %d]", s.Average, meanfield.MinHerdAverage, meanfield.MaxHerdAverage)
 	case (f.fs.Changed("settle") || f.fs.Changed("average")) && s.Settle+s.Average > s.MaxIter:
 		return s, usagef("--settle %d + --average %d exceed --max-iter %d: an aperiodic herd could never be averaged; raise --max-iter to at least %d",
 			s.Settle, s.Average, s.MaxIter, s.Settle+s.Average)
