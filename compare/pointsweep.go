@@ -32,8 +32,9 @@ type PointSettings struct {
 	Stop func() bool
 	// Mapped, when not nil, is called after each map of a point's
 	// iteration, from the goroutine computing it, with the point's place k
-	// in PointAttractors' idx (0 from PointAttractor): a heartbeat's count.
-	Mapped func(k int)
+	// in PointAttractors' idx (0 from PointAttractor) and the map's report:
+	// a heartbeat's count.
+	Mapped func(k int, r meanfield.MapReport)
 }
 
 // PointAttractors finds the attractor of each job at idx (PointAttractor)
@@ -46,7 +47,7 @@ func PointAttractors(jobs []PointJob, idx []int, s PointSettings, pool Pool) (go
 		j := jobs[idx[k]]
 		sk := s
 		if s.Mapped != nil {
-			sk.Mapped = func(int) { s.Mapped(k) }
+			sk.Mapped = func(_ int, r meanfield.MapReport) { s.Mapped(k, r) }
 		}
 		got[k], errs[k] = PointAttractor(j.Refresh, j.Refresh.Service.Lift(j.Board()), sk)
 	})
@@ -63,7 +64,7 @@ func PointAttractors(jobs []PointJob, idx []int, s PointSettings, pool Pool) (go
 func PointAttractor(r meanfield.Refresh, start []float64, s PointSettings) (meanfield.HerdAttractor, error) {
 	as := meanfield.AttractorSettings{MaxIter: s.MaxIter, Tol: s.Tol, Spectrum: true, Stop: s.Stop}
 	if s.Mapped != nil {
-		as.Mapped = func() { s.Mapped(0) }
+		as.Mapped = func(r meanfield.MapReport) { s.Mapped(0, r) }
 	}
 	if s.Tol >= 1 {
 		a, err := meanfield.FindAttractor(r, start, as)

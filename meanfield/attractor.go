@@ -50,9 +50,22 @@ type AttractorSettings struct {
 	// computation: a run it does not stop has the same result.
 	Stop func() bool `json:"-"`
 	// Mapped, when not nil, is called after each map of the iteration
-	// (not the spectrum's): a heartbeat's count while one run takes
-	// minutes. Like Stop, it is not a setting of the computation.
-	Mapped func() `json:"-"`
+	// (not the spectrum's) with what a heartbeat shows while one run takes
+	// minutes or hours. Like Stop, it is not a setting of the computation.
+	Mapped func(MapReport) `json:"-"`
+}
+
+// MapReport is what AttractorSettings.Mapped learns of one map.
+type MapReport struct {
+	// Maps is the number of maps made so far, this one included, and
+	// BoardMean the mean of the board it made.
+	Maps      int
+	BoardMean float64
+	// HerdRun is the number of consecutive maps in the herd regime up to
+	// this one and HerdNeed the number (Settle + Average) after which
+	// FindHerdAttractor calls an orbit that has not settled Aperiodic;
+	// both 0 from FindAttractor.
+	HerdRun, HerdNeed int
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -192,7 +205,7 @@ func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, sto
 			return out, o, fmt.Errorf("meanfield: attractor: map %d: %w", n+1, err)
 		}
 		if s.Mapped != nil {
-			s.Mapped()
+			s.Mapped(MapReport{Maps: out.Maps, BoardMean: res.BoardMean})
 		}
 		out.Truncation = max(out.Truncation, res.Truncation)
 		stats[n%(s.MaxPeriod+1)] = orbitStat{res.BoardMean, res.QueueMean, res.CutPhase, res.KinkDistance, res.Window}

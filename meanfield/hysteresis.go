@@ -302,6 +302,14 @@ func FindHerdAttractor(r Refresh, start []float64, s HerdSettings) (HerdAttracto
 func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttractor, error) {
 	lam := m.set.Load
 	w := newHerdWatch(s, lam, m.set.Service)
+	if mapped := s.Mapped; mapped != nil {
+		// The watch counts a map after Mapped sees it: the report gives
+		// the run as the watch will count it.
+		s.Mapped = func(r MapReport) {
+			r.HerdRun, r.HerdNeed = w.runAfter(r.BoardMean), s.Settle+s.Average
+			mapped(r)
+		}
+	}
 	a, orbit, err := iterateAttractor(m, start, s.AttractorSettings, w.stop)
 	out := HerdAttractor{Attractor: a, Rows: w.rows, Work: w.work}
 	if err != nil && !(w.stopped && errors.Is(err, ErrNotConverged)) {
@@ -354,11 +362,7 @@ func (w *herdWatch) stop(res RefreshResult) bool {
 	w.rows = max(w.rows, res.Rows)
 	w.work += mapWork(res)
 	w.n++
-	if balancedMeanFor(res.BoardMean, w.lam, w.svc) {
-		w.run = 0
-	} else {
-		w.run++
-	}
+	w.run = w.runAfter(res.BoardMean)
 	w.stopped = w.run >= s.Settle+s.Average
 	// The maps still needed for an aperiodic classification, priced at
 	// this map's cost (a settling herd's boards grow, and their maps with
@@ -369,6 +373,15 @@ func (w *herdWatch) stop(res RefreshResult) bool {
 	// in a row are in the herd regime.)
 	w.spent = !w.stopped && s.maxWork > 0 && need > s.maxWork
 	return w.stopped || w.spent
+}
+
+// runAfter is the number of consecutive maps in the herd regime once a
+// map that made a board of this mean is counted.
+func (w *herdWatch) runAfter(boardMean float64) int {
+	if balancedMeanFor(boardMean, w.lam, w.svc) {
+		return 0
+	}
+	return w.run + 1
 }
 
 // mapWork is one map's contribution to EdgeResult.Work: its windows

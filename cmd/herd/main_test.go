@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"herd/cmd/internal/table"
+	"herd/meanfield"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -695,6 +696,25 @@ func TestPointAveraging(t *testing.T) {
 	always, _, _ := herd(t, append(args, "--progress", "always")...)
 	if never != always || !strings.Contains(never, "aperiodic") {
 		t.Errorf("--progress never and always differ, or no aperiodic row:\n%s\n%s", never, always)
+	}
+}
+
+// TestMapNote: the point heartbeat's note on a point at work names its
+// maps and last board mean, and the herd regime's count only once the run
+// is in it, never past what the verdict needs.
+func TestMapNote(t *testing.T) {
+	for _, c := range []struct {
+		r    *meanfield.MapReport
+		want string
+	}{
+		{nil, "0 maps"},
+		{&meanfield.MapReport{Maps: 3, BoardMean: 41.25, HerdNeed: 96}, "3 maps, board mean 41.2"},
+		{&meanfield.MapReport{Maps: 52, BoardMean: 8123.46, HerdRun: 23, HerdNeed: 96}, "52 maps, board mean 8123.5, 23 of the 96 maps in the herd regime an aperiodic verdict needs"},
+		{&meanfield.MapReport{Maps: 97, BoardMean: 8000, HerdRun: 97, HerdNeed: 96}, "97 maps, board mean 8000.0, 96 of the 96 maps in the herd regime an aperiodic verdict needs"},
+	} {
+		if got := mapNote(c.r); got != c.want {
+			t.Errorf("mapNote(%+v) = %q, want %q", c.r, got, c.want)
+		}
 	}
 }
 

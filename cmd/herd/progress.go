@@ -10,6 +10,7 @@ import (
 
 	"herd/compare"
 	"herd/compare/progress"
+	"herd/meanfield"
 	"herd/sim"
 )
 
@@ -27,7 +28,7 @@ func addProgressFlag(fs *pflag.FlagSet) *string {
 // addPointProgressFlag defines herd point's --progress: its terminal
 // line is the one line of a batch of points, not a line per item.
 func addPointProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the points on a terminal, else a heartbeat line every 30 s naming the points at work and their maps so far), always (both), never")
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the points on a terminal, else a heartbeat line every 30 s naming the points at work, their maps so far, last board mean and maps in the herd regime towards an aperiodic verdict), always (both), never")
 }
 
 // pointProgress is herd point's progress in mode (--progress): the line
@@ -37,11 +38,11 @@ func addPointProgressFlag(fs *pflag.FlagSet) *string {
 type pointProgress struct {
 	line *progress.Line
 	beat *progress.Items
-	maps []atomic.Int64
+	last []atomic.Pointer[meanfield.MapReport] // each point's last map
 }
 
 func newPointProgress(w io.Writer, term bool, mode string, labels []string, costs []float64) *pointProgress {
-	p := &pointProgress{maps: make([]atomic.Int64, len(labels))}
+	p := &pointProgress{last: make([]atomic.Pointer[meanfield.MapReport], len(labels))}
 	p.line = progress.NewLine(w, term && mode != string(progress.Never), "point", "points")
 	beat := progress.Never
 	if mode == string(progress.Always) || (mode == string(progress.Auto) && !term) {
@@ -54,13 +55,28 @@ func newPointProgress(w io.Writer, term bool, mode string, labels []string, cost
 // begin and end bracket point i's computation for the heartbeat.
 func (p *pointProgress) begin(i int) {
 	p.beat.Begin(i)
-	p.beat.Live(i, func() string { return fmt.Sprintf("%d maps", p.maps[i].Load()) })
+	p.beat.Live(i, func() string { return mapNote(p.last[i].Load()) })
+}
+
+// mapNote is the heartbeat's note on a point at work: its maps so far,
+// the last board mean and, from the herd regime on, how far the maps in
+// it are from an aperiodic verdict (a herd of heavy-tailed sizes may take
+// hours of maps in that regime).
+func mapNote(r *meanfield.MapReport) string {
+	if r == nil {
+		return "0 maps"
+	}
+	note := fmt.Sprintf("%d maps, board mean %.1f", r.Maps, r.BoardMean)
+	if r.HerdRun > 0 {
+		note += fmt.Sprintf(", %d of the %d maps in the herd regime an aperiodic verdict needs", min(r.HerdRun, r.HerdNeed), r.HerdNeed)
+	}
+	return note
 }
 
 func (p *pointProgress) end(i int) { p.beat.End(i, "done") }
 
-// mapped counts a map of point i.
-func (p *pointProgress) mapped(i int) { p.maps[i].Add(1) }
+// mapped records a map of point i.
+func (p *pointProgress) mapped(i int, r meanfield.MapReport) { p.last[i].Store(&r) }
 
 // close ends both reports.
 func (p *pointProgress) close() {
