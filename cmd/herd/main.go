@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -188,8 +189,29 @@ func parse(fs *pflag.FlagSet, args []string) error {
 	if err != nil {
 		return usagef("%v%s", err, flagHint(fs, err))
 	}
+	if err := checkEmpty(fs); err != nil {
+		return err
+	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// checkEmpty refuses a flag given an explicitly empty value (--from "" or
+// --plot=, as a script with an unset variable passes): taking it as "not
+// given" would quietly run the default in its place. No flag of herd gives
+// empty a meaning of its own. Numeric and boolean flags already fail to
+// parse an empty value; this covers the string flags.
+func checkEmpty(fs *pflag.FlagSet) error {
+	var bad *pflag.Flag
+	fs.Visit(func(f *pflag.Flag) {
+		if bad == nil && f.Value.Type() == "string" && strings.TrimSpace(f.Value.String()) == "" {
+			bad = f
+		}
+	})
+	if bad != nil {
+		return usagef("--%s is empty: leave the flag out for its default, or give it a value (--%s: %s)", bad.Name, bad.Name, bad.Usage)
 	}
 	return nil
 }

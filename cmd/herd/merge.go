@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -78,8 +79,14 @@ func (o *mergeOpts) parse(args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	if err := checkEmpty(fs); err != nil {
+		return err
+	}
 	if fs.NArg() != 1 {
 		return usagef("want one directory, the --out of the sharded sweep (have %d arguments)", fs.NArg())
+	}
+	if strings.TrimSpace(fs.Arg(0)) == "" {
+		return usagef("the directory is empty: want the --out of the sharded sweep")
 	}
 	if fs.Changed("format") {
 		if _, err := table.ParseFormat(*o.format); err != nil {
