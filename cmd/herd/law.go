@@ -75,7 +75,12 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 	if len(l.Failures) > 0 {
 		return fmt.Errorf("%d edge(s) failed: %s", len(l.Failures), l.Failures[0])
 	}
-	return nil
+	for _, f := range l.Fits {
+		if f != nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("no load has the %d edges a fit needs (see the warnings): nothing was fitted", lawMinDispatchers)
 }
 
 // parseLaw reads herd law's flags into its settings, each list checked
@@ -116,6 +121,9 @@ func parseLaw(e *env, args []string) (compare.LawSettings, lawOutput, error) {
 	if s.Dispatchers, s.FitLoads, s.Ladder, err = lawLists(*dispatchers, *load, *ladder); err != nil {
 		return s, o, err
 	}
+	if err := checkLawDispatchers(*dispatchers, s.Dispatchers); err != nil {
+		return s, o, err
+	}
 	if *order != 0 && (*order < 1 || *order > len(s.Ladder)-1) {
 		return s, o, usagef("--order %d: want an integer in [1, %d] (the ladder has %d loads), or 0 for %d", *order, len(s.Ladder)-1, len(s.Ladder), len(s.Ladder)-1)
 	}
@@ -133,6 +141,28 @@ func parseLaw(e *env, args []string) (compare.LawSettings, lawOutput, error) {
 	}
 	sort.Ints(s.Dispatchers)
 	return s, o, nil
+}
+
+// lawMinDispatchers is how many dispatcher counts that can have an edge
+// (k ≥ 3) the fit x = a(k − b) needs: two parameters and one degree of
+// freedom to judge the fit (compare.FitLaw).
+const lawMinDispatchers = 3
+
+// checkLawDispatchers refuses a --dispatchers list that cannot give a fit
+// at any load: k = 1 (one dispatcher's tally cures the herd) and k = 2
+// (never tips) have no edge, so fewer than three counts k ≥ 3 leave
+// nothing to fit, whatever the edges turn out to be.
+func checkLawDispatchers(flag string, ks []int) error {
+	n := 0
+	for _, k := range ks {
+		if k >= 3 {
+			n++
+		}
+	}
+	if n < lawMinDispatchers {
+		return usagef("--dispatchers %s: the fit x = a(k − b) needs at least %d dispatcher counts k ≥ 3, have %d (k = 1 and 2 have no edge)", flag, lawMinDispatchers, n)
+	}
+	return nil
 }
 
 // lawLists parses herd law's lists: each without repeats, the ladder at

@@ -122,6 +122,9 @@ func TestLawBadInput(t *testing.T) {
 		{[]string{"law", "--dispatchers", "3,3,4"}, "--dispatchers: 3 given twice"},
 		{[]string{"law", "--dispatchers", "0"}, "--dispatchers 0: want an integer in [1, 256] (the refresh map's range)"},
 		{[]string{"law", "--dispatchers", "300"}, "--dispatchers 300"},
+		// k = 1 and 2 have no edge: nothing to fit, whatever the loads.
+		{[]string{"law", "--dispatchers", "1"}, "--dispatchers 1: the fit x = a(k − b) needs at least 3 dispatcher counts k ≥ 3, have 0"},
+		{[]string{"law", "--dispatchers", "1,2,3,4"}, "--dispatchers 1,2,3,4: the fit x = a(k − b) needs at least 3 dispatcher counts k ≥ 3, have 2"},
 		{[]string{"law", "--order", "4"}, "--order 4: want an integer in [1, 2]"},
 		{[]string{"law", "--full-ladder", "--order", "4"}, "--order 4: want an integer in [1, 3]"},
 		{[]string{"law", "--limit-step", "0.6"}, "--limit-step 0.6: want a number in [0.001, 0.5]"},
@@ -152,5 +155,16 @@ func TestLawInterrupted(t *testing.T) {
 	if code != 1 || !strings.Contains(out.String(), `"partial": true`) || !strings.Contains(errb.String(), "interrupted") ||
 		strings.Contains(out.String(), `"edge"`) {
 		t.Errorf("cancelled run: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// A request whose edges leave no load with three to fit (k = 3 has no edge
+// at λ = 0.8) prints its table and warnings and fails: exit 1, not 0.
+func TestLawNoFit(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "law", "--dispatchers", "3,4,5", "--load", "0.8", "--ladder", "0.7,0.8",
+		"--limit-step", "0", "--tolerance", "1e-3", "--format", "csv")
+	if code != 1 || !strings.Contains(errs, "no load has the 3 edges a fit needs") || !strings.Contains(out, "edge,4,0.8") {
+		t.Errorf("exit %d, stderr %q, stdout %q; want exit 1 after the table, saying nothing was fitted", code, errs, out)
 	}
 }
