@@ -120,20 +120,20 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 // edgeCells is one row of the herd edge table, by column; a nil cell is
 // missing.
 type edgeCells struct {
-	dispatchers                                   int
-	load                                          float64
-	edgeRefresh, edgeScaled, branchScaled, law    any
-	ratio                                         any
-	crossing                                      string
-	nodeRadius, herdPeriod, herdBoardMean, saddle any
-	maps                                          int
-	gaps                                          any
-	aboveReached, belowBalanced                   any
+	dispatchers                                             int
+	load                                                    float64
+	edgeRefresh, edgeScaled, branchScaled, law              any
+	ratio                                                   any
+	crossing                                                string
+	nodeRadius, herdKind, herdPeriod, herdBoardMean, saddle any
+	maps                                                    int
+	gaps                                                    any
+	aboveReached, belowBalanced                             any
 }
 
 func (c edgeCells) row(confirm bool) []any {
 	row := []any{c.dispatchers, c.load, c.edgeRefresh, c.edgeScaled, c.branchScaled, c.law,
-		c.ratio, c.crossing, c.nodeRadius, c.herdPeriod, c.herdBoardMean, c.saddle, c.maps, c.gaps}
+		c.ratio, c.crossing, c.nodeRadius, c.herdKind, c.herdPeriod, c.herdBoardMean, c.saddle, c.maps, c.gaps}
 	if confirm {
 		row = append(row, c.aboveReached, c.belowBalanced)
 	}
@@ -159,9 +159,9 @@ func newEdgeCells(p compare.EdgePoint) edgeCells {
 		c.nodeRadius, c.saddle = finite(r.NodeRadius), finite(r.SaddleEigenvalue)
 		switch {
 		case r.Herd.Period > 0:
-			c.herdPeriod, c.herdBoardMean = r.Herd.Period, r.Herd.BoardMean
+			c.herdKind, c.herdPeriod, c.herdBoardMean = r.Herd.Status.String(), r.Herd.Period, r.Herd.BoardMean
 		case r.Herd.Status == meanfield.Aperiodic:
-			c.herdPeriod, c.herdBoardMean = "aperiodic", r.Herd.BoardMean
+			c.herdKind, c.herdBoardMean = r.Herd.Status.String(), r.Herd.BoardMean
 		}
 		if len(r.Gaps) > 0 {
 			c.gaps = formatGaps(r.Gaps)
@@ -190,7 +190,7 @@ func edgeTable(pts []compare.EdgePoint, o edgeOutput) (*table.Table, []string) {
 			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "edge_refresh", Digits: 6},
 			{Name: "edge_scaled", Digits: 5}, {Name: "branch_scaled", Digits: 5}, {Name: "law_scaled", Digits: 3},
 			{Name: "ratio", Digits: 4}, {Name: "crossing"}, {Name: "node_radius", Digits: 3},
-			{Name: "herd_period"}, {Name: "herd_board_mean", Digits: 5},
+			{Name: "herd"}, {Name: "herd_period"}, {Name: "herd_board_mean", Digits: 5},
 			{Name: "saddle_eigenvalue", Digits: 3}, {Name: "maps"}, {Name: "gaps"},
 		},
 	}

@@ -94,5 +94,30 @@ func (t *Table) check() error {
 			return fmt.Errorf("table: row %d has %d cells, want %d", i, len(r), len(t.Columns))
 		}
 	}
+	return t.checkTypes()
+}
+
+// jsonTypes names the JSON type each cell kind is written as: integers
+// and floats are both numbers.
+var jsonTypes = [...]string{kindMissing: "", kindInt: "number", kindFloat: "number", kindBool: "boolean", kindString: "string"}
+
+// checkTypes reports a column whose present cells are not all of one JSON
+// type (a period column holding "aperiodic" in one row and 2 in another):
+// a script reading the CSV or JSON must be able to give each column one
+// type. Missing cells (null) go with any type.
+func (t *Table) checkTypes() error {
+	for j, c := range t.Columns {
+		first, at := "", 0
+		for i, r := range t.Rows {
+			typ := jsonTypes[normalise(r[j]).kind]
+			switch {
+			case typ == "":
+			case first == "":
+				first, at = typ, i
+			case typ != first:
+				return fmt.Errorf("table: column %q holds a %s in row %d and a %s in row %d", c.Name, first, at, typ, i)
+			}
+		}
+	}
 	return nil
 }

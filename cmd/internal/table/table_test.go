@@ -357,6 +357,26 @@ func TestRaggedRows(t *testing.T) {
 	}
 }
 
+// TestColumnTypes checks that a column mixing JSON types (a period that is
+// "aperiodic" in one row and 2 in another) is refused by every writer,
+// while ints with floats (both numbers) and missing cells with anything
+// are not.
+func TestColumnTypes(t *testing.T) {
+	t.Parallel()
+	mixed := &Table{Columns: []Column{{Name: "x"}, {Name: "period"}}, Rows: [][]any{{1, 2}, {2.5, nil}, {math.NaN(), "aperiodic"}}}
+	ok := &Table{Columns: []Column{{Name: "x"}, {Name: "kind"}}, Rows: [][]any{{1, "fixed"}, {2.5, nil}, {math.NaN(), "aperiodic"}}}
+	for _, format := range Formats {
+		err := mixed.Write(&bytes.Buffer{}, format)
+		const want = `table: column "period" holds a number in row 0 and a string in row 2`
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: err = %v, want %q", format, err, want)
+		}
+		if err := ok.Write(&bytes.Buffer{}, format); err != nil {
+			t.Errorf("%s: one type per column: %v", format, err)
+		}
+	}
+}
+
 func TestParseFormat(t *testing.T) {
 	t.Parallel()
 	for _, s := range Formats {
