@@ -43,9 +43,12 @@ func writeTable(ctx context.Context, e *env, t *table.Table, format string, extr
 		return err
 	}
 	// Warnings also go to stderr, whatever the format (CSV has no place
-	// for them).
-	for _, w := range t.Warnings {
-		fmt.Fprintln(e.stderr, "warning: "+w)
+	// for them), except where stdout and stderr are one terminal and the
+	// table has just shown them there: each warning once on a screen.
+	if format == "csv" || !sameTerminal(e.stdout, e.stderr) {
+		for _, w := range t.Warnings {
+			fmt.Fprintln(e.stderr, "warning: "+w)
+		}
 	}
 	if extra != nil {
 		if err := extra(); err != nil {
