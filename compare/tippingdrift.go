@@ -116,8 +116,9 @@ type Drift struct {
 	// exact line (no residual) has ±math.MaxFloat64, so that the value
 	// stays finite (JSON).
 	T float64 `json:"t"`
-	// From and To are the fitted board means at the first and the last
-	// batch's mean time.
+	// From and To are the observed board means of the first and the last
+	// batch: quantities, never negative, where the fitted line's ends can be
+	// (a run that tips late fits a line from below 0).
 	From float64 `json:"from"`
 	To   float64 `json:"to"`
 }
@@ -144,10 +145,12 @@ func (w *DriftWatch) Test(minSpan float64) Drift {
 	}
 	d := trend(xs, ys, ws)
 	d.Span = span
+	d.From, d.To = ys[0], ys[len(ys)-1]
 	return d
 }
 
-// trend is weighted least squares of ys on xs; len(xs) ≥ 3.
+// trend is weighted least squares of ys on xs (len(xs) ≥ 3): the slope's
+// t statistic.
 func trend(xs, ys, ws []float64) Drift {
 	var sw, mx, my float64
 	for i := range xs {
@@ -162,7 +165,7 @@ func trend(xs, ys, ws []float64) Drift {
 		sxx += ws[i] * dx * dx
 		sxy += ws[i] * dx * (ys[i] - my)
 	}
-	d := Drift{Batches: len(xs), From: my, To: my}
+	d := Drift{Batches: len(xs)}
 	if !(sxx > 0) {
 		return d
 	}
@@ -175,7 +178,6 @@ func trend(xs, ys, ws []float64) Drift {
 	// s² estimates the variance of one record's share (a batch of n
 	// records has variance s²/n); the slope's variance is s²/sxx.
 	s2 := rss / float64(len(xs)-2)
-	d.From, d.To = my+beta*(xs[0]-mx), my+beta*(xs[len(xs)-1]-mx)
 	switch se := math.Sqrt(s2 / sxx); {
 	case se > 0:
 		d.T = beta / se
@@ -211,7 +213,7 @@ func DriftWarning(row string, ds []Drift, warmup, horizon float64) []string {
 			continue
 		}
 		s := fmt.Sprintf("run %d %s", i, d)
-		if d.To > d.From {
+		if d.T > 0 { // the fitted slope's sign
 			up = append(up, s)
 		} else {
 			down = append(down, s)
@@ -227,6 +229,6 @@ func DriftWarning(row string, ds []Drift, warmup, horizon float64) []string {
 	if len(down) > 0 {
 		why = append(why, "a falling one is still draining its start (lengthen --warmup)")
 	}
-	return []string{fmt.Sprintf("%s: %d of %d runs drifted during measurement (from %g to %g; board mean fitted at the first and last batch: %s; batch-means trend test, two-sided, %g per row): response_mean depends on the run length; %s",
+	return []string{fmt.Sprintf("%s: %d of %d runs drifted during measurement (from %g to %g; board mean in the first and last batch: %s; batch-means trend test, two-sided, %g per row): response_mean depends on the run length; %s",
 		row, len(up)+len(down), len(ds), warmup, horizon, strings.Join(append(up, down...), "; "), DriftAlpha, strings.Join(why, "; "))}
 }

@@ -58,7 +58,7 @@ func TestDriftWatchBatches(t *testing.T) {
 }
 
 // The trend test sees a steady rise, a steady fall and a step half way,
-// and stays silent on noise; the fitted ends follow the line.
+// and stays silent on noise; the ends reported are the first and last batches' means.
 func TestDriftTrend(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -79,8 +79,15 @@ func TestDriftTrend(t *testing.T) {
 			t.Errorf("%s: drifted %v (%s), want %v", c.name, got, d, c.drift)
 		}
 		if strings.HasPrefix(c.name, "rise") && (math.Abs(d.From-6.1) > 0.3 || math.Abs(d.To-8.9) > 0.3) {
-			t.Errorf("%s: fitted %v → %v, want about 6.1 → 8.9", c.name, d.From, d.To)
+			t.Errorf("%s: first and last batch %v → %v, want about 6.1 → 8.9", c.name, d.From, d.To)
 		}
+	}
+	// A run that tips late: flat at 2, then a steep climb. The fitted
+	// line starts below 0; the ends reported are the batches' own means.
+	w0 := &DriftWatch{}
+	feed(w0, 1000, 1, func(t float64) float64 { return 2 + 2*max(0, t-700) }, 3)
+	if d := w0.Test(0); !d.Drifted(1) || math.Abs(d.From-2) > 0.5 || d.To < 200 {
+		t.Errorf("late tip: %s, want drifted from about 2 to over 200", d)
 	}
 	// An exact line has no residual: the largest finite t.
 	w := &DriftWatch{}
