@@ -76,6 +76,13 @@ func (o *ballsOpts) lists() (*ballsLists, error) {
 	if l.bs, err = intList("batch", *o.batch, 1); err != nil {
 		return nil, err
 	}
+	fd := slices.ContainsFunc(l.pols, func(p sim.Policy) bool { return p.Kind == sim.FirstDiff })
+	if err := idleFlag("firstdiff-rule", (len(l.rules) > 1 || l.rules[0].PerBall) && !fd, "no --policy is firstdiff:D"); err != nil {
+		return nil, err
+	}
+	if err := idleFlag("firstdiff-cap", *o.fdCap > 0 && !fd, "no --policy is firstdiff:D"); err != nil {
+		return nil, err
+	}
 	switch {
 	case *o.runs < 1 || *o.runs > maxSweepRuns:
 		return nil, usagef("--runs %d: want an integer in [1, %d]", *o.runs, maxSweepRuns)

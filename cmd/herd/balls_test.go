@@ -73,6 +73,8 @@ func TestBallsBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--bins", "0"}, "--bins 0: want an integer ≥ 1"},
+		{[]string{"--policy", "uniform,greedy:2", "--firstdiff-rule", "cap:3"}, "--firstdiff-rule: no --policy is firstdiff:D, so it would change no row"},
+		{[]string{"--policy", "left:2", "--firstdiff-cap", "3"}, "--firstdiff-cap: no --policy is firstdiff:D, so it would change no row"},
 		{[]string{"--bins", "-4"}, "--bins -4: want an integer ≥ 1"},
 		{[]string{"--balls", "0"}, "--balls: 0: want an integer ≥ 1, n, or cn"},
 		{[]string{"--balls", "0n"}, "--balls: \"0n\": want an integer ≥ 1, n, or cn"},

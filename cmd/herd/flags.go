@@ -114,3 +114,13 @@ func addOutputFlags(fs *pflag.FlagSet, what string) *outputFlags {
 		format:  fs.String("format", "text", "output format: text, csv or json"),
 	}
 }
+
+// idleFlag refuses a flag given a value that no row of the sweep reads (a
+// sampling option with no sampling policy listed): the request would run
+// as if it had not been made. none says what the lists lack.
+func idleFlag(flag string, given bool, none string) error {
+	if given {
+		return usagef("--%s: %s, so it would change no row", flag, none)
+	}
+	return nil
+}

@@ -97,6 +97,9 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"--sizes", "pareto:1"}, "--sizes: sizes pareto:1: A must be > 1"},
 		{[]string{"--sizes", "weibull"}, "--sizes: unknown sizes"},
 		{[]string{"--start", "full"}, "--start: unknown start"},
+		// Options no listed policy reads would change no row.
+		{[]string{"--policy", "random,ll", "--with-replacement"}, "--with-replacement: no --policy samples (sqd:D, sq2), so it would change no row"},
+		{[]string{"--policy", "sq2", "--firstdiff-cap", "3"}, "--firstdiff-cap: no --policy is firstdiff:D, so it would change no row"},
 		{[]string{"--start", "half:0.1T"}, "--start half:0.1T is a multiple of T but --refresh is 0"},
 		{[]string{"--tally", "mine"}, "--tally: unknown tally"},
 		{[]string{"--runs", "0"}, "--runs 0: want an integer in [1, 1000000]"},

@@ -140,6 +140,15 @@ func (o *simOpts) scalars(l *simLists) error {
 	case *o.fdCap < 0:
 		return usagef("--firstdiff-cap %d: want an integer ≥ 0", *o.fdCap)
 	}
+	hasKind := func(k sim.PolicyKind) bool {
+		return slices.ContainsFunc(l.pols, func(p sim.Policy) bool { return p.Kind == k })
+	}
+	if err := idleFlag("with-replacement", *o.withRepl && !hasKind(sim.BestOfD), "no --policy samples (sqd:D, sq2)"); err != nil {
+		return err
+	}
+	if err := idleFlag("firstdiff-cap", *o.fdCap > 0 && !hasKind(sim.FirstDiff), "no --policy is firstdiff:D"); err != nil {
+		return err
+	}
 	if err := checkPlotPath(*o.plot); err != nil {
 		return err
 	}
