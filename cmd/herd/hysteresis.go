@@ -85,11 +85,19 @@ func parseHysteresis(e *env, args []string) (compare.HysteresisSettings, hystere
 	if err := checkHysteresisFlags(s); err != nil {
 		return s, o, err
 	}
+	for _, name := range []string{"runs", "refreshes", "seed"} {
+		if err := idleFlag(name, *servers == 0 && fs.Changed(name), "it sets the simulator's runs, and --servers is 0 (model only)"); err != nil {
+			return s, o, err
+		}
+	}
 	ta, err := sim.ParseTally(*tally)
 	if err != nil || ta == sim.TallyNone {
 		return s, o, usagef("--tally %q: want own, shared or scaled", *tally)
 	}
 	s.Tally = ta
+	if ta == sim.TallyScaled && *servers == 0 {
+		return s, o, usagef("--tally scaled: the model has no scaled tally, so with --servers 0 (model only) no row would have a value: give --servers N to simulate it")
+	}
 	if s.Refresh, err = floatList("refresh", *refresh, positive, "a number > 0 (service times)"); err != nil {
 		return s, o, err
 	}

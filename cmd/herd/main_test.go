@@ -360,6 +360,11 @@ func TestHysteresisCLI(t *testing.T) {
 		{"--tally none", "--tally \"none\": want own, shared or scaled"},
 		{"--runs 1", "--runs 1: want an integer in [2, 1000000]"},
 		{"--refresh 0", "--refresh 0: want a number > 0"},
+		// Requests with nothing to compute: simulator flags without the
+		// simulator, a tally only the simulator has.
+		{"--runs 3", "--runs: it sets the simulator's runs, and --servers is 0 (model only), so it would change no row"},
+		{"--seed 2", "--seed: it sets the simulator's runs"},
+		{"--tally scaled", "--tally scaled: the model has no scaled tally, so with --servers 0 (model only) no row would have a value"},
 	} {
 		_, errs, code := herd(t, append([]string{"hysteresis"}, strings.Fields(tc.args)...)...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
@@ -608,6 +613,11 @@ func TestScalingFrom(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--from - with %q: err %v, want it to contain %q", tc.stdin, err, tc.want)
 		}
+	}
+	// A bracket flag beside --from would change nothing: refused.
+	_, _, err = scaling("", "--from", csvPath, "--runs", "8")
+	if want := "--runs: the brackets are read from --from " + csvPath + ", not run, so it would change no row"; err == nil || err.Error() != want {
+		t.Errorf("--from with --runs: err %v, want %q", err, want)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/spf13/pflag"
+
 	"herd/cmd/internal/table"
 	"herd/compare"
 )
@@ -68,6 +70,19 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 // usage or input error.
 func scalingBrackets(ctx context.Context, e *env, f *bracketFlags, from string) (results []compare.BracketResult, runErr, err error) {
 	if from != "" {
+		var idle error
+		f.fs.Visit(func(fl *pflag.Flag) {
+			switch fl.Name {
+			case "from", "plot", "format", "workers":
+			default:
+				if idle == nil {
+					idle = idleFlag(fl.Name, true, "the brackets are read from --from "+from+", not run")
+				}
+			}
+		})
+		if idle != nil {
+			return nil, nil, idle
+		}
 		if err := checkPlotPath(*f.plot); err != nil {
 			return nil, nil, err
 		}
