@@ -198,8 +198,8 @@ func ModelScaledOf(e meanfield.EdgeResult, err error, grid bool) (float64, error
 	return math.NaN(), nil
 }
 
-// Bracket brackets the edge of the balanced state at N servers (model.md
-// §4; issue 5): runs from a balanced start at a grid of T(1−λ)² around the
+// Bracket brackets the edge of the balanced state at N servers (the
+// package doc's Tipping): runs from a balanced start at a grid of T(1−λ)² around the
 // model's edge, each stopped as soon as it tips; the bracket is [last T
 // where all runs tipped, first T above it where at most one did]; the
 // grid is extended until both ends exist and the bracket is refined by

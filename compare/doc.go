@@ -1,7 +1,7 @@
 // Package compare runs the finite simulator (package sim) against the
 // infinite-server models (package meanfield) and the published figures.
 //
-//   - Tipping (tipping.go, model.md §4): a run tips when the board's mean
+//   - Tipping (tipping.go): a run tips when the board's mean
 //     stays above θ = max(3/(1−λ), 0.1·T) for 5 refreshes in a row. A herd's
 //     backlog grows with T (0.3–0.8·T); a working state's stays of order
 //     1/(1−λ) whatever T is, so θ sits inside a 10–30-fold gap near the

@@ -17,7 +17,7 @@ import (
 // of the table must know. cmd/herd expands the flags into configurations,
 // runs (or reads from shards) the runs and renders the rows.
 
-// TipWatch runs the tipping detector (model.md §4: the board mean above
+// TipWatch runs the tipping detector (tipping.go: the board mean above
 // max(3/(1−λ), 0.1·T) for 5 records in a row) over one run, without
 // stopping it, and keeps the time at which it tipped. Observe is the
 // run's sim.Config.Observe.

@@ -6,7 +6,7 @@ import (
 	"herd/sim"
 )
 
-// Tipping (model.md §4). A finite run tips when it leaves the balanced
+// Tipping. A finite run tips when it leaves the balanced
 // state for the herd. What separates the two is the backlog: a herd stores
 // a backlog that grows with the refresh period (mean board value 0.3–0.8·T
 // in every herd herd has measured), while any working state keeps a queue

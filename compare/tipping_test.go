@@ -18,7 +18,7 @@ func tipRun(t *testing.T, c sim.Config, refreshes int, seed uint64) (bool, int) 
 	return d.Tipped()
 }
 
-// The detector calls the herd (model.md §4, validation.md): 5 dispatchers,
+// The detector calls the herd (compare/validation.md): 5 dispatchers,
 // λ = 0.9, least loaded with own tallies, below the edge from a balanced
 // start (T(1−λ)² = 2 < 2.90), and above it from a start with half the
 // servers at 0.1T (T = 1,100: the published herd of 449).

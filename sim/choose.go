@@ -196,7 +196,7 @@ func leftOf[V viewer](g *rng, v V, lo int32, m, D int) int32 {
 // choice and the probes made.
 //
 // The cap. The paper shows an average of at most D probes per ball; herd
-// makes that bound explicit and exact with a probe allowance (model.md §1):
+// makes that bound explicit and exact with a probe allowance:
 // *credit earns D probes per call, a call always makes its first probe and
 // makes another only while the allowance covers it, and never more than
 // maxProbes probes. So over any run the mean is at most D probes per call.

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// PolicyKind names a dispatch rule (model.md §1).
+// PolicyKind names a dispatch rule (the package doc's The system).
 type PolicyKind int
 
 // The dispatch rules. Each dispatcher runs the same rule.
@@ -176,7 +176,7 @@ func (t Tally) String() string {
 // SizeKind names a job-size distribution. All have mean 1.
 type SizeKind int
 
-// Job-size distributions (model.md §1).
+// Job-size distributions (the package doc's The system).
 const (
 	Exp    SizeKind = iota // exponential, mean 1
 	H2                     // hyperexponential, balanced means, squared CV C ≥ 1
@@ -295,7 +295,7 @@ func (z Sizes) SecondMoment() float64 {
 // StartKind names an initial state.
 type StartKind int
 
-// Start states (model.md §1).
+// Start states: the queues at time 0, each job's size drawn fresh.
 const (
 	StartEmpty    StartKind = iota // every queue empty
 	StartBalanced                  // every queue holds Q jobs

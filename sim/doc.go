@@ -1,5 +1,5 @@
 // Package sim is herd's finite discrete-event simulator of load balancing
-// on a stale board (model.md §1): an independent witness of the mean-field
+// on a stale board: an independent witness of the mean-field
 // models, which it never imports.
 //
 // The system. N identical FCFS servers, each serving at rate 1 (job sizes

@@ -6,7 +6,7 @@ import (
 )
 
 // Parallel runs work(i) for i in [0, n) on at most workers goroutines (a
-// bounded pool; STYLE.md) and stores each result by index, so the results
+// bounded pool) and stores each result by index, so the results
 // never depend on the number of workers. work reports false when it was
 // cancelled midway; its result is then dropped and its goroutine takes no
 // more work. When ctx is cancelled no new call starts, and Parallel

@@ -1,7 +1,8 @@
 package sim
 
 // ring holds one server's departure times in FCFS order: the queue length
-// at time t is the number of departures after t (model.md §1, speed hint).
+// at time t is the number of departures after t (the package doc's The
+// method).
 // Departures at one server are non-decreasing, so expired ones leave from
 // the head. Capacity is a power of two; it grows with the jobs in system,
 // never with the horizon.

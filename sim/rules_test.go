@@ -182,7 +182,7 @@ func TestRoundRobinAndPartitions(t *testing.T) {
 	}
 }
 
-// Start states lay down exactly the queues model.md §1 describes; the
+// Start states lay down exactly the queues StartKind describes; the
 // first board record (at time 0) shows them.
 func TestStartStates(t *testing.T) {
 	t.Parallel()

@@ -288,7 +288,7 @@ func (r *runner) size() float64 {
 	return r.rng.ExpFloat64()
 }
 
-// start lays down the initial state at time 0 (model.md §1): sizes of the
+// start lays down the initial state at time 0 (StartKind): sizes of the
 // jobs present are drawn fresh; these jobs are never measured.
 func (r *runner) start() {
 	n := r.n

@@ -59,7 +59,7 @@ func (d *domain) class(v int32) []int32 {
 	return d.order[d.start[c]:d.start[c+1]]
 }
 
-// water is least loaded with a tally, as a water level (model.md §1, §2):
+// water is least loaded with a tally, as a water level (the package doc):
 // the effective value of a server is its board value plus the jobs this
 // group sent it since the refresh. All servers at the current level are
 // candidates; a pick is uniform among them and (with a tally) raises the

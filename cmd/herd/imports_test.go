@@ -19,7 +19,7 @@ type importRule struct {
 	cli  bool
 }
 
-// importRules are the import rules of STYLE.md, one entry per package
+// importRules are the module's import rules, one entry per package
 // directory of the module: the chain is cmd → compare → {meanfield →
 // fixedpoint, sim}. sim's non-test code never imports meanfield or
 // fixedpoint (a shared bug would be invisible to compare); cmd/internal's
@@ -57,7 +57,7 @@ func TestImportRules(t *testing.T) {
 	}
 	for dir, rule := range importRules {
 		if !slices.Contains(found, dir) {
-			t.Errorf("package directory %s is missing (renamed or removed?): update importRules and STYLE.md", dir)
+			t.Errorf("package directory %s is missing (renamed or removed?): update importRules and the package docs", dir)
 			continue
 		}
 		checkImports(t, filepath.Join(root, dir), rule)

@@ -12,7 +12,7 @@ import (
 	"herd/sim"
 )
 
-// The start states of every command, read by one parser (model.md §1):
+// The start states of every command, read by one parser (sim.StartKind):
 //
 //	empty        every queue empty
 //	balanced:Q   every queue holds Q jobs; balanced alone is balanced:0,
