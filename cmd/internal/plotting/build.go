@@ -94,7 +94,7 @@ func (fig *Figure) logFloor() float64 {
 				continue
 			}
 			lo = min(lo, s.Y[i])
-			if !s.Line && s.YErr != nil && finite(s.YErr[i]) && s.Y[i]-s.YErr[i] > 0 {
+			if s.YErr != nil && finite(s.YErr[i]) && s.Y[i]-s.YErr[i] > 0 {
 				lo = min(lo, s.Y[i]-s.YErr[i])
 			}
 		}
@@ -217,8 +217,12 @@ type seriesBuilder struct {
 }
 
 // addLine adds a line series: one polyline per run of drawable points, a
-// dot for a run of one.
+// dot for a run of one, and the error bars of the points that have one
+// (a model's long-run average with its standard error).
 func (sb *seriesBuilder) addLine(s Series, runs []plotter.XYs, col color.Color) error {
+	if err := sb.addBars(s, col); err != nil {
+		return err
+	}
 	var first *plotter.Line
 	for _, r := range runs {
 		sb.npoints += len(r)
@@ -263,22 +267,33 @@ func (sb *seriesBuilder) addPoints(s Series, runs []plotter.XYs, col color.Color
 	}
 	sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: glyphRadius, Shape: glyphs[sb.glyph%len(glyphs)]}
 	sb.glyph++
-	if bars := sb.fig.errorBars(s, sb.floor); len(bars) > 0 {
-		eb, err := plotter.NewYErrorBars(bars)
-		if err != nil {
-			return fmt.Errorf("plotting: series %q: %w", s.Name, err)
-		}
-		eb.Color = col
-		eb.Width = errBarWidth
-		sb.plotters = append(sb.plotters, eb)
-		for _, e := range bars {
-			lo, hi := plotter.XY{X: e.X, Y: e.Y - e.Low}, plotter.XY{X: e.X, Y: e.Y + e.High}
-			sb.b.points = append(sb.b.points, lo, hi)
-			sb.b.lines = append(sb.b.lines, []plotter.XY{lo, hi})
-		}
+	if err := sb.addBars(s, col); err != nil {
+		return err
 	}
 	sb.plotters = append(sb.plotters, sc)
 	sb.legend = append(sb.legend, legendEntry{s.Name, sc})
+	return nil
+}
+
+// addBars adds a series' drawable error bars (errorBars), if it has any,
+// in its colour: under the markers or the line added after them.
+func (sb *seriesBuilder) addBars(s Series, col color.Color) error {
+	bars := sb.fig.errorBars(s, sb.floor)
+	if len(bars) == 0 {
+		return nil
+	}
+	eb, err := plotter.NewYErrorBars(bars)
+	if err != nil {
+		return fmt.Errorf("plotting: series %q: %w", s.Name, err)
+	}
+	eb.Color = col
+	eb.Width = errBarWidth
+	sb.plotters = append(sb.plotters, eb)
+	for _, e := range bars {
+		lo, hi := plotter.XY{X: e.X, Y: e.Y - e.Low}, plotter.XY{X: e.X, Y: e.Y + e.High}
+		sb.b.points = append(sb.b.points, lo, hi)
+		sb.b.lines = append(sb.b.lines, []plotter.XY{lo, hi})
+	}
 	return nil
 }
 

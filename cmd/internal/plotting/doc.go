@@ -1,8 +1,9 @@
 // Package plotting draws herd's figures with gonum/plot from plain series.
 //
 // A command fills a [Figure] with [Series] — mean-field curves as lines,
-// simulation points with markers and optional error bars — and optional
-// shaded [Band]s, then calls [Save] with a .png or .svg path. Colours come
+// simulation points with markers, either with error bars where a point has
+// a standard error — and optional shaded [Band]s, then calls [Save] with a
+// .png, .svg, .pdf or .eps path (the same figure gives the same bytes). Colours come
 // from a fixed palette (Okabe and Ito's colour-blind-safe set) in the order
 // of the series, so the same command always draws the same colours and the
 // legend lists series in the order given. Point series get distinct glyph

@@ -26,12 +26,14 @@ type Series struct {
 	X, Y []float64
 
 	// YErr, if not nil, holds symmetric error bars, one per point (the same
-	// length as Y). They are drawn for point series only; NaN, ±Inf and
-	// non-positive entries mean "no bar".
+	// length as Y), drawn for point series and line series alike (a line's
+	// point with a standard error: a model's long-run average); NaN, ±Inf
+	// and non-positive entries mean "no bar".
 	YErr []float64
 
 	// Line draws the series as a line without markers (a model curve);
-	// false draws markers (simulator points) with error bars if YErr is set.
+	// false draws markers (simulator points). Either has error bars where
+	// YErr gives one.
 	// A line is broken where a point is skipped, never joined across it;
 	// a point left alone between two breaks is drawn as a dot.
 	Line bool
@@ -72,7 +74,8 @@ const (
 var ErrEmpty = errors.New("plotting: nothing to plot")
 
 // Save draws fig and writes it to path, in the format given by the path's
-// extension: .png (at PNGDPI), .svg, .pdf or .eps (any case). The file is written to a temporary
+// extension: .png (at PNGDPI), .svg, .pdf (one page, its dates fixed so
+// that the same figure gives the same bytes) or .eps (any case). The file is written to a temporary
 // file in the same directory and renamed into place, so path is either
 // left as it was or holds the whole new plot.
 //
@@ -171,10 +174,29 @@ func render(fig Figure, format string) ([]byte, error) {
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("plotting: %w", err)
 	}
-	if format == "eps" {
+	switch format {
+	case "eps":
 		return fixEPS(buf.Bytes()), nil
+	case "pdf":
+		return fixPDF(buf.Bytes()), nil
 	}
 	return buf.Bytes(), nil
+}
+
+// pdfDate matches the /CreationDate and /ModDate entries that vgpdf's
+// writer (go-pdf/fpdf) sets to the time of writing: "(D:" and 14 digits,
+// YYYYMMDDHHmmSS.
+var pdfDate = regexp.MustCompile(`/(CreationDate|ModDate) \(D:[0-9]{14}\)`)
+
+// fixPDF sets a PDF's creation and modification dates to the Unix epoch,
+// D:19700101000000 (as reproducible builds do without SOURCE_DATE_EPOCH),
+// so that the same figure gives the same bytes. The replacement has the
+// same length, so the cross-reference table's byte offsets stay right.
+func fixPDF(b []byte) []byte {
+	return pdfDate.ReplaceAllFunc(b, func(m []byte) []byte {
+		name := m[:bytes.IndexByte(m, ' ')]
+		return append(append([]byte{}, name...), " (D:19700101000000)"...)
+	})
 }
 
 // creationDate matches vgeps's %%CreationDate comment line.

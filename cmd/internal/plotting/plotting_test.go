@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot"
 )
@@ -70,6 +71,30 @@ func logFigure() Figure {
 	}
 }
 
+// lineBarsFigure exercises error bars on a line (a model whose irregular
+// points carry a standard error): bars where YErr is positive and finite,
+// none at NaN or 0, one cut at the floor of a log axis, and a point
+// series' bars beside them.
+func lineBarsFigure() Figure {
+	return Figure{
+		Title:  "long-run averages",
+		XLabel: "refresh period T",
+		YLabel: "mean time in system",
+		LogX:   true,
+		LogY:   true,
+		Series: []Series{
+			{Name: "model", Line: true,
+				X:    []float64{1, 2, 5, 10, 20, 50},
+				Y:    []float64{1.5, 2, 3.5, 6, 11, 30},
+				YErr: []float64{math.NaN(), 0, 0.4, 1, 12, 3}},
+			{Name: "sim",
+				X:    []float64{1, 5, 20},
+				Y:    []float64{1.6, 3.4, 12},
+				YErr: []float64{0.1, 0.3, 2}},
+		},
+	}
+}
+
 // TestGoldenSVG compares rendered SVG with testdata/NAME.svg.
 // Regenerate with: go test ./cmd/internal/plotting -update
 //
@@ -88,6 +113,7 @@ func TestGoldenSVG(t *testing.T) {
 	}{
 		{"linear", linearFigure()},
 		{"loglog", logFigure()},
+		{"linebars", lineBarsFigure()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,6 +229,51 @@ func TestSavePDFEPS(t *testing.T) {
 		}
 	}
 }
+
+// A PDF is one page and the same bytes each time it is drawn: its dates
+// are fixed to the epoch (fixPDF), without moving any byte offset.
+func TestSavePDF(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var files [2][]byte
+	for i := range files {
+		path := filepath.Join(dir, "fig"+strconv.Itoa(i)+".pdf")
+		if err := Save(lineBarsFigure(), path); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[i] = b
+		if i == 0 {
+			time.Sleep(1100 * time.Millisecond) // the dates have a resolution of 1 s
+		}
+	}
+	b := files[0]
+	if !bytes.Equal(b, files[1]) {
+		t.Errorf("two PDFs of one figure differ (%d and %d bytes)", len(b), len(files[1]))
+	}
+	if !bytes.HasPrefix(b, []byte("%PDF-")) {
+		t.Errorf("PDF starts %q, want %%PDF-", b[:min(len(b), 8)])
+	}
+	if n := pdfPages.FindAll(b, -1); len(n) != 1 {
+		t.Errorf("PDF has %d page objects, want 1", len(n))
+	}
+	for _, want := range []string{"/CreationDate (D:19700101000000)", "/ModDate (D:19700101000000)"} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("PDF lacks %q", want)
+		}
+	}
+	in := []byte("1 0 obj\n/CreationDate (D:20251204163012)\n/ModDate (D:20251204163013)\nxref")
+	out := fixPDF(in)
+	if want := "1 0 obj\n/CreationDate (D:19700101000000)\n/ModDate (D:19700101000000)\nxref"; string(out) != want || len(out) != len(in) {
+		t.Errorf("fixPDF(%q) = %q, want %q (the same length)", in, out, want)
+	}
+}
+
+// pdfPages matches a PDF's page objects (not its /Pages tree).
+var pdfPages = regexp.MustCompile(`/Type\s*/Page[^s]`)
 
 // TestSaveSVG checks that Save writes exactly what render produces and
 // replaces an existing file.
