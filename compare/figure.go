@@ -37,10 +37,13 @@ type FigureSeries struct {
 	Kind  string // sim, model, closed_form, law, bracket
 	Line  bool   // a line (model) rather than points with bars
 	X, Y  []float64
-	YErr  []float64 // nil: no bars
+	YErr  []float64 // nil: no bars; a line's points may have bars too (SE)
 	Notes []string  // per point (nil: none); GapNote and BreakNote mark gaps and breaks
 	// SE and Runs are, per point of a sim series, the standard error and
-	// the number of runs behind its bar (nil for other series).
+	// the number of runs behind its bar; per point of a model line that is
+	// the long-run average of an irregular orbit, its batch-means standard
+	// error and number of batches (NaN and 0 where a point has none; nil,
+	// or shorter than X, where the points after have none).
 	SE   []float64
 	Runs []int
 }

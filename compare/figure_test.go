@@ -75,6 +75,35 @@ func TestT975(t *testing.T) {
 	}
 }
 
+// A model line's point with a standard error (an irregular orbit's
+// long-run average) gets a 95% bar over its batch means, t(0.975,
+// batches − 1)·se, and its se and batch count; the points around it have
+// none, and a point with se 0 or fewer than 2 batches gets none.
+func TestModelPointBars(t *testing.T) {
+	t.Parallel()
+	var s FigureSeries
+	s.modelPoint(1, 10, 0, 0, "fixed")
+	s.lineBreak()
+	s.modelPoint(2, 20, 0.5, 8, "aperiodic")
+	s.modelPoint(3, 30, 0.5, 1, "one batch")
+	s.gap(4, "did not settle")
+	if len(s.YErr) != len(s.Y) {
+		t.Fatalf("%d bars for %d points", len(s.YErr), len(s.Y))
+	}
+	// t(0.975, 7) = 2.3646 (standard t tables; TestT975): 0.5 of it.
+	if got, want := s.YErr[2], 1.18231; math.Abs(got-want) > 1e-5 {
+		t.Errorf("bar of the aperiodic point %.6g, want %.6g", got, want)
+	}
+	for _, i := range []int{0, 1, 3, 4} {
+		if v := s.YErr[i]; v > 0 {
+			t.Errorf("point %d has a bar %g, want none", i, v)
+		}
+	}
+	if len(s.SE) != 3 || s.SE[2] != 0.5 || s.Runs[2] != 8 || !math.IsNaN(s.SE[0]) || s.Runs[0] != 0 || s.Runs[1] != 0 {
+		t.Errorf("SE %v, Runs %v; want 0.5 and 8 at point 2 only", s.SE, s.Runs)
+	}
+}
+
 // Every figure has an id, a heading, what it shows and an experiment, and
 // the ids are 1, 2, … in order (herd figures --only takes them).
 func TestFiguresListed(t *testing.T) {

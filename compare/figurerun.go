@@ -47,6 +47,9 @@ func (r *figureRun) parallel(ctx context.Context, n int, stage string, cost func
 	for i := 0; i < n; i++ {
 		total += cost(i)
 	}
+	// Reported at once, so that the stage's cost is known (and counted
+	// in the whole run's estimate) before its first call finishes.
+	r.progress(stage, 0, total, true)
 	var mu sync.Mutex
 	var done float64
 	errs := make([]error, n)
@@ -182,14 +185,19 @@ func (r *figureRun) brackets(ctx context.Context, n int, settings func(i int) (B
 
 // edge is the refresh map's edge at k dispatchers and load, computed once
 // for every figure that asks, at once rather than in a slot: brackets wait
-// for it.
+// for it. Ctrl-C (ctx) stops it within a map (EdgeSettings.Stop, which
+// does not change the result); it then returns ctx's error, and the
+// stopped search is forgotten.
 func (r *figureRun) edge(ctx context.Context, k int, load float64) (meanfield.EdgeResult, error) {
 	type edgeOut struct {
 		r   meanfield.EdgeResult
 		err error
 	}
 	v, err := r.pool.once(ctx, fmt.Sprintf("edge k=%d load=%g", k, load), r.index, false, func() (any, error) {
-		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: k, Load: load})
+		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: k, Load: load, Stop: func() bool { return ctx.Err() != nil }})
+		if errors.Is(err, meanfield.ErrStopped) && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return edgeOut{e, err}, nil
 	})
 	if err != nil {

@@ -41,6 +41,36 @@ func (s *FigureSeries) point(x, y, yerr float64, note string) {
 	}
 }
 
+// setSE gives the last point its standard error and run (or batch)
+// count; points before it without one get NaN and 0. SE and Runs may end
+// before X: the points after them have none.
+func (s *FigureSeries) setSE(se float64, runs int) {
+	for len(s.SE) < len(s.X)-1 {
+		s.SE = append(s.SE, math.NaN())
+	}
+	for len(s.Runs) < len(s.X)-1 {
+		s.Runs = append(s.Runs, 0)
+	}
+	s.SE = append(s.SE, se)
+	s.Runs = append(s.Runs, runs)
+}
+
+// modelPoint appends a model point: a value, and where it is the long-run
+// average of an irregular orbit (se > 0), the batch-means standard error
+// se over batches batches, drawn as a 95% bar of t(0.975, batches − 1)
+// standard errors, as a sim point's bar is over its runs (Flyvbjerg &
+// Petersen 1989: batch means of a correlated series are about
+// independent). The CSV gives se and batches in the `se` and `runs`
+// columns.
+func (s *FigureSeries) modelPoint(x, y, se float64, batches int, note string) {
+	if !(se > 0) || math.IsInf(se, 0) || batches < 2 {
+		s.point(x, y, 0, note)
+		return
+	}
+	s.point(x, y, T975(batches)*se, note)
+	s.setSE(se, batches)
+}
+
 // T975 returns t(0.975, runs − 1), the Student-t factor of a 95% interval
 // for a mean over runs independent runs (4.30 for 3 runs, 2.57 for 6);
 // NaN for fewer than 2 runs.
@@ -57,8 +87,7 @@ func simSeries(name, group string, xs []float64, sums []sim.Summary) FigureSerie
 	s := FigureSeries{Name: name, Group: group, Kind: "sim"}
 	for i, sm := range sums {
 		s.point(xs[i], sm.Response.Mean, T975(sm.Response.N)*sm.Response.SE, "")
-		s.SE = append(s.SE, sm.Response.SE)
-		s.Runs = append(s.Runs, sm.Response.N)
+		s.setSE(sm.Response.SE, sm.Response.N)
 	}
 	return s
 }
@@ -86,7 +115,7 @@ func (l simLength) describe() string {
 const figLoad = 0.9
 
 // ciMeaning is what the error column of a plot of simulator means holds.
-const ciMeaning = "the 95% interval's half-width, t(0.975, runs − 1) standard errors across runs (sim points; `se` and `runs` give the standard error and the run count)"
+const ciMeaning = "the 95% interval's half-width, t(0.975, runs − 1) standard errors across runs (sim points; `se` and `runs` give the standard error and the run count; a model point that is the long-run average of an irregular orbit has the same bar over its batch means, `se` its batch-means standard error and `runs` the number of batches)"
 
 // responseVsRefresh is the plot most figures share: mean time in system
 // against the refresh period T, both on log axes, simulator points with

@@ -114,12 +114,18 @@ func classicLines(mps []*classicPoint) (model map[string]FigureSeries, irregular
 				note = fmt.Sprintf("irregular: long-run average, s.e. %.2g", m.r.ResponseSE)
 				irregular++
 			}
-			s.point(m.T, m.r.ResponseMean, 0, note)
+			s.modelPoint(m.T, m.r.ResponseMean, m.r.ResponseSE, classicBatches, note)
 		}
 		model[m.policy] = s
 	}
 	return model, irregular, warn
 }
+
+// classicBatches is the number of batch means behind ClassicModel's
+// ResponseSE of an irregular attractor (meanfield's periodic-update map
+// averages its tail in 20 batches; ClassicResult does not carry the
+// count).
+const classicBatches = 20
 
 // flatLine is a closed form that does not depend on T, drawn across ts.
 func flatLine(name, group string, ts []float64, v float64) FigureSeries {
@@ -193,13 +199,13 @@ func figDispatchers(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 				line.lineBreak() // the edge lies between: no line across it
 			}
 			prev = m
-			line.point(m.T, m.a.Response, 0, fmt.Sprintf("k = %d, %s", k, AttractorName(m.a)))
+			line.modelPoint(m.T, m.a.Response, m.a.ResponseSE, m.a.Batches, fmt.Sprintf("k = %d, %s", k, AttractorName(m.a)))
 		}
 		p.add(line)
 	}
 	p.add(simSeries("best of two, no tally (sim)", "sq2", ts, sums[len(ks)*len(ts):]))
 	p.Notes = append(p.Notes, len2.describe()+"; refresh periods T = "+joinFloats(ts),
-		"lines (unnamed in the legend, `series` empty in the CSV; `note` names k and the attractor): the refresh map's attractor from an empty board (meanfield.FindHerdAttractor, default settings), its mean time by Little's law; aperiodic herds are window averages")
+		"lines (unnamed in the legend, `series` empty in the CSV; `note` names k and the attractor): the refresh map's attractor from an empty board (meanfield.FindHerdAttractor, default settings), its mean time by Little's law; aperiodic herds are window averages, with a 95% bar over their batch means")
 	p.Notes = append(p.Notes, warn...)
 	return []*FigurePlot{p}, nil
 }

@@ -82,7 +82,7 @@ func figTrapDoor(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 	}
 	p.Notes = append(p.Notes,
 		fmt.Sprintf("simulator: %d runs per point, each %g refresh periods (horizon %g·T), the first quarter discarded; starts `balanced` (every queue empty, as `herd hysteresis`) and `half:0.1T`; T = %s", runs, refreshes, refreshes, joinFloats(ts)),
-		"model: meanfield.FindHerdAttractor from meanfield.BoardEmpty() and BoardHalf(round(0.1·T)); `note` gives the attractor (fixed, period-P, aperiodic: a window average)",
+		"model: meanfield.FindHerdAttractor from meanfield.BoardEmpty() and BoardHalf(round(0.1·T)); `note` gives the attractor (fixed, period-P, aperiodic: a window average, with a 95% bar over its batch means)",
 		"band: "+BistableNote(bis)+" (meanfield.Bistable; the herd's range is searched up to T(1−λ)² = 30, i.e. T = 3,000)")
 	p.Notes = append(p.Notes, warn...)
 	return []*FigurePlot{p}, nil
@@ -107,7 +107,7 @@ func trapLine(st trapStart, i int, mps []*herdPoint) (FigureSeries, []string) {
 			line.lineBreak() // the edge lies between: no line across it
 		}
 		prev = m
-		line.point(m.T, m.a.Response, 0, AttractorName(m.a))
+		line.modelPoint(m.T, m.a.Response, m.a.ResponseSE, m.a.Batches, AttractorName(m.a))
 	}
 	return line, warn
 }

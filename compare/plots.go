@@ -229,6 +229,8 @@ func BracketPlot(results []BracketResult, fit *ScalingFit) *FigurePlot {
 // HysteresisPlot is herd hysteresis's plot: both branches against T on
 // log axes, a model line and simulator points (of N = servers) per start
 // state, in one colour per start, and the model's bistable range shaded.
+// A model point that is an aperiodic herd's window average has a 95% bar
+// over its batch means (FigureSeries.modelPoint).
 func HysteresisPlot(h Hysteresis, servers int) *FigurePlot {
 	p := &FigurePlot{
 		Title:  "the trap door: balanced and herd branches",
@@ -244,8 +246,7 @@ func HysteresisPlot(h Hysteresis, servers int) *FigurePlot {
 			return FigureSeries{Name: fmt.Sprintf("simulator N = %d, start %s", servers, name), Group: name}
 		})
 		if r.HasModel && !math.IsNaN(r.Model.Response) && r.Model.Response > 0 {
-			line.X = append(line.X, r.Refresh)
-			line.Y = append(line.Y, r.Model.Response)
+			line.modelPoint(r.Refresh, r.Model.Response, r.Model.ResponseSE, r.Model.Batches, "")
 		}
 		if r.HasSim {
 			dot.bar(r.Refresh, r.Sim.Response.Mean, r.Sim.Response.SE, r.Sim.Response.N)

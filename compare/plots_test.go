@@ -85,6 +85,15 @@ func TestHysteresisPlot(t *testing.T) {
 	if len(p.Bands) != 1 || p.Bands[0].XMin != 280 {
 		t.Errorf("bands %+v, want the bistable range", p.Bands)
 	}
+	// An aperiodic herd's window average has a bar over its batch means:
+	// t(0.975, 7) = 2.3646 (standard t tables) times its s.e.
+	h.Rows[1].Model.ResponseSE, h.Rows[1].Model.Batches = 2, 8
+	if s := HysteresisPlot(h, 100).Series[2]; len(s.YErr) != 1 || math.Abs(s.YErr[0]-4.72925) > 1e-4 || s.SE[0] != 2 || s.Runs[0] != 8 {
+		t.Errorf("half's model line: bars %v, se %v, batches %v; want 4.7292, 2, 8", s.YErr, s.SE, s.Runs)
+	}
+	if s := HysteresisPlot(h, 100).Series[0]; s.YErr != nil {
+		t.Errorf("balanced start's fixed points have bars %v, want none", s.YErr)
+	}
 	h.BistableErr = errors.New("no edge")
 	if p := HysteresisPlot(h, 100); len(p.Bands) != 0 {
 		t.Errorf("bands %+v after a failed bistable range, want none", p.Bands)

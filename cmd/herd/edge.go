@@ -338,7 +338,7 @@ func mapsSince(n int64) string {
 func edgeStatus(p compare.EdgePoint) string {
 	scaled := strconv.FormatFloat(p.Result.Scaled, 'f', 4, 64)
 	switch {
-	case errors.Is(p.Err, meanfield.ErrStopped):
+	case errors.Is(p.Err, meanfield.ErrStopped) || errors.Is(p.Err, context.Canceled):
 		return "stopped"
 	case p.Err != nil:
 		return "failed"

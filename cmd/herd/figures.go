@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,8 +15,8 @@ import (
 	"herd/compare"
 )
 
-// herd figures: every published chart as SVG, PNG and the CSV of the
-// plotted numbers, with an index (issue 9). compare computes each
+// herd figures: every published chart as SVG, PNG and PDF (--format) and
+// the CSV of the plotted numbers, with an index (issue 9). compare computes each
 // figure's series (compare.Figures); this file runs them, figwrite.go
 // draws and writes them, figindex.go writes index.md.
 
@@ -27,7 +28,50 @@ type figuresArgs struct {
 	seed    uint64
 	workers int
 	prog    string
+	formats []string // image formats, in figureFormats' order
 	chosen  []compare.Figure
+}
+
+// figureFormats are the image formats herd figures writes, in the order
+// it writes them and lists them; all by default. The CSV is always
+// written.
+var figureFormats = []string{"svg", "png", "pdf"}
+
+// figureFormatsDefault is --format's default: every format.
+const figureFormatsDefault = "png,svg,pdf"
+
+// parseFigureFormats reads --format: a list of figureFormats, any order,
+// repeats allowed; the result is in figureFormats' order.
+func parseFigureFormats(s string) ([]string, error) {
+	items, err := splitList("format", s)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, it := range items {
+		f := strings.ToLower(it)
+		if !slices.Contains(figureFormats, f) {
+			return nil, usagef("--format %s: want a list of png, svg, pdf (the CSV is always written)", it)
+		}
+		want[f] = true
+	}
+	var out []string
+	for _, f := range figureFormats {
+		if want[f] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// figureExts are the extensions of the files of one figure plot, as the
+// messages list them: the chosen images, then the CSV.
+func (a *figuresArgs) figureExts() []string {
+	var exts []string
+	for _, f := range a.formats {
+		exts = append(exts, "."+f)
+	}
+	return append(exts, ".csv")
 }
 
 // figuresJournal is the file in DIR that keeps an interrupted herd
@@ -36,15 +80,18 @@ type figuresArgs struct {
 const figuresJournal = ".figures-journal"
 
 func parseFiguresArgs(e *env, args []string) (*figuresArgs, error) {
-	fs := newFlags(e, "figures", "figures DIR [--quick] [--only LIST] [flags]")
+	fs := newFlags(e, "figures", "figures DIR [--quick] [--only LIST] [flags]   (or: figures --out DIR …)")
 	a := &figuresArgs{}
+	out := fs.String("out", "", "the directory to write to, in place of the DIR argument (created if need be)")
 	fs.BoolVar(&a.quick, "quick", false, "CI-sized run lengths (well under 2 minutes on 2 cores); default: the run lengths of validation.md")
 	fs.StringVar(&a.only, "only", "", "make only these figures, e.g. 1,5,7 (list of 1–7); index.md is written only when every figure is made")
+	format := fs.String("format", figureFormatsDefault, "image files of each figure: a list of png (300 dpi), svg, pdf; the CSV of its numbers is always written")
 	seed := seedFlag(fs)
 	workers := workersFlag(fs, defaultWorkers(), "runs and model points computed")
 	prog := addProgressFlag(fs)
+	positional := false
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		a.dir, args = args[0], args[1:]
+		a.dir, args, positional = args[0], args[1:], true
 	}
 	if err := parse(fs, args); err != nil {
 		return nil, err
@@ -53,8 +100,18 @@ func parseFiguresArgs(e *env, args []string) (*figuresArgs, error) {
 	if err := checkProgressMode(a.prog); err != nil {
 		return nil, err
 	}
+	if fs.Changed("out") {
+		if positional && filepath.Clean(a.dir) != filepath.Clean(*out) {
+			return nil, usagef("two directories: DIR %q and --out %q; give one (herd figures DIR, or herd figures --out DIR)", a.dir, *out)
+		}
+		a.dir = *out
+	}
 	if a.dir == "" {
-		return nil, usagef("want a directory: herd figures DIR [--quick]")
+		return nil, usagef("want a directory: herd figures DIR [--quick] (or --out DIR)")
+	}
+	var err error
+	if a.formats, err = parseFigureFormats(*format); err != nil {
+		return nil, err
 	}
 	if a.workers < 1 {
 		return nil, usagef("--workers %d: want an integer ≥ 1", a.workers)
@@ -106,7 +163,7 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "herd figures: resuming: %s from %s\n", plural(n, "1 finished run", fmt.Sprintf("%d finished runs", n)), jpath)
 	}
 	set.Journal = journal
-	prog := newFigureProgress(e.stderr, a.prog, a.chosen)
+	prog := newFigureProgress(e.stderr, a.prog, a.chosen, a.figureExts())
 	defer prog.Close()
 	set.Progress = prog.update
 	plots := make([][]*compare.FigurePlot, len(a.chosen))
@@ -114,7 +171,7 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 	var written []int // indices into a.chosen, in the order written
 	err = compare.MakeFigures(ctx, set, a.chosen, func(i int, ps []*compare.FigurePlot) error {
 		for _, p := range ps {
-			if err := writeFigurePlot(p, a.dir); err != nil {
+			if err := writeFigurePlot(p, a.dir, a.formats); err != nil {
 				return fmt.Errorf("figure %s: %w", a.chosen[i].ID, err)
 			}
 		}
@@ -165,7 +222,7 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 func defaultWorkers() int { return runtime.NumCPU() }
 
 // figuresWritten says exactly what an interrupted or failed herd figures
-// left in its directory: the figures written (each its SVG, PNG and CSV),
+// left in its directory: the figures written (each its images and CSV),
 // those not made (nothing of them written), and that index.md was not
 // written.
 func figuresWritten(a *figuresArgs, plots [][]*compare.FigurePlot) string {
@@ -184,8 +241,10 @@ func figuresWritten(a *figuresArgs, plots [][]*compare.FigurePlot) string {
 	if len(done) == 0 {
 		b.WriteString("nothing was written")
 	} else {
-		fmt.Fprintf(&b, "%s %s written to %s (%s, each as .svg, .png and .csv)",
-			plural(len(done), "figure", "figures"), strings.Join(done, ", "), a.dir, strings.Join(stems, ", "))
+		exts := a.figureExts()
+		fmt.Fprintf(&b, "%s %s written to %s (%s, each as %s and %s)",
+			plural(len(done), "figure", "figures"), strings.Join(done, ", "), a.dir, strings.Join(stems, ", "),
+			strings.Join(exts[:len(exts)-1], ", "), exts[len(exts)-1])
 	}
 	if len(not) > 0 {
 		fmt.Fprintf(&b, "; %s %s not made (no file of %s written)", plural(len(not), "figure", "figures"),

@@ -6,10 +6,12 @@ import (
 	"encoding/csv"
 	"errors"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,10 +68,17 @@ func TestFiguresQuick(t *testing.T) {
 	}
 	for _, f := range figureFiles {
 		t.Run(f.stem, func(t *testing.T) {
-			for _, ext := range []string{".png", ".svg", ".csv"} {
+			for _, ext := range []string{".png", ".svg", ".pdf", ".csv"} {
 				if !strings.Contains(string(index), "]("+f.stem+ext+")") {
 					t.Errorf("index.md does not link %s%s", f.stem, ext)
 				}
+			}
+			pdf, err := os.ReadFile(filepath.Join(dir, f.stem+".pdf"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkPDF(pdf); err != nil {
+				t.Errorf("%s.pdf: %v", f.stem, err)
 			}
 			r, err := os.Open(filepath.Join(dir, f.stem+".png"))
 			if err != nil {
@@ -123,10 +132,12 @@ func TestFiguresQuick(t *testing.T) {
 						t.Errorf("%s.csv row %q: %q is not a finite number", f.stem, rec, cell)
 					}
 				}
-				if recs[0][4] != "ci95" || rec[1] != "sim" {
+				if recs[0][4] != "ci95" || (rec[1] != "sim" && rec[5] == "") {
 					continue
 				}
-				// ci95 is t(0.975, runs − 1) standard errors.
+				// ci95 is t(0.975, runs − 1) standard errors: a sim
+				// point's over its runs, a model point's (an irregular
+				// orbit's long-run average) over its batch means.
 				ci, err1 := strconv.ParseFloat(rec[4], 64)
 				se, err2 := strconv.ParseFloat(rec[5], 64)
 				runs, err3 := strconv.Atoi(rec[6])
@@ -188,6 +199,30 @@ func TestFiguresQuick(t *testing.T) {
 	}
 }
 
+// checkPDF reports what is wrong with a figure's PDF, if anything: it
+// must start with the header %PDF-, end with %%EOF, and hold exactly one
+// page (one page object, and a page tree whose /Count is 1).
+func checkPDF(b []byte) error {
+	if !bytes.HasPrefix(b, []byte("%PDF-")) {
+		return errors.New("starts " + strconv.Quote(string(b[:min(len(b), 8)])) + ", want %PDF-")
+	}
+	if !bytes.HasSuffix(bytes.TrimRight(b, "\r\n"), []byte("%%EOF")) {
+		return errors.New("does not end with %%EOF")
+	}
+	if n := len(pdfPage.FindAll(b, -1)); n != 1 {
+		return errors.New(strconv.Itoa(n) + " page objects, want 1")
+	}
+	if c := pdfCount.FindSubmatch(b); c == nil || string(c[1]) != "1" {
+		return errors.New("page tree /Count is not 1")
+	}
+	return nil
+}
+
+var (
+	pdfPage  = regexp.MustCompile(`/Type\s*/Page[^s]`)
+	pdfCount = regexp.MustCompile(`/Count\s+([0-9]+)`)
+)
+
 // committedFigures are the figures committed under cmd/herd/figures and
 // shown in the README; regenerateFigures is the one command that remakes
 // them (PNG, SVG and CSV), from the repository root.
@@ -204,7 +239,7 @@ func figTol(path string) float64 {
 	return 1e-9
 }
 
-const regenerateFigures = "go run ./cmd/herd figures cmd/herd/figures --quick --only 1,5,7"
+const regenerateFigures = "go run ./cmd/herd figures cmd/herd/figures --quick --only 1,5,7 --format png,svg"
 
 // The files do not depend on the number of workers: figures 3 and 6
 // (simulator runs, closed forms, a model edge and brackets) made with one
@@ -250,6 +285,10 @@ func TestFiguresBadInput(t *testing.T) {
 		{[]string{"figures", t.TempDir(), "--workers", "0"}, "--workers 0"},
 		{[]string{"figures", t.TempDir(), "extra"}, "unexpected argument"},
 		{[]string{"figures", t.TempDir(), "--progress", "sometimes"}, `--progress "sometimes": want auto, always or never`},
+		{[]string{"figures", t.TempDir(), "--format", "png,gif"}, "--format gif: want a list of png, svg, pdf"},
+		{[]string{"figures", t.TempDir(), "--format", "eps"}, "--format eps: want a list of png, svg, pdf"},
+		{[]string{"figures", "a", "--out", "b"}, `two directories: DIR "a" and --out "b"`},
+		{[]string{"figures", "--out", "b", "--only", "9"}, "--only 9"},
 	}
 	for _, c := range cases {
 		_, errs, code := herd(t, c.args...)
@@ -286,6 +325,81 @@ func sameSVG(got, want string, tol float64) error {
 	return nil
 }
 
+// --format takes a list of png, svg and pdf in any order (repeats
+// allowed) and gives them in the order the files are written; --out DIR
+// stands for the DIR argument, and both may be given when they name one
+// directory.
+func TestFiguresFormatOut(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		format string
+		want   []string
+	}{
+		{"png,svg,pdf", []string{"svg", "png", "pdf"}},
+		{"pdf", []string{"pdf"}},
+		{"PDF,png,pdf", []string{"png", "pdf"}},
+	} {
+		got, err := parseFigureFormats(c.format)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("--format %s: %q (%v), want %q", c.format, got, err, c.want)
+		}
+	}
+	e := &env{stdout: io.Discard, stderr: io.Discard}
+	for _, args := range [][]string{{"D"}, {"--out", "D"}, {"D", "--out", "D/"}, {"--quick", "--out=D"}} {
+		a, err := parseFiguresArgs(e, args)
+		if err != nil || a.dir == "" || filepath.Clean(a.dir) != "D" {
+			t.Errorf("herd figures %q: dir %v (%v), want D", args, a, err)
+		}
+	}
+}
+
+// herd figures DIR --format pdf writes each figure as PDF and CSV only,
+// and index.md, which links them and shows no image, says how.
+func TestFiguresPDFOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("figures 3 and 6 --quick take several seconds")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	if _, errs, code := herd(t, "figures", "--out", dir, "--quick", "--only", "6", "--format", "pdf"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := []string{"fig6-finite-size.csv", "fig6-finite-size.pdf"}; !slices.Equal(names, want) {
+		t.Errorf("files %q, want %q", names, want)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "fig6-finite-size.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPDF(b); err != nil {
+		t.Errorf("fig6-finite-size.pdf: %v", err)
+	}
+	a := &figuresArgs{dir: dir, quick: true, seed: 1, formats: []string{"pdf"}, chosen: compare.Figures()[5:6]}
+	if err := writeFigureIndex(a, [][]*compare.FigurePlot{{{Stem: "fig6-finite-size"}}}); err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--only 6 --quick --format pdf`", "- files: [fig6-finite-size.pdf](fig6-finite-size.pdf), [fig6-finite-size.csv](fig6-finite-size.csv)\n"} {
+		if !strings.Contains(string(index), want) {
+			t.Errorf("index.md lacks %q:\n%s", want, index)
+		}
+	}
+	if strings.Contains(string(index), "![") {
+		t.Errorf("index.md shows an image it did not write:\n%s", index)
+	}
+}
+
 // After Ctrl-C herd figures says exactly what it wrote: here nothing.
 func TestFiguresInterrupted(t *testing.T) {
 	t.Parallel()
@@ -301,10 +415,14 @@ func TestFiguresInterrupted(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("%d files in %s, want none", len(ents), dir)
 	}
-	a := &figuresArgs{dir: "D", only: "1,5", chosen: []compare.Figure{compare.Figures()[0], compare.Figures()[4]}}
+	a := &figuresArgs{dir: "D", only: "1,5", formats: figureFormats, chosen: []compare.Figure{compare.Figures()[0], compare.Figures()[4]}}
 	got := figuresWritten(a, [][]*compare.FigurePlot{{{Stem: "fig1-stale-board"}}, nil})
-	if want := "figure 1 written to D (fig1-stale-board, each as .svg, .png and .csv); figure 5 not made (no file of it written)"; got != want {
+	if want := "figure 1 written to D (fig1-stale-board, each as .svg, .png, .pdf and .csv); figure 5 not made (no file of it written)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+	a.formats = []string{"pdf"}
+	if got, want := figuresWritten(a, [][]*compare.FigurePlot{{{Stem: "fig1-stale-board"}}, nil}), "(fig1-stale-board, each as .pdf and .csv)"; !strings.Contains(got, want) {
+		t.Errorf("--format pdf: got %q, want it to contain %q", got, want)
 	}
 }
 

@@ -45,12 +45,12 @@ func logAxes(p *compare.FigurePlot, x, y bool) {
 	p.LogY = p.LogY || (y && plotting.SpansDecades(ys))
 }
 
-// writeFigurePlot saves the plot as SVG and PNG and its numbers as CSV,
-// each atomically.
-func writeFigurePlot(p *compare.FigurePlot, dir string) error {
+// writeFigurePlot saves the plot in each of formats (svg, png, pdf) and
+// its numbers as CSV, each atomically.
+func writeFigurePlot(p *compare.FigurePlot, dir string, formats []string) error {
 	fig := plotFigure(p)
-	for _, ext := range []string{".svg", ".png"} {
-		if err := plotting.Save(fig, filepath.Join(dir, p.Stem+ext)); err != nil {
+	for _, f := range formats {
+		if err := plotting.Save(fig, filepath.Join(dir, p.Stem+"."+f)); err != nil {
 			return err
 		}
 	}
@@ -97,14 +97,15 @@ func drawn(p *compare.FigurePlot, x, y float64) bool {
 }
 
 // figureErrCells are point i's error bar, standard error and run count
-// cells (nil: empty).
+// cells (nil: empty): a sim point's, or a model point's that is the
+// long-run average of an irregular orbit (its batch means).
 func figureErrCells(s compare.FigureSeries, i int) (errCell, seCell, runsCell any) {
-	if s.YErr != nil && !s.Line {
+	if s.YErr != nil {
 		if v := s.YErr[i]; v > 0 && !math.IsInf(v, 0) {
 			errCell = v
 		}
 	}
-	if s.SE != nil {
+	if i < len(s.SE) && i < len(s.Runs) && s.Runs[i] > 0 {
 		seCell, runsCell = s.SE[i], s.Runs[i]
 	}
 	return errCell, seCell, runsCell

@@ -22,13 +22,13 @@ import (
 // addProgressFlag defines --progress, with one help text for every command
 // that computes edges one by one (herd edge, herd law) and herd figures.
 func addProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line per edge on a terminal, else a heartbeat line every 30 s), always (both), never")
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line per edge, or one line over the figures, on a terminal; else a heartbeat every 30 s: a line with the count and the time left, then a line per item at work), always (both), never")
 }
 
 // addPointProgressFlag defines herd point's --progress: its terminal
 // line is the one line of a batch of points, not a line per item.
 func addPointProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the points on a terminal, else a heartbeat line every 30 s naming the points at work, their maps so far, last board mean and maps in the herd regime towards an aperiodic verdict), always (both), never")
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the points on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per point at work with its maps so far, last board mean and maps in the herd regime towards an aperiodic verdict), always (both), never")
 }
 
 // pointProgress is herd point's progress in mode (--progress): the line
@@ -106,15 +106,19 @@ func weighRuns(p *progress.Line, tasks []sim.Task) func(i int, _ sim.Result, don
 
 // figureProgress shows herd figures' progress on w, one job per figure:
 // a line rewritten in place on a terminal, else (--progress auto) a
-// heartbeat line every 30 s.
-type figureProgress struct{ *progress.Stages }
+// heartbeat every 30 s, a line per figure at work. exts are the
+// extensions of each plot's files (".svg", …, ".csv").
+type figureProgress struct {
+	*progress.Stages
+	exts string
+}
 
-func newFigureProgress(w io.Writer, mode string, figs []compare.Figure) figureProgress {
+func newFigureProgress(w io.Writer, mode string, figs []compare.Figure, exts []string) figureProgress {
 	ids := make([]string, len(figs))
 	for i, f := range figs {
 		ids[i] = f.ID
 	}
-	return figureProgress{progress.NewStages(w, isTerminal(w), progress.Mode(mode), "figures", "figure", ids)}
+	return figureProgress{progress.NewStages(w, isTerminal(w), progress.Mode(mode), "figures", "figure", ids), strings.Join(exts, ", ")}
 }
 
 // update takes a report from compare.MakeFigures.
@@ -128,5 +132,5 @@ func (p figureProgress) written(i int, plots []*compare.FigurePlot) {
 	for k, pl := range plots {
 		stems[k] = pl.Stem
 	}
-	p.Written(i, strings.Join(stems, ", ")+": .svg, .png, .csv")
+	p.Written(i, strings.Join(stems, ", ")+": "+p.exts)
 }

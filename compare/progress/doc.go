@@ -3,10 +3,15 @@
 //
 //   - Line: one line rewritten in place, only on a terminal, over a batch
 //     of items (runs, model points) that may differ in cost;
-//   - Items: a line per finished item (edges) and a heartbeat line while
-//     items run, for terminals and logs (a Slurm job's output);
+//   - Items: a line per finished item (edges) and a heartbeat while items
+//     run, for terminals and logs (a Slurm job's output);
 //   - Stages: one line over several jobs at work at once (herd figures'
-//     figures), each at a named stage.
+//     figures), each at a named stage, with an estimate for the whole run
+//     (the cost left over the rate of the pool the jobs share).
+//
+// In a log a heartbeat is a head line (the count, the time elapsed, the
+// estimate) and then one line per item at work, each never cut, so that
+// no line grows with the number of workers.
 //
 // Every estimate scales the time elapsed by the cost left over the cost
 // done, L = E·(cost left)/(cost done): by default every item costs the

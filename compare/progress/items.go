@@ -44,8 +44,9 @@ func startBeat(wg *sync.WaitGroup, heartbeat func()) chan struct{} {
 
 // Items reports a batch of long, weighted items (edges): one line per
 // finished item with its wall time, the time elapsed and an estimate of
-// the time left, and a heartbeat line every 30 s while items run, naming
-// those at work. Mode Auto gives the item lines on a terminal and the
+// the whole batch's time left, and a heartbeat every 30 s while items
+// run: a line with the count, the time elapsed and the estimate, and a
+// line per item at work. Mode Auto gives the item lines on a terminal and the
 // heartbeat otherwise (a log); Always gives both; Never nothing. The
 // estimate scales the elapsed time by the weight left over the weight
 // done (weights model the relative cost of the items).
@@ -148,34 +149,36 @@ func (p *Items) left() string {
 	return fmt.Sprintf(", about %s left", rest.Round(time.Second))
 }
 
+// heartbeat prints a head line, "name: d/n unit done, E elapsed, about L
+// left", and a line per item at work, "name: running LABEL for D (status;
+// live note)": one line each, however many items run, so that no line of
+// a log grows with the workers.
 func (p *Items) heartbeat() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var running []string
-	for i, t := range p.started {
-		if !t.IsZero() && !p.finished[i] {
-			r := fmt.Sprintf("%s for %s", p.labels[i], time.Since(t).Round(time.Second))
-			var notes []string
-			if p.status[i] != "" {
-				notes = append(notes, p.status[i])
-			}
-			if f := p.live[i]; f != nil {
-				if n := f(); n != "" {
-					notes = append(notes, n)
-				}
-			}
-			if len(notes) > 0 {
-				r += " (" + strings.Join(notes, "; ") + ")"
-			}
-			running = append(running, r)
-		}
-	}
-	msg := fmt.Sprintf("%s: %d/%d %s done, %s elapsed%s", p.name, p.count, len(p.labels), p.unit,
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d/%d %s done, %s elapsed%s\n", p.name, p.count, len(p.labels), p.unit,
 		time.Since(p.start).Round(time.Second), p.left())
-	if len(running) > 0 {
-		msg += "; running " + strings.Join(running, ", ")
+	for i, t := range p.started {
+		if t.IsZero() || p.finished[i] {
+			continue
+		}
+		fmt.Fprintf(&b, "%s: running %s for %s", p.name, p.labels[i], time.Since(t).Round(time.Second))
+		var notes []string
+		if p.status[i] != "" {
+			notes = append(notes, p.status[i])
+		}
+		if f := p.live[i]; f != nil {
+			if n := f(); n != "" {
+				notes = append(notes, n)
+			}
+		}
+		if len(notes) > 0 {
+			b.WriteString(" (" + strings.Join(notes, "; ") + ")")
+		}
+		b.WriteString("\n")
 	}
-	fmt.Fprintln(p.w, msg)
+	io.WriteString(p.w, b.String())
 }
 
 // Close stops the heartbeat.

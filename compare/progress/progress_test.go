@@ -112,7 +112,13 @@ func TestStages(t *testing.T) {
 	clk.t = clk.t.Add(30 * time.Second)
 	p.Update(Stage{Job: 0, Name: "runs", Done: 25, Total: 100, TotalKnown: true})
 	line := p.line(clk.t)
-	for _, want := range []string{"figures: 0 of 7 done, 30s elapsed", "figure 1: runs 25% by cost, about 1m30s left", "figure 5: brackets (0 of 6 done), 4 runs so far"} {
+	if got, want := p.head(clk.t, true), "figures: 0 of 7 done, 30s elapsed, about 1m30s left in all (the work known so far at the rate so far; searches whose total grows not counted)"; got != want {
+		t.Errorf("heartbeat head %q, want %q", got, want)
+	}
+	for _, want := range []string{
+		// Whole run: 30 s·(100 − 25)/25; figure 5's brackets are not in it.
+		"figures: 0 of 7 done, 30s elapsed, about 1m30s left in all; figure 1",
+		"figure 1: runs 25% by cost, about 1m30s left", "figure 5: brackets (0 of 6 done), 4 runs so far"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("line %q lacks %q", line, want)
 		}
@@ -120,6 +126,75 @@ func TestStages(t *testing.T) {
 	p.Written(2, "fig3-round-robin: .svg, .png, .csv")
 	if want := "figures: figure 3 written (fig3-round-robin: .svg, .png, .csv); 1 of 7 figures done, 30s elapsed\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("got %q, want it to contain %q", b.String(), want)
+	}
+}
+
+// The whole run's estimate is the cost left over the rate of the pool the
+// jobs share: E·(cost left)/(cost done), summing every job's stages of
+// known total, finished ones included; unknown until some cost is done.
+func TestStagesWholeRun(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	p := NewStages(io.Discard, false, Never, "figures", "figure", []string{"1", "2", "3"})
+	p.now, p.start = clk.now, clk.t
+	p.Update(Stage{Job: 0, Name: "runs", Total: 100, TotalKnown: true})
+	p.Update(Stage{Job: 1, Name: "runs", Total: 200, TotalKnown: true})
+	if got, want := p.head(clk.t, true), "figures: 0 of 3 done, 0s elapsed, time left unknown until some work is done"; got != want {
+		t.Errorf("before any cost is done: %q, want %q", got, want)
+	}
+	clk.t = clk.t.Add(60 * time.Second)
+	p.Update(Stage{Job: 0, Name: "runs", Done: 100, Total: 100, TotalKnown: true})
+	p.Update(Stage{Job: 0, Name: "model points", Total: 50, TotalKnown: true})
+	p.Update(Stage{Job: 1, Name: "runs", Done: 50, Total: 200, TotalKnown: true})
+	// Done 100 (figure 1's runs, finished) + 50; left 50 + 150: 60 s·200/150.
+	if got, want := p.head(clk.t, true), "figures: 0 of 3 done, 1m0s elapsed, about 1m20s left in all (the work known so far at the rate so far)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// Figure 1 computed and written: its cost stays done, none is left.
+	p.Update(Stage{Job: 0, Finished: true, TotalKnown: true})
+	p.Written(0, "")
+	// Done 150, left 150: 60 s.
+	if got, want := p.head(clk.t, true), "figures: 1 of 3 done, 1m0s elapsed, about 1m0s left in all (the work known so far at the rate so far)"; got != want {
+		t.Errorf("after figure 1 is written: %q, want %q", got, want)
+	}
+}
+
+// In a log the heartbeat is a head line and one line per job at work,
+// however long: nothing is cut.
+func TestStagesHeartbeatLines(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	ids := []string{"1", "2", "3", "4", "5", "6", "7"}
+	p := NewStages(&b, false, Never, "figures", "figure", ids)
+	p.w, p.now, p.start = &b, clk.now, clk.t
+	for i := range ids {
+		p.Update(Stage{Job: i, Name: "runs of a stage with a long name, " + strings.Repeat("x", 40), Total: 10, TotalKnown: true})
+	}
+	clk.t = clk.t.Add(10 * time.Second)
+	for i := range ids {
+		p.Update(Stage{Job: i, Name: "runs of a stage with a long name, " + strings.Repeat("x", 40), Done: 5, Total: 10, TotalKnown: true})
+	}
+	p.heartbeat()
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 1+len(ids) {
+		t.Fatalf("%d lines, want a head and one per figure: %q", len(lines), b.String())
+	}
+	if want := "figures: 0 of 7 done, 10s elapsed, about 10s left in all"; !strings.HasPrefix(lines[0], want) {
+		t.Errorf("head %q, want it to start %q", lines[0], want)
+	}
+	for i, l := range lines[1:] {
+		want := "figures: figure " + ids[i] + ": runs of a stage with a long name, " + strings.Repeat("x", 40) + " 50% by cost, about 10s left"
+		if l != want {
+			t.Errorf("line %d: %q, want %q", i+2, l, want)
+		}
+	}
+	if strings.Contains(b.String(), "…") {
+		t.Errorf("a heartbeat line was cut: %q", b.String())
+	}
+	// The line rewritten on a terminal is cut, after the head.
+	if l := p.line(clk.t); len([]rune(l)) != 200 || !strings.HasPrefix(l, p.head(clk.t, false)+"; figure 1: ") {
+		t.Errorf("terminal line (%d characters) %q, want 200 starting with the head", len([]rune(l)), l)
 	}
 }
 
@@ -150,7 +225,7 @@ func TestItems(t *testing.T) {
 	for _, l := range lines {
 		if strings.HasPrefix(l, "edge ") {
 			items = append(items, l)
-		} else if strings.HasPrefix(l, "edge: ") {
+		} else if strings.HasPrefix(l, "edge: ") && !strings.HasPrefix(l, "edge: running ") {
 			beats++
 		}
 	}
@@ -159,10 +234,10 @@ func TestItems(t *testing.T) {
 		strings.Contains(items[1], "left") {
 		t.Errorf("item lines %q", items)
 	}
-	if beats == 0 || !strings.Contains(b.String(), "running k=5 λ=0.9 for") {
-		t.Errorf("no heartbeat naming the running item in %q", b.String())
+	if beats == 0 || !strings.Contains(b.String(), "\nedge: running k=5 λ=0.9 for") {
+		t.Errorf("no heartbeat line naming the running item in %q", b.String())
 	}
-	if !regexp.MustCompile(`running k=5 λ=0\.9 for \d+s \(follow, 120 maps; 1 maps since\)`).MatchString(b.String()) {
+	if !regexp.MustCompile(`(?m)^edge: running k=5 λ=0\.9 for \d+s \(follow, 120 maps; 1 maps since\)$`).MatchString(b.String()) {
 		t.Errorf("no heartbeat with the running item's status and live note in %q", b.String())
 	}
 	if beats >= 2 && !strings.Contains(b.String(), "(follow, 120 maps; 2 maps since)") {

@@ -19,14 +19,27 @@ type Stage struct {
 	Finished    bool // the job's computation is done (its output follows)
 }
 
-// Stages shows one line over several jobs at work at once, rewritten in
-// place at most four times a second (on a terminal): the jobs done out of
-// all, the time elapsed and, for each job at work, its stage, the share
-// done by cost and an estimate of its time left; and a line per job
-// written. Where the line cannot be rewritten (a log), the same line is
-// printed as a heartbeat every 30 s. Mode Auto gives the rewritten line
+// Stages shows several jobs at work at once (herd figures' figures): the
+// jobs done out of all, the time elapsed, an estimate of the whole run's
+// time left and, for each job at work, its stage, the share of the
+// stage's cost done and an estimate of the stage's time left; and a line
+// per job written. On a terminal this is one line rewritten in place at
+// most four times a second (cut to 200 characters after the whole run's
+// estimate, so that it stays one line); where a line cannot be rewritten
+// (a log) it is printed as a heartbeat every 30 s, a head line and then
+// one line per job at work, never cut. Mode Auto gives the rewritten line
 // on a terminal and the heartbeat otherwise; Always both; Never nothing.
 // Jobs are named "item ID" (figure 3) and counted as name (figures).
+//
+// The whole run's estimate is the cost known to be left over the rate so
+// far, L = E·(cost left)/(cost done), summed over every job: the jobs
+// share one pool, so it is the pool's rate that matters, not each job's.
+// Cost done counts every stage with a known total, finished or at work;
+// cost left, those at work. A stage not yet reported (a figure's model
+// points while its runs go) is not in it, so the estimate may rise when
+// one starts; nor is a stage whose total grows (a bracket's search),
+// which the line then says. Before any cost is done the time left is
+// unknown.
 type Stages struct {
 	mu         sync.Mutex
 	w          io.Writer // nil: nothing shown
@@ -41,6 +54,7 @@ type Stages struct {
 	done       int
 	stage      []Stage     // latest report per job
 	stageAt    []time.Time // when each job's stage began
+	past       []float64   // per job, the cost done in its finished stages of known total
 	now        func() time.Time
 }
 
@@ -49,7 +63,7 @@ type Stages struct {
 // Close stops it.
 func NewStages(w io.Writer, term bool, mode Mode, name, item string, ids []string) *Stages {
 	p := &Stages{name: name, item: item, ids: ids, start: time.Now(), now: time.Now,
-		stage: make([]Stage, len(ids)), stageAt: make([]time.Time, len(ids))}
+		stage: make([]Stage, len(ids)), stageAt: make([]time.Time, len(ids)), past: make([]float64, len(ids))}
 	beat := false
 	switch mode {
 	case Always:
@@ -66,7 +80,7 @@ func NewStages(w io.Writer, term bool, mode Mode, name, item string, ids []strin
 	return p
 }
 
-// heartbeat prints the progress line as a line of its own.
+// heartbeat prints the head line and a line per job at work.
 func (p *Stages) heartbeat() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -74,7 +88,13 @@ func (p *Stages) heartbeat() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.shown = false
 	}
-	fmt.Fprintln(p.w, p.line(p.now()))
+	now := p.now()
+	var b strings.Builder
+	b.WriteString(p.head(now, true) + "\n")
+	for _, l := range p.jobs(now) {
+		b.WriteString(p.name + ": " + l + "\n")
+	}
+	io.WriteString(p.w, b.String())
 }
 
 // Update takes a job's report.
@@ -82,8 +102,11 @@ func (p *Stages) Update(r Stage) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	if p.stage[r.Job].Name != r.Name {
+	if old := p.stage[r.Job]; old.Name != r.Name {
 		p.stageAt[r.Job] = now
+		if old.TotalKnown && !old.Finished {
+			p.past[r.Job] += old.Done // a finished stage's cost stays done
+		}
 	}
 	p.stage[r.Job] = r
 	if !p.live || now.Sub(p.last) < 250*time.Millisecond {
@@ -94,20 +117,66 @@ func (p *Stages) Update(r Stage) {
 	fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(now))
 }
 
-// line is the progress line at now, cut to 200 characters.
+// line is the rewritten line at now: the head (without saying what the
+// estimate counts), then each job at work, cut to 200 characters (the
+// head is never cut).
 func (p *Stages) line(now time.Time) string {
-	parts := []string{fmt.Sprintf("%s: %d of %d done, %s elapsed", p.name, p.done, len(p.ids), now.Sub(p.start).Round(time.Second))}
+	head := p.head(now, false)
+	s := strings.Join(append([]string{head}, p.jobs(now)...), "; ")
+	if r := []rune(s); len(r) > 200 && len(r) > len([]rune(head)) {
+		s = string(r[:max(199, len([]rune(head)))]) + "…"
+	}
+	return s
+}
+
+// head is "name: d of n done, E elapsed" and the whole run's estimate;
+// long adds what the estimate counts.
+func (p *Stages) head(now time.Time, long bool) string {
+	el := now.Sub(p.start)
+	s := fmt.Sprintf("%s: %d of %d done, %s elapsed", p.name, p.done, len(p.ids), el.Round(time.Second))
+	if p.done == len(p.ids) {
+		return s
+	}
+	var done, left float64
+	growing := false
+	for i, r := range p.stage {
+		done += p.past[i]
+		if r.Finished {
+			continue
+		}
+		switch {
+		case r.Name != "" && !r.TotalKnown:
+			growing = true
+		case r.TotalKnown:
+			done += r.Done
+			left += max(r.Total-r.Done, 0)
+		}
+	}
+	if !(done > 0) {
+		return s + ", time left unknown until some work is done"
+	}
+	rest := time.Duration(float64(el) * left / done)
+	s += fmt.Sprintf(", about %s left in all", rest.Round(time.Second))
+	if !long {
+		return s
+	}
+	s += " (the work known so far at the rate so far"
+	if growing {
+		s += "; searches whose total grows not counted"
+	}
+	return s + ")"
+}
+
+// jobs are the texts of the jobs at work, "item ID: stage …", in order.
+func (p *Stages) jobs(now time.Time) []string {
+	var out []string
 	for i, r := range p.stage {
 		if r.Name == "" || r.Finished {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %s: %s", p.item, p.ids[i], stageText(r, now.Sub(p.stageAt[i]))))
+		out = append(out, fmt.Sprintf("%s %s: %s", p.item, p.ids[i], stageText(r, now.Sub(p.stageAt[i]))))
 	}
-	s := strings.Join(parts, "; ")
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:199]) + "…"
-	}
-	return s
+	return out
 }
 
 // stageText describes a stage that has run for el: its share done by cost
@@ -134,6 +203,9 @@ func (p *Stages) Written(i int, what string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
+	if r := p.stage[i]; r.TotalKnown && !r.Finished {
+		p.past[i] += r.Done
+	}
 	p.stage[i].Finished = true
 	if !p.live {
 		return // a heartbeat reports the count
