@@ -45,3 +45,16 @@ func TestEmptyValues(t *testing.T) {
 		}
 	}
 }
+
+// herd merge reads a directory given as its argument; --out, the flag that
+// names a directory elsewhere, gets an error that says so.
+func TestMergeOutIsArgument(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"merge", "--out", "sweep"}, {"merge", "--out=sweep"}} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), "the directory of the parts is merge's argument, herd merge DIR") {
+			t.Errorf("herd %q: exit %d, stderr %q; want exit 2 saying DIR is the argument", args, code, stderr.String())
+		}
+	}
+}

@@ -77,6 +77,9 @@ func (o *mergeOpts) parse(args []string) error {
 		return err
 	}
 	if err != nil {
+		if m := unknownFlagRE.FindStringSubmatch(err.Error()); m != nil && m[1] == "out" {
+			return usagef("%v: the directory of the parts is merge's argument, herd merge DIR", err)
+		}
 		return usagef("%v", err)
 	}
 	if err := checkEmpty(fs); err != nil {
