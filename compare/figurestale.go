@@ -114,18 +114,12 @@ func classicLines(mps []*classicPoint) (model map[string]FigureSeries, irregular
 				note = fmt.Sprintf("irregular: long-run average, s.e. %.2g", m.r.ResponseSE)
 				irregular++
 			}
-			s.modelPoint(m.T, m.r.ResponseMean, m.r.ResponseSE, classicBatches, note)
+			s.modelPoint(m.T, m.r.ResponseMean, m.r.ResponseSE, m.r.Batches, note)
 		}
 		model[m.policy] = s
 	}
 	return model, irregular, warn
 }
-
-// classicBatches is the number of batch means behind ClassicModel's
-// ResponseSE of an irregular attractor (meanfield's periodic-update map
-// averages its tail in 20 batches; ClassicResult does not carry the
-// count).
-const classicBatches = 20
 
 // flatLine is a closed form that does not depend on T, drawn across ts.
 func flatLine(name, group string, ts []float64, v float64) FigureSeries {

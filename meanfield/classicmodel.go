@@ -27,6 +27,9 @@ type ClassicResult struct {
 	// ResponseSE is the batch-means standard error of ResponseMean for an
 	// irregular attractor, 0 otherwise.
 	ResponseSE float64
+	// Batches is the number of batch means behind ResponseSE (0 when it
+	// is 0).
+	Batches int
 	// Stats.Maps counts map applications (for round robin: evaluations of
 	// the transform; 0 for the other closed forms).
 	Stats
@@ -103,7 +106,7 @@ func classicModel(policy string, d int, load, refresh float64, servers int, stop
 		r, err := u.Solve(nil)
 		res := ClassicResult{
 			ResponseMean: r.Response, QueueMean: r.QueueMean, Period: r.Period,
-			Status: r.Status, ResponseSE: r.ResponseSE, Stats: r.Stats,
+			Status: r.Status, ResponseSE: r.ResponseSE, Batches: r.Batches, Stats: r.Stats,
 		}
 		if err != nil && !(u.Policy == UpdateLeastLoaded && errors.Is(err, ErrNotConverged) && r.Averaged > 0) {
 			return res, err

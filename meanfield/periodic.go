@@ -733,6 +733,9 @@ type PeriodicResult struct {
 	// irregular attractor are correlated, batches less so); 0 for a
 	// cycle.
 	ResponseSE float64
+	// Batches is the number of batch means behind ResponseSE (0 when it
+	// is 0).
+	Batches int
 	// Stats.Maps counts map applications.
 	Stats
 	// Residual is the last ‖p_n − p_{n−P}‖₁ (P = 1 when unconverged).
@@ -863,7 +866,7 @@ func averageTail(out *PeriodicResult, tail []PeriodicStep, load float64) {
 		for _, m := range means {
 			grand += m / periodicBatches
 		}
-		out.ResponseSE = batchSE(means, grand)
+		out.ResponseSE, out.Batches = batchSE(means, grand), periodicBatches
 	}
 }
 
