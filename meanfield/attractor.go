@@ -17,8 +17,9 @@ const (
 	DefaultAttractorMaxPeriod = 8
 )
 
-// BalancedQueueScale separates balanced states from herds: a state is
-// balanced only when its board mean is at most BalancedQueueScale/(1 − λ).
+// BalancedQueueScale is the working-state queue scale: a board mean of at
+// most BalancedQueueScale/(1 − λ) is never a herd's (see herdSized for the
+// whole herd rule, of which this is the floor).
 //
 // model.md §2 and §4: a herd stores a backlog that grows with T (board mean
 // 0.3–0.8·T), while a balanced state keeps a queue of order 1/(1 − λ)
@@ -27,8 +28,34 @@ const (
 // (1 − λ)·mean ≤ 0.91 (most 0.25–0.7), the smallest herd (k = 5, λ = 0.9,
 // T = 20, the herded fixed point of validation.md with mean 15.9) has 1.59,
 // and herds near an edge T(1−λ)² ≈ 0.9(k − 2) have at least
-// 0.3·0.9/(1 − λ) ≥ 1.35. The threshold 1.2 sits between.
+// 0.3·0.9/(1 − λ) ≥ 1.35. The threshold 1.2 sits between. It was measured
+// at high load only and is not a bound: at λ ≤ ½ the working states of
+// many dispatchers exceed it (k = 32, λ = 0.5, T = 54: board mean 2.77 >
+// 2.4, a fixed point that no longer grows with T), which is why the herd
+// rule also asks for a backlog in proportion to T (herdSized).
 const BalancedQueueScale = 1.2
+
+// The herd's backlog (herdSized). A herd exists only above herdLoad, and
+// its board mean is at least herdBacklog·(λ − herdLoad)·T.
+//
+// Why λ − ½: in a herd the dispatchers' water, reading a stale board,
+// floods the servers that read low, a share f of them; each receives jobs
+// at rate λ/f for most of the period and so ends it (λ/f − 1)·T jobs
+// behind. At the next refresh those servers read high and the low share
+// is at least the rest, 1 − f, which must itself be flooded (λ/(1 − f) > 1,
+// so f > 1 − λ) for the backlog to be renewed. Both hold only if λ > ½;
+// at λ ≤ ½ every share the water floods is served at least as fast as it
+// is fed, the backlog does not grow with T, and there is no herd. For the
+// period-2 herd (f = ½) the flooded half holds (2λ − 1)·T, a board mean
+// of (λ − ½)·T, what this map gives: measured from the empty board at
+// T(1−λ)² = 0.45(k − 2) and 0.9(k − 2), herd board means are 0.20–0.26·T
+// at λ = 0.7, 0.30–1.2·T at 0.8 and 0.41–3.2·T at 0.9 (k = 3…64); the
+// same branch at λ = 0.6 grows as 0.1·T (k = 32: 17.9 at T = 162, 8.3 at
+// T = 66). herdBacklog = ½ leaves a factor 2 below the smallest.
+const (
+	herdLoad    = 0.5
+	herdBacklog = 0.5
+)
 
 // AttractorSettings controls FindAttractor. The zero value gives the
 // defaults.
@@ -115,8 +142,9 @@ type Attractor struct {
 	// Settings.Spectrum is set, else NaN.
 	SpectralRadius float64
 	// Balanced reports a balanced state: a fixed point whose board mean is
-	// at most BalancedQueueScale/(1 − λ). Herds (board mean growing with T)
-	// and periodic orbits are not balanced.
+	// not a herd's (herdSized: at load λ > ½, above BalancedQueueScale/(1 − λ)
+	// and at least ½(λ − ½)·T). Herds (board mean growing with T) and
+	// periodic orbits are not balanced.
 	Balanced bool
 	// Stats.Maps counts map applications (spectrum included).
 	Stats
@@ -132,6 +160,29 @@ type Attractor struct {
 // balancedMean reports whether a board mean is on the balanced scale.
 func balancedMean(mean, load float64) bool {
 	return mean*(1-load) <= BalancedQueueScale
+}
+
+// herdRegime reports whether a board met along a run (at any T) may
+// belong to a herd: the load is above herdLoad, where alone herds exist,
+// and the mean is above the working-state scale
+// BalancedQueueScale·q/(1 − λ) (q = s.QueueScale()). It is what the runs
+// of Edge (their early exit), FindHerdAttractor (Settle) and Hysteresis
+// watch; at λ > ½ it is the test those used before the load entered.
+func herdRegime(mean, load float64, s Service) bool {
+	return load > herdLoad && !balancedMeanFor(mean, load, s)
+}
+
+// herdSized reports whether the board mean of an attractor at period T is
+// a herd's: in the herd regime (herdRegime) and at least half the backlog
+// of a herd, herdBacklog·(λ − herdLoad)·T (see herdLoad). Either test alone
+// fails somewhere: the backlog alone takes the working states of short
+// periods for herds (λ = 0.6, k = 3, T = 11.25: board mean 1.28 ≥ 0.56), and
+// the working-state scale alone takes the working states of many
+// dispatchers at light load for herds (BalancedQueueScale). Together they
+// ask for what defines a herd (package doc, "Attractors, balanced states
+// and herds"): a backlog that grows with T, which a working state lacks.
+func herdSized(mean, load, period float64, s Service) bool {
+	return herdRegime(mean, load, s) && mean >= herdBacklog*(load-herdLoad)*period
 }
 
 // FindAttractor iterates the refresh map of r from start until the boards
@@ -231,7 +282,7 @@ func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, sto
 			}
 			continue
 		}
-		describeOrbit(&out, o, stats, per, m.set.Load, m.set.Service)
+		describeOrbit(&out, o, stats, per, m.set.Load, m.set.Period, m.set.Service)
 		if per == 1 && s.Spectrum {
 			rad, maps, err := spectralRadius(m, out.Board)
 			out.Maps += maps
@@ -255,7 +306,7 @@ func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, sto
 // board p_{n+1} of o closes (map n the last): its first point, the
 // observables averaged over its maps, and the cut of the map applied to
 // its first point.
-func describeOrbit(out *Attractor, o *fixedpoint.Orbit, stats []orbitStat, per int, lam float64, svc Service) {
+func describeOrbit(out *Attractor, o *fixedpoint.Orbit, stats []orbitStat, per int, lam, period float64, svc Service) {
 	P := o.MaxPeriod()
 	n := o.Len() - 1
 	out.Period = per
@@ -285,7 +336,7 @@ func describeOrbit(out *Attractor, o *fixedpoint.Orbit, stats []orbitStat, per i
 		st = stats[(n+2-per)%(P+1)]
 	}
 	out.CutPhase, out.KinkDistance, out.Window = st.phase, st.kink, st.window
-	out.Balanced = per == 1 && balancedMeanFor(out.BoardMean, lam, svc)
+	out.Balanced = per == 1 && !herdSized(out.BoardMean, lam, period, svc)
 }
 
 // eigenSettings are those of the Arnoldi runs on the refresh map.

@@ -130,13 +130,38 @@
 //
 // FindAttractor iterates the map from a start board until the board repeats
 // itself after P maps (‖p_n − p_{n−P}‖₁ ≤ Tol, P ≤ MaxPeriod): a fixed
-// point (P = 1) or a periodic orbit. A state is balanced when its board
-// mean is at most BalancedQueueScale/(1 − λ) = 1.2/(1 − λ): a working state
-// keeps a queue of order 1/(1 − λ) whatever T, while a herd stores a
-// backlog that grows with T (board mean about 0.3–0.8·T). Several stable
-// balanced fixed points, each with T in a different window, and a herd can
-// coexist at one T, so a start state is classified by the attractor it
-// ends in.
+// point (P = 1) or a periodic orbit. A herd stores a backlog that grows
+// with T, while a working (balanced) state keeps a queue that does not,
+// whatever T. A fixed point is balanced unless its board mean is a herd's,
+// which takes two things:
+//
+//   - a load λ > ½ and a board mean of at least ½(λ − ½)·T. In a herd the
+//     water of the dispatchers, reading a stale board, floods the share f
+//     of servers that read low at rate λ/f; it falls (λ/f − 1)·T behind
+//     in a period, reads high at the next refresh, and the rest, a share
+//     of at least 1 − f, is flooded in turn. Both shares are overloaded
+//     only if λ > ½: at λ ≤ ½ there is no herd. The period-2 herd floods
+//     half the servers and has board mean (λ − ½)·T; the map's herds have
+//     0.2–0.26·T at λ = 0.7, 0.3–1.2·T at 0.8 and 0.4–3.2·T at 0.9, so
+//     half of (λ − ½)·T leaves a factor 2;
+//   - a board mean above the working-state scale BalancedQueueScale/(1 − λ)
+//     = 1.2/(1 − λ) (widened by Service.QueueScale for other job sizes):
+//     a working state keeps a queue of order 1/(1 − λ), and at short
+//     periods that can exceed ½(λ − ½)·T.
+//
+// Each alone misclassifies: the working-state scale, measured at high
+// load, takes for herds the working states of many dispatchers at light
+// load (k = 32, λ = 0.5, T = 54: a fixed point with board mean 2.77 > 2.4
+// whose mean falls as T grows, 1.18 at T = 108); there, at T ≈ k/λ, a
+// server that reads empty receives k jobs in about k/λ·F(0) ≈ k mean
+// service times, a critically loaded queue that grows only as √k (board
+// means ≈ 0.52·√k at λ = ½, k = 8…256). The backlog alone takes the
+// working states of short periods for herds. TestHerdRuleGrid checks the
+// rule on λ = 0.1…0.99 × k = 3…64 against the definition itself: the
+// attractor's board mean followed from T to T/2 (a herd's halves, a
+// working state's does not). Several stable balanced fixed points, each
+// with T in a different window, and a herd can coexist at one T, so a
+// start state is classified by the attractor it ends in.
 //
 // # The edge
 //

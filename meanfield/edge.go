@@ -360,15 +360,18 @@ type runOut struct {
 
 // runOn iterates worker w's map at period j.T from j.start until a fixed
 // point or an orbit, or until the board has clearly left the balanced
-// basin: its mean above BalancedQueueScale/(1−λ) (above every balanced
-// fixed point, see BalancedQueueScale) and rising for edgeLeaveRun
-// consecutive maps, judged on the boards the maps made (so the last one,
-// the largest board of the run and the dearest to map, is not mapped).
-// From a low board the mean climbs towards a balanced
-// fixed point from below, so a run that ends balanced never meets this
-// test; a run stopped by it is heading for the herd, whose board mean
-// grows with T (0.3–0.8·T, model.md §2), and mapping the herd any further
-// would be wasted work. The run's cost is not accounted (runBatch does);
+// basin: in the herd regime (herdRegime: λ > ½ and the mean above
+// BalancedQueueScale/(1−λ), above every balanced fixed point at that load,
+// see herdSized) and rising for edgeLeaveRun consecutive maps, judged on
+// the boards the maps made (so the last one, the largest board of the run
+// and the dearest to map, is not mapped). From a low board the mean
+// climbs towards a balanced fixed point from below, so a run that ends
+// balanced never meets this test; a run stopped by it is heading for the
+// herd, whose board mean grows with T (at least (λ − ½)·T, herdSized's
+// backlog twice over), and mapping the herd any further would be wasted
+// work. At λ ≤ ½ there is no herd and no run is stopped so: working
+// states of many dispatchers lie above the scale there (BalancedQueueScale).
+// The run's cost is not accounted (runBatch does);
 // a run for which cancel (if not nil) reports true stops after its
 // current map, its output to be discarded.
 func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut {
@@ -393,7 +396,7 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 			// The test reads the board the map made (the next map's
 			// input, as that map would normalise it), so a run leaving
 			// the basin is stopped without mapping its last board.
-			if next := stateMean(r.Next, P); !balancedMeanFor(next, e.lam, e.s.Service) && next > r.BoardMean {
+			if next := stateMean(r.Next, P); herdRegime(next, e.lam, e.s.Service) && next > r.BoardMean {
 				high++
 			} else {
 				high = 0
@@ -894,7 +897,7 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 //
 // Each iteration run stops at a fixed point, a periodic orbit, or as soon
 // as its board has clearly left the balanced basin (board mean above
-// BalancedQueueScale/(1−λ) and rising for two maps; see runOn), so probes
+// BalancedQueueScale/(1−λ) at λ > ½, and rising for two maps; see runOn), so probes
 // below the edge do not map the herd. The crossing is judged at the
 // lowest point of the branch on which the edge lies (where the branch is
 // lost; the protocol edge may lie a little above it, see

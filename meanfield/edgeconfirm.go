@@ -57,7 +57,7 @@ func (c EdgeConfirmation) Confirmed() bool { return c.AboveStart >= 0 && c.Below
 // point, and at T_edge(1 − Rel) it iterates all three to their attractors
 // (FindHerdAttractor: a fixed point, a period-P orbit, or an aperiodic
 // herd after 32 consecutive maps in the herd regime, board mean above
-// BalancedQueueScale/(1−λ), where Edge's own probes stop after 2 rising
+// BalancedQueueScale/(1−λ) at λ > ½, where Edge's own probes stop after 2 rising
 // maps; at most MaxIter maps each), with job sizes Service (the low
 // boards are lifted with fresh phases).
 func ConfirmEdge(s ConfirmSettings) (EdgeConfirmation, error) {

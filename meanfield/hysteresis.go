@@ -187,10 +187,10 @@ type HerdSettings struct {
 	// [0, 64], zero means 8. Spectrum adds the spectral radius of a fixed
 	// point, as in FindAttractor.
 	AttractorSettings
-	// Settle is the number of consecutive maps in the herd regime (board
-	// mean above BalancedQueueScale/(1 − λ)) taken as transient before the
-	// averaging window of an orbit that does not settle, at least 0. Zero
-	// means 200.
+	// Settle is the number of consecutive maps in the herd regime (load
+	// above ½ and board mean above BalancedQueueScale/(1 − λ)) taken as
+	// transient before the averaging window of an orbit that does not
+	// settle, at least 0. Zero means 200.
 	Settle int
 	// Average is the number of maps averaged for an Aperiodic orbit, in
 	// [16, 1<<16]. Zero means 256.
@@ -248,7 +248,8 @@ type HerdAttractor struct {
 	// the last map, and Residual is NearResidual.
 	Attractor
 	// Herd reports a herd: an attractor (fixed, periodic or aperiodic)
-	// whose board mean is above BalancedQueueScale/(1 − λ).
+	// whose board mean is a herd's: at λ > ½, above BalancedQueueScale/(1 − λ)
+	// and at least ½(λ − ½)·T (see Attractor.Balanced).
 	Herd bool
 	// NearPeriod is the P ≤ MaxPeriod minimising ‖p_n − p_{n−P}‖₁ at the
 	// last map, and NearResidual that distance (Period and Residual for a
@@ -301,7 +302,7 @@ func FindHerdAttractor(r Refresh, start []float64, s HerdSettings) (HerdAttracto
 // settings.
 func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttractor, error) {
 	lam := m.set.Load
-	w := newHerdWatch(s, lam, m.set.Service)
+	w := newHerdWatch(s, lam, m.set.Period, m.set.Service)
 	if mapped := s.Mapped; mapped != nil {
 		// The watch counts a map after Mapped sees it: the report gives
 		// the run as the watch will count it.
@@ -320,7 +321,7 @@ func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttr
 		return out, fmt.Errorf("meanfield: herd attractor: work %.4g after %d maps exceeds the budget %.4g: %w", w.work, w.n, s.maxWork, ErrNotConverged)
 	}
 	if a.Status != Unconverged {
-		out.Herd = !a.Balanced && !balancedMeanFor(a.BoardMean, lam, m.set.Service)
+		out.Herd = !a.Balanced && herdSized(a.BoardMean, lam, m.set.Period, m.set.Service)
 		out.NearPeriod, out.NearResidual = a.Period, a.Residual
 		out.Averaged, out.Batches = a.Period, 1
 		return out, nil
@@ -338,6 +339,7 @@ func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttr
 type herdWatch struct {
 	s       HerdSettings
 	lam     float64
+	period  float64 // T, for herdSized
 	svc     Service
 	hist    []orbitStat // hist[n%Average]: map n's observables
 	n       int         // maps seen
@@ -348,8 +350,8 @@ type herdWatch struct {
 	stopped bool        // the run stayed in the herd regime for Settle + Average maps
 }
 
-func newHerdWatch(s HerdSettings, lam float64, svc Service) *herdWatch {
-	return &herdWatch{s: s, lam: lam, svc: svc, hist: make([]orbitStat, s.Average)}
+func newHerdWatch(s HerdSettings, lam, period float64, svc Service) *herdWatch {
+	return &herdWatch{s: s, lam: lam, period: period, svc: svc, hist: make([]orbitStat, s.Average)}
 }
 
 // stop records a map and ends the run once it has stayed in the herd
@@ -378,7 +380,7 @@ func (w *herdWatch) stop(res RefreshResult) bool {
 // runAfter is the number of consecutive maps in the herd regime once a
 // map that made a board of this mean is counted.
 func (w *herdWatch) runAfter(boardMean float64) int {
-	if balancedMeanFor(boardMean, w.lam, w.svc) {
+	if !herdRegime(boardMean, w.lam, w.svc) {
 		return 0
 	}
 	return w.run + 1
@@ -412,7 +414,7 @@ func (w *herdWatch) average(out *HerdAttractor, lam float64) {
 	qm /= float64(nb)
 	out.Status = Aperiodic
 	out.Period = 0
-	out.Herd = true
+	out.Herd = herdSized(bm, lam, w.period, w.svc)
 	out.BoardMean, out.QueueMean, out.Response = bm, qm, qm/lam
 	out.Residual = out.NearResidual
 	out.Averaged, out.Batches = nb*bl, nb
@@ -714,12 +716,12 @@ type BistableResult struct {
 // (fixedpoint.Sweep on fixedpoint.GeometricGrid).
 // (4) The same downwards to MinScaled. A point counts as a herd when
 // FindHerdAttractor classifies it so (fixed, periodic or aperiodic with
-// board mean above BalancedQueueScale/(1 − λ)); a point that does not
+// a herd's board mean, see HerdAttractor.Herd); a point that does not
 // converge counts as lost.
 //
 // The herd range is that of the branch reached from the seed; other herds
 // (other branches) may exist beyond it. The lower end is where the herd's
-// board mean falls to the balanced scale BalancedQueueScale/(1 − λ), a
+// board mean falls to the working-state scale BalancedQueueScale/(1 − λ), a
 // classification threshold rather than a bifurcation (k = 3, λ = 0.9: the
 // herd fixed point continues below T = 26.4 with board mean 0.456·T).
 //
