@@ -70,7 +70,7 @@ func published(text string, lo, hi float64) func(*validator, sim.Summary) (Row, 
 
 // reference returns a compare function against an exact value, with the
 // published figure shown beside it.
-func reference(text string, ref func() (float64, error), bias float64, note string) func(*validator, sim.Summary) (Row, error) {
+func reference(text string, ref func() (float64, error), note string) func(*validator, sim.Summary) (Row, error) {
 	return func(_ *validator, s sim.Summary) (Row, error) {
 		x, err := ref()
 		if err != nil {
@@ -78,7 +78,24 @@ func reference(text string, ref func() (float64, error), bias float64, note stri
 		}
 		r := blank()
 		r.Published = text
-		return againstReference(r, s.Response, x, bias, note), nil
+		return againstReference(r, s.Response, x, note), nil
+	}
+}
+
+// referenceBiased is reference for a finite system whose mean sits bias
+// (a measured estimate, signed: x_N − x_∞) away from its N → ∞ reference:
+// the simulated mean less bias is compared with the reference, with both
+// standard errors (combine).
+func referenceBiased(text string, ref func() (float64, error), bias estimate, how, note string) func(*validator, sim.Summary) (Row, error) {
+	return func(_ *validator, s sim.Summary) (Row, error) {
+		x, err := ref()
+		if err != nil {
+			return Row{}, err
+		}
+		r := blank()
+		r.Published = text
+		lim := combine([]float64{1, -1}, []estimate{fromStat(s.Response), bias})
+		return againstLimit(r, s.Response, lim, x, how, note), nil
 	}
 }
 
@@ -162,18 +179,18 @@ func simClosedFormChecks() []check {
 	return []check{
 		// Simulator against closed forms.
 		simCheck("sim random = M/M/1", srcSim, true, sim.Config{Policy: random}, 20000, 100000, 8, 8,
-			reference("10.08 ± 0.08", func() (float64, error) { return meanfield.MM1Response(0.9) }, 0, "")),
-		simCheck("sim live SQ(2), N = 1,000 = supermarket", srcLiveSQ2, true, sim.Config{Servers: 1000, Policy: sq2}, 4000, 20000, 8, 8,
-			reference("2.616 ± 0.012", func() (float64, error) { return meanfield.SupermarketResponse(2, 0.9) }, liveSQ2BiasN/1000,
-				fmt.Sprintf("finite-N bias allowance c/N = %.2g: the N = 1,000 system sits above its N → ∞ limit by c/N, c = %g measured at N = 100, 200, 400", liveSQ2BiasN/1000, liveSQ2BiasN))),
+			reference("10.08 ± 0.08", func() (float64, error) { return meanfield.MM1Response(0.9) }, "")),
+		simCheck("sim live SQ(2), N = 1,000 = supermarket + c/N", srcLiveSQ2, true, sim.Config{Servers: 1000, Policy: sq2}, 4000, 20000, 8, 8,
+			referenceBiased("2.616 ± 0.012", func() (float64, error) { return meanfield.SupermarketResponse(2, 0.9) }, liveSQ2Bias(1000), "simulated − c/N",
+				fmt.Sprintf("finite-N bias c/N = +%.2g ± %.1g: the N = 1,000 system sits above its N → ∞ limit by c/N, c = %g ± %g measured at N = 100, 200, 400", liveSQ2BiasN/1000, liveSQ2BiasNSE/1000, liveSQ2BiasN, liveSQ2BiasNSE))),
 		simCheck("sim round robin, N = 100 = E_100/M/1", srcSim, true, sim.Config{Policy: rr}, 20000, 100000, 8, 8,
-			reference("5.2", gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(100, 0.9) }), 0, "")),
+			reference("5.2", gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(100, 0.9) }), "")),
 		simCheck("sim round robin, N = 10 = E_10/M/1", srcIssue2, false, sim.Config{Servers: 10, Policy: rr}, 20000, 400000, 8, 8,
-			reference("5.660", gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(10, 0.9) }), 0, "")),
+			reference("5.660", gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(10, 0.9) }), "")),
 		simCheck("sim random, h2 C = 10 = P-K", srcSim, true, sim.Config{Sizes: h2(10)}, 20000, 400000, 12, 8,
-			reference("51.1", func() (float64, error) { return meanfield.PKResponse(0.9, 11) }, 0, "")),
+			reference("51.1", func() (float64, error) { return meanfield.PKResponse(0.9, 11) }, "")),
 		simCheck("sim random, h2 C = 30 = P-K", srcSim, false, sim.Config{Sizes: h2(30)}, 20000, 400000, 8, 8,
-			reference("139.9", func() (float64, error) { return meanfield.PKResponse(0.9, 31) }, 0, "")),
+			reference("139.9", func() (float64, error) { return meanfield.PKResponse(0.9, 31) }, "")),
 	}
 }
 
@@ -204,8 +221,8 @@ func simPublishedChecks() []check {
 		simCheck("sim h2 C = 30: least loaded, live", srcSim, false, sim.Config{Policy: ll, Sizes: h2(30)}, 20000, 400000, 8, 8,
 			published("1.5", 1.45, 1.55)),
 		{name: "sim h2 C = 30: least-work oracle, live", source: srcSim, run: oracleC30},
-		herdCheck(1100, "449", 448.5, 449.5, 20000, 220000),
-		herdCheck(3000, "1,200", 1195, 1205, 30000, 600000),
+		herdCheck(1100, "449", 448.5, 449.5, 20000, 220000, herd1100),
+		herdCheck(3000, "1,200", 1195, 1205, 30000, 600000, nil),
 		simCheck("sim 5 dispatchers, balanced start, T = 1,100", srcSim, false,
 			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Refresh: 1100, Start: sim.Start{Kind: sim.StartBalanced}}, 20000, 220000, 4, 4,
 			published("6.4", 6.35, 6.45)),
@@ -213,16 +230,15 @@ func simPublishedChecks() []check {
 			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 300, Start: sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}}, 20000, 60000, 4, 4,
 			published("3.9–5.5", 3.9, 5.5)),
 		{name: "sim 2 dispatchers recover from half 0.2T, T = 5–300", source: srcSim, run: k2Recovers},
-		{name: "sim herd board mean / T, half 0.1T, T = 300–3,000", source: srcSim, run: herdBacklog},
+		{name: "sim herd mean time / T, half 0.1T start, T = 300–3,000", source: srcSim, run: herdBacklog},
 		simCheck("sim 5 dispatchers partitioned, balanced, T = 3,000", srcSim, false,
 			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 3000, Start: sim.Start{Kind: sim.StartBalanced}}, 30000, 600000, 4, 4,
 			published("3.9–5.5", 3.9, 5.5)),
 		simCheck("sim 5 dispatchers partitioned, half 0.1T, T = 30", srcSim, false,
 			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 30, Start: sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}}, 6000, 6000, 4, 4,
 			published("3.9–5.5", 3.9, 5.5)),
-		simCheck("sim 3 dispatchers, λ = 0.8, T = 30, N = 800", srcSim, false,
-			sim.Config{Servers: 800, Policy: ll, Tally: sim.TallyOwn, Dispatchers: 3, Load: 0.8, Refresh: 30}, 3000, 15000, 4, 4,
-			published("3.5–5.6", 3.5, 5.6)),
+		lowLoadCheck(20), lowLoadCheck(30), lowLoadCheck(45),
+		{name: "sim 3 dispatchers, λ = 0.8, N = 800: falls with T (T = 20 > 30 > 45)", source: srcSim, run: lowLoadFalls},
 	}
 }
 
@@ -465,15 +481,36 @@ func modelExact(name, source, text string, pub, halfUnit float64, f func() (floa
 	}}
 }
 
-// periodicCheck compares the periodic-update SQ(2) model (N → ∞, sampling
-// with replacement as in the literature) with a 1,000-server simulation of
-// liveSQ2BiasN is c in the finite-N bias c/N of live best of two (distinct
-// probes) at λ = 0.9: N·(x_N − x_∞) measured with herd sim at N = 100, 200
-// and 400 (32 runs each, N × horizon × runs = 8·10⁸): 3.174 ± 0.064,
-// 2.834 ± 0.169, 3.379 ± 0.266; the weighted fit of c/N gives c = 3.14 ±
-// 0.06, χ² = 4.4 on 2 d.f. At N = 1,000 that is 0.0031 (it was an assumed
-// 0.005). sim's TestLiveBestOfTwoSupermarket uses the same c.
-const liveSQ2BiasN = 3.14
+// liveSQ2BiasN ± liveSQ2BiasNSE is c in the finite-N bias c/N of live
+// best of two (distinct probes) at λ = 0.9: N·(x_N − x_∞) measured with
+// herd sim at N = 100, 200 and 400 (32 runs each, N × horizon × runs =
+// 8·10⁸): 3.174 ± 0.064, 2.834 ± 0.169, 3.379 ± 0.266; the weighted fit of
+// c/N gives c = 3.14 ± 0.06, χ² = 4.4 on 2 d.f. At N = 1,000 that is
+// 0.0031 (it was an assumed 0.005). sim's TestLiveBestOfTwoSupermarket
+// uses the same c.
+const (
+	liveSQ2BiasN   = 3.14
+	liveSQ2BiasNSE = 0.06
+	// liveSQ2BiasDF is the degrees of freedom of c's standard error: 3
+	// sizes of 32 runs, 3·31.
+	liveSQ2BiasDF = 93
+)
+
+// liveSQ2Bias is the finite-N bias x_N − x_∞ = c/N of live best of two at
+// N servers, with its standard error.
+func liveSQ2Bias(n float64) estimate {
+	return estimate{Mean: liveSQ2BiasN / n, SE: liveSQ2BiasNSE / n, DF: liveSQ2BiasDF}
+}
+
+// extrapolate is the 1/N (Richardson) extrapolation to N → ∞ from a
+// simulation at N and one at 4N: x_∞ = (4·x_4N − x_N)/3, the N-server value
+// less its measured bias b = (x_N − x_4N)/(1 − 1/4). Written as one linear
+// combination, each run's standard error enters once (the bias is made
+// from x_N too, so x_N − b cannot be formed with two independent errors).
+func extrapolate(n, n4 sim.Stat) (lim estimate, bias float64) {
+	lim = combine([]float64{-1.0 / 3, 4.0 / 3}, []estimate{fromStat(n), fromStat(n4)})
+	return lim, (n.Mean - n4.Mean) / 0.75
+}
 
 // periodicLimit: the periodic-update best-of-two model tends to the
 // supermarket model as T → 0, and at first order: the gap x(T) − x(0) is
@@ -505,10 +542,13 @@ func periodicLimit(context.Context, *validator) (Row, error) {
 	return r, nil
 }
 
+// periodicCheck compares the periodic-update SQ(2) model (N → ∞, sampling
+// with replacement as in the literature) with a 1,000-server simulation of
 // best of two (distinct probes, as herd simulates) on a board refreshed
-// every T. The allowance for finite N is measured, not assumed: the same
-// configuration at N = 4,000 gives the bias by 1/N extrapolation,
-// b = (x₁₀₀₀ − x₄₀₀₀)/(1 − 1/4), with its own standard error.
+// every T. The finite-N bias is measured, not assumed: the same
+// configuration at N = 4,000 gives the N → ∞ value by 1/N extrapolation
+// (extrapolate), which is compared with the model; the bias is signed and
+// each simulation's standard error counts once.
 func periodicCheck(T float64) check {
 	return check{name: fmt.Sprintf("model vs sim: periodic-update SQ(2), T = %g", T), source: "issue 4", run: func(ctx context.Context, v *validator) (Row, error) {
 		m, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: "sqd", Choices: 2, Load: 0.9, Refresh: T})
@@ -524,13 +564,11 @@ func periodicCheck(T float64) check {
 		if err != nil {
 			return Row{}, err
 		}
-		bias := (s1.Response.Mean - s4.Response.Mean) / 0.75
-		biasSE := math.Hypot(s1.Response.SE, s4.Response.SE) / 0.75
+		lim, bias := extrapolate(s1.Response, s4.Response)
 		r := blank()
 		r.Published = "model"
-		allow := math.Abs(bias) + Band(min(s1.Response.N, s4.Response.N))*biasSE
-		r = againstReference(r, s1.Response, m.ResponseMean, allow,
-			fmt.Sprintf("finite-N bias at N = 1,000 measured %.3g ± %.2g (N = 4,000: %.5g ± %.2g)", bias, biasSE, s4.Response.Mean, s4.Response.SE))
+		r = againstLimit(r, s1.Response, lim, m.ResponseMean, "N → ∞ estimate (4·x₄₀₀₀ − x₁₀₀₀)/3",
+			fmt.Sprintf("finite-N bias at N = 1,000 measured %+.3g (N = 4,000: %.5g ± %.2g)", bias, s4.Response.Mean, s4.Response.SE))
 		r.Runs = length + "; N = 4,000 at half the horizon"
 		return r, nil
 	}}
@@ -538,10 +576,17 @@ func periodicCheck(T float64) check {
 
 // llCrossing: on a board refreshed every T, least loaded gets worse than
 // random (M/M/1: 10 at λ = 0.9) past some T. The periodic-update model's
-// crossing is computed when the check runs (modelCrossing); the simulator
-// (N = 1,000) must first exceed 10 at the first grid point T = 1, 2, …, 8
-// past it. The precision is the grid's: the row has no simulated value,
-// only the bracket in its note.
+// crossing is computed when the check runs (modelCrossing). The simulator
+// (N = 1,000, 4 runs per T) is run at T = 1, 2, …, 8, and each mean is
+// classed against 10 with its standard error: below or above when it lies
+// more than Band(4) standard errors from 10, else undecided. The
+// simulated crossing is bracketed by the last T below and the first T
+// above (any undecided T between them widens the bracket); the row passes
+// when every T before the bracket is below and the model's crossing lies
+// in the bracket. The precision is the grid's. The row's simulated value
+// is the crossing interpolated linearly between the bracket's ends, with
+// its standard error by the delta method (shown, not tested: the curve
+// between grid points is not a line).
 func llCrossing(ctx context.Context, v *validator) (Row, error) {
 	m, err := modelCrossing()
 	if err != nil {
@@ -549,27 +594,78 @@ func llCrossing(ctx context.Context, v *validator) (Row, error) {
 	}
 	r := blank()
 	r.Published, r.Reference = "the model's crossing", m
-	prev, prevVal, prevSE := 0.0, math.NaN(), math.NaN()
+	var pts []crossPoint
 	for T := 1.0; T <= 8; T++ {
 		s, length, err := v.simulate(ctx, sim.Config{Servers: 1000, Policy: ll, Refresh: T, Horizon: v.length(2000, 10000)}, 4)
 		if err != nil {
 			return Row{}, err
 		}
 		r.Runs = length + " per T"
-		if s.Response.Mean > 10 {
-			if prev < m && m <= T {
-				r.Verdict = Pass
-			} else {
-				r.Verdict = Fail
-			}
-			r.Note = fmt.Sprintf("model crosses 10 at T = %.4f; simulated least loaded crosses between T = %g (%.4g ± %.2g) and T = %g (%.4g ± %.2g); grid spacing 1",
-				m, prev, prevVal, prevSE, T, s.Response.Mean, s.Response.SE)
-			return r, nil
+		pts = append(pts, crossPoint{T: T, s: s.Response})
+		if (s.Response.Mean-10)/s.Response.SE > Band(s.Response.N) {
+			break
 		}
-		prev, prevVal, prevSE = T, s.Response.Mean, s.Response.SE
 	}
-	r.Verdict, r.Note = Fail, fmt.Sprintf("model crosses 10 at T = %.4f; the simulation does not up to T = 8", m)
-	return r, nil
+	return crossingRow(r, m, pts), nil
+}
+
+// crossPoint is one grid point of llCrossing: the refresh period and the
+// simulated mean time there.
+type crossPoint struct {
+	T float64
+	s sim.Stat
+}
+
+// crossingRow is llCrossing's verdict on the grid points pts (ending at the
+// first above 10, if any) given the model's crossing m.
+func crossingRow(r Row, m float64, pts []crossPoint) Row {
+	const random = 10
+	z := func(p crossPoint) float64 { return (p.s.Mean - random) / p.s.SE }
+	above := func(p crossPoint) bool { return z(p) > Band(p.s.N) }
+	describe := func(p crossPoint) string {
+		return fmt.Sprintf("T = %g: %.4g ± %.2g (z = %.1f)", p.T, p.s.Mean, p.s.SE, z(p))
+	}
+	last := pts[len(pts)-1]
+	if !above(last) {
+		r.Verdict, r.Note = Fail, fmt.Sprintf("model crosses 10 at T = %.4f; the simulation is not above 10 by %.3g s.e. up to T = %g (%s)", m, Band(last.s.N), last.T, describe(last))
+		return r
+	}
+	lo := -1 // the last T below 10
+	for i, p := range pts[:len(pts)-1] {
+		switch {
+		case above(p):
+			r.Verdict, r.Note = Fail, fmt.Sprintf("the simulation is above 10 at %s before %s", describe(p), describe(last))
+			return r
+		case z(p) < -Band(p.s.N):
+			if lo != i-1 {
+				r.Verdict, r.Note = Fail, fmt.Sprintf("the simulation is below 10 at %s after an undecided T = %g", describe(p), pts[lo+1].T)
+				return r
+			}
+			lo = i
+		}
+	}
+	if lo < 0 {
+		r.Verdict, r.Note = Fail, fmt.Sprintf("model crosses 10 at T = %.4f; the simulation is not below 10 by %.3g s.e. at T = %g (%s)", m, Band(pts[0].s.N), pts[0].T, describe(pts[0]))
+		return r
+	}
+	below := pts[lo]
+	// Linear interpolation T* = T₀ + (10 − x₀)(T₁ − T₀)/(x₁ − x₀); by the
+	// delta method var T* = (T₁ − T₀)²·((x₁ − 10)²·se₀² + (10 − x₀)²·se₁²)/(x₁ − x₀)⁴.
+	dx := last.s.Mean - below.s.Mean
+	w := last.T - below.T
+	r.Simulated = below.T + (random-below.s.Mean)*w/dx
+	r.SimulatedSE = w * math.Hypot((last.s.Mean-random)*below.s.SE, (random-below.s.Mean)*last.s.SE) / (dx * dx)
+	if below.T < m && m <= last.T {
+		r.Verdict = Pass
+	} else {
+		r.Verdict = Fail
+	}
+	r.Note = fmt.Sprintf("model crosses 10 at T = %.4f; simulated least loaded is below 10 (by more than %.3g s.e.) at %s and above at %s (grid spacing 1); linear interpolation puts the crossing at T = %.4f ± %.2g",
+		m, Band(below.s.N), describe(below), describe(last), r.Simulated, r.SimulatedSE)
+	if n := len(pts) - lo - 2; n > 0 {
+		r.Note += fmt.Sprintf("; undecided between them: %d T", n)
+	}
+	return r
 }
 
 // llT20: published 55 without a standard error or run length, and no
@@ -605,7 +701,8 @@ func llVsRRHalfLoad(ctx context.Context, v *validator) (Row, error) {
 
 // k2Recovers: 2 dispatchers with own tallies recover from a start with
 // half the servers at 0.2T at every T from 5 to 300: no run tips (the
-// detector of tipping.go) and the mean time stays that of a working state.
+// detector of tipping.go). That is the whole test; the largest mean time
+// is reported, not tested (the published figure gives none).
 func k2Recovers(ctx context.Context, v *validator) (Row, error) {
 	r := blank()
 	r.Published = "recovers at every T from 5 to 300"
@@ -632,10 +729,70 @@ func k2Recovers(ctx context.Context, v *validator) (Row, error) {
 	return r, nil
 }
 
+// lowLoad is the configuration of the 80%-load rows: 3 dispatchers, least
+// loaded + own tally, N = 800, refresh period T.
+func lowLoad(v *validator, T float64) sim.Config {
+	return sim.Config{Servers: 800, Policy: ll, Tally: sim.TallyOwn, Dispatchers: 3, Load: 0.8, Refresh: T, Horizon: v.length(3000, 15000)}
+}
+
+// lowLoadCheck: "80% load, 3 dispatchers, T = 20–45, 100 or 800 servers:
+// no herd: 3.5–5.6, falling with T" gives no value for one T alone, so
+// each T = 20, 30, 45 is checked against the whole published range (the
+// row's name says so), and lowLoadFalls checks the order between them.
+// The ends of the range are not read as the values at T = 20 and 45: the
+// publication does not say which N or T gives them (validation.md).
+func lowLoadCheck(T float64) check {
+	name := fmt.Sprintf("sim 3 dispatchers, λ = 0.8, N = 800, T = %g: in 3.5–5.6 (published for T = 20–45)", T)
+	return check{name: name, source: srcSim, run: func(ctx context.Context, v *validator) (Row, error) {
+		s, length, err := v.simulate(ctx, lowLoad(v, T), 4)
+		if err != nil {
+			return Row{}, err
+		}
+		r := againstPublished("3.5–5.6 (T = 20–45)", 3.5, 5.6, s.Response)
+		r.Runs = length
+		return r, nil
+	}}
+}
+
+// lowLoadFalls: the published "falling with T", at T = 20, 30, 45 (the
+// runs of lowLoadCheck): each step down, x(T) − x(T'), must exceed its
+// band, bandDF(ν)·se with se and ν from combine (Welch–Satterthwaite). The
+// row shows the smaller step.
+func lowLoadFalls(ctx context.Context, v *validator) (Row, error) {
+	var xs []sim.Stat
+	var length string
+	Ts := []float64{20, 30, 45}
+	for _, T := range Ts {
+		s, l, err := v.simulate(ctx, lowLoad(v, T), 4)
+		if err != nil {
+			return Row{}, err
+		}
+		xs, length = append(xs, s.Response), l+" per T"
+	}
+	r := blank()
+	r.Published, r.Verdict, r.Runs = "falling with T", Pass, length
+	var notes []string
+	for i := 0; i+1 < len(xs); i++ {
+		d := combine([]float64{1, -1}, []estimate{fromStat(xs[i]), fromStat(xs[i+1])})
+		z, band := d.Mean/d.SE, bandDF(d.DF)
+		if !(z > band) {
+			r.Verdict = Fail
+		}
+		if i == 0 || z < r.Z {
+			r.Simulated, r.SimulatedSE, r.Z = d.Mean, d.SE, z
+		}
+		notes = append(notes, fmt.Sprintf("x(%g) − x(%g) = %.4g ± %.2g (z = %.1f, band %.3g s.e., %.3g d.f.)", Ts[i], Ts[i+1], d.Mean, d.SE, z, band, d.DF))
+	}
+	r.Note = fmt.Sprintf("x(20), x(30), x(45) = %.4g ± %.2g, %.4g ± %.2g, %.4g ± %.2g; each step must exceed its band: %s",
+		xs[0].Mean, xs[0].SE, xs[1].Mean, xs[1].SE, xs[2].Mean, xs[2].SE, strings.Join(notes, "; "))
+	return r, nil
+}
+
 // herdBacklog: from half the servers at 0.1T, 5 dispatchers herd with a
-// mean time of about 0.40·T at every T from 300 to 3,000 (validation.md;
-// "≈" read as ±5%, validate.go). Each T is checked with its own standard
-// error; the row shows the worst.
+// mean time of about 0.40·T at every T from 300 to 3,000 (validation.md:
+// "herd mean ≈ 0.40·T", read as the mean time in system; "≈" read as ±5%,
+// validate.go). Each T is checked with its own standard error; the row
+// shows the worst.
 func herdBacklog(ctx context.Context, v *validator) (Row, error) {
 	var worst Row
 	var notes []string
@@ -660,11 +817,67 @@ func herdBacklog(ctx context.Context, v *validator) (Row, error) {
 	return worst, nil
 }
 
+// herdDispute is validation.md's record of herd's own evidence against a
+// published herd figure, where no independent re-run was published: the
+// refresh map's herd from the same start (N → ∞; the simulator shares no
+// code with the map), quoted to the digits given, and the simulator on a
+// second seed stream at the publisher's longest run length, 1,000
+// refreshes. The row is disputed only when all three agree when it runs:
+// the map still gives the recorded value, and both simulations agree with
+// the map within their bands.
+type herdDispute struct {
+	model, halfUnit float64 // the map's herd mean time as recorded, and half a unit of its last digit
+	text            string  // the record, as the row quotes it
+}
+
+// herd1100 is the record for T = 1,100 (validation.md): the map gives
+// 441.35 (441.34 from half 0.2T–0.5T: the same herd); herd sim gives
+// 441.45 ± 0.28 (seed 1, 4 × 220,000), 441.53 ± 0.25 and 441.43 ± 0.16
+// (seeds 2, 3), 441.36 ± 0.07 (8 × 1,000 refreshes, seed 2); the row's
+// second stream, 441.43 ± 0.05 (4 × 1,000 refreshes).
+var herd1100 = &herdDispute{model: 441.35, halfUnit: 0.005,
+	text: "herd's map gives 441.35 from half 0.1T and herd sim 441.4 (N = 100, several seed streams, 200 and 1,000 refreshes)"}
+
+// secondStream is the master seed of a check's second seed stream: a
+// stream of runs that shares no seed with the first.
+func (v *validator) secondStream() uint64 {
+	return sim.Seed(v.opt.Seed, "herd validate: second seed stream", 0)
+}
+
+// settle gives the verdict of a row r (againstPublished of the first
+// simulation, s) given the map's herd m now and the second seed stream's
+// s2 (run as length2): pass on the published figure, else disputed when
+// the map still gives the recorded value and s and s2 each agree with it
+// within their bands, else fail.
+func (d *herdDispute) settle(r Row, m float64, s, s2 sim.Stat, length2 string) Row {
+	modelOK := math.Abs(m-d.model) <= d.halfUnit*(1+1e-9)
+	recorded := "matches"
+	if !modelOK {
+		recorded = "differs"
+	}
+	first := againstReference(blank(), s, m, "")
+	second := againstReference(blank(), s2, m, "")
+	r.Reference = m
+	r.Verdict = settle(r.Verdict == Pass, true, modelOK && first.Verdict == Pass && second.Verdict == Pass)
+	r.Note += fmt.Sprintf("; the refresh map's herd from half 0.1T (N → ∞): %.6g (recorded %.6g: %s); against it this simulation z = %.2f (%s), the second seed stream (%s) %.5g ± %.2g, z = %.2f (%s)",
+		m, d.model, recorded, first.Z, first.Verdict, length2, s2.Mean, s2.SE, second.Z, second.Verdict)
+	switch r.Verdict {
+	case Disputed:
+		r.Note += "; validation.md records the dispute: " + d.text
+	case Fail:
+		r.Note += "; matches neither the published figure nor herd's recorded evidence"
+	}
+	return r
+}
+
 // herdCheck: 5 dispatchers, least loaded + own tally, half the servers at
-// 0.1T, against the published 100-server figure (no dispute recorded: an
-// ordinary check). The refresh map's herd from the same start (N → ∞) is
-// shown as the reference; it takes no part in the verdict.
-func herdCheck(T float64, text string, lo, hi, quickLen, fullLen float64) check {
+// 0.1T (the published start: "half the servers start with 0.1T jobs"),
+// against the published 100-server figure. The refresh map's herd from
+// the same start (N → ∞) is shown as the reference. Without a dispute it
+// takes no part in the verdict (an ordinary check); with one (d), the row
+// is disputed when it misses the published figure and agrees with d's
+// evidence (herdDispute).
+func herdCheck(T float64, text string, lo, hi, quickLen, fullLen float64, d *herdDispute) check {
 	return check{name: fmt.Sprintf("sim 5 dispatchers, half 0.1T start, T = %s", commas(T)), source: srcSim, run: func(ctx context.Context, v *validator) (Row, error) {
 		m, err := meanfield.FindHerdAttractor(meanfield.Refresh{Dispatchers: 5, Load: 0.9, Period: T},
 			meanfield.BoardHalf(int(math.Round(0.1*T))), meanfield.HerdSettings{})
@@ -679,8 +892,18 @@ func herdCheck(T float64, text string, lo, hi, quickLen, fullLen float64) check 
 		}
 		r := againstPublished(text, lo, hi, s.Response)
 		r.Reference = m.Response
-		r.Note += fmt.Sprintf("; the refresh map's herd from half 0.1T (N → ∞, not part of the verdict): %.5g", m.Response)
 		r.Runs = length
+		if d == nil {
+			r.Note += fmt.Sprintf("; the refresh map's herd from half 0.1T (N → ∞, not part of the verdict): %.5g", m.Response)
+			return r, nil
+		}
+		c.Horizon = v.length(quickLen, 1000*T)
+		s2, length2, err := v.simulateSeed(ctx, c, 4, v.secondStream())
+		if err != nil {
+			return Row{}, err
+		}
+		r = d.settle(r, m.Response, s.Response, s2.Response, length2)
+		r.Runs = length + "; second stream " + length2
 		return r, nil
 	}}
 }
@@ -736,8 +959,8 @@ func modelCrossing() (float64, error) {
 // the simulator with matching sizes: h2:10, k = 3 with own tallies,
 // λ = 0.9, at T above the map's edge (T(1−λ)² = 9.5753, T = 957.5), the
 // map's balanced fixed point from the empty board against N = 1,600 from
-// a balanced start. The finite-N allowance is measured as periodicCheck's
-// (N = 6,400 at half the horizon, 1/N extrapolation). Both the response
+// a balanced start. The finite-N bias is measured as periodicCheck's
+// (N = 6,400 at half the horizon, 1/N extrapolation to N → ∞). Both the response
 // and the board mean must agree; the row shows the response.
 func phaseMapCheck(T float64) check {
 	return check{name: fmt.Sprintf("model vs sim: h2:10 balanced state, k = 3, T = %s", commas(T)), source: "issue 17", run: func(ctx context.Context, v *validator) (Row, error) {
@@ -761,19 +984,14 @@ func phaseMapCheck(T float64) check {
 		if err != nil {
 			return Row{}, err
 		}
-		allowance := func(a, b sim.Stat) (bias, allow float64) {
-			bias = (a.Mean - b.Mean) / 0.75
-			se := math.Hypot(a.SE, b.SE) / 0.75
-			return bias, math.Abs(bias) + Band(min(a.N, b.N))*se
-		}
-		rb, ra := allowance(s1.Response, s4.Response)
-		bb, ba := allowance(s1.Board, s4.Board)
-		board := againstReference(blank(), s1.Board, m.BoardMean, ba, "")
+		rl, rb := extrapolate(s1.Response, s4.Response)
+		bl, bb := extrapolate(s1.Board, s4.Board)
+		board := againstLimit(blank(), s1.Board, bl, m.BoardMean, "board", "")
 		r := blank()
 		r.Published = "model"
-		r = againstReference(r, s1.Response, m.Response, ra,
-			fmt.Sprintf("finite-N bias at N = 1,600 measured %.3g (N = 6,400: %.5g ± %.2g); board mean %.5g ± %.2g against the map's %.5g (z = %.2f, bias %.3g, N = 6,400: %.5g ± %.2g): %s",
-				rb, s4.Response.Mean, s4.Response.SE, s1.Board.Mean, s1.Board.SE, m.BoardMean, board.Z, bb, s4.Board.Mean, s4.Board.SE, board.Verdict))
+		r = againstLimit(r, s1.Response, rl, m.Response, "N → ∞ estimate (4·x₆₄₀₀ − x₁₆₀₀)/3",
+			fmt.Sprintf("finite-N bias at N = 1,600 measured %+.3g (N = 6,400: %.5g ± %.2g); board mean %.5g ± %.2g (bias %+.3g, N = 6,400: %.5g ± %.2g), N → ∞ estimate %.5g ± %.2g against the map's %.5g (z = %.2f): %s",
+				rb, s4.Response.Mean, s4.Response.SE, s1.Board.Mean, s1.Board.SE, bb, s4.Board.Mean, s4.Board.SE, bl.Mean, bl.SE, m.BoardMean, board.Z, board.Verdict))
 		if board.Verdict != Pass {
 			r.Verdict = Fail
 		}

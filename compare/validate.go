@@ -28,9 +28,13 @@ const (
 	Pass Verdict = "pass"
 	Fail Verdict = "fail"
 	// Disputed: herd's value misses the published figure, validation.md
-	// records an independent re-run that disputes that figure, and herd's
-	// value agrees with the re-run within its stated precision (or the
-	// simulation's band). A value that matches neither is Fail.
+	// records independent evidence that disputes that figure, and herd's
+	// value agrees with that evidence within its stated precision (or the
+	// simulation's band). The evidence is a published independent re-run,
+	// or, where there is none, herd's own: the refresh map (which the
+	// simulator shares no code with) and the simulator on a second seed
+	// stream, both recorded with their numbers. A value that matches
+	// neither is Fail.
 	Disputed Verdict = "disputed"
 )
 
@@ -49,8 +53,10 @@ type Row struct {
 	Simulated, SimulatedSE float64
 	// Z is the distance in standard errors that the verdict rests on:
 	// (Simulated − Reference)/SimulatedSE for a check against a closed
-	// form or model, else the distance from Simulated to the published
-	// interval (0 inside it, negative below); NaN if undefined.
+	// form or model (for one with a measured finite-N bias, the N → ∞
+	// estimate's distance over its own standard error: see againstLimit),
+	// else the distance from Simulated to the published interval (0 inside
+	// it, negative below); NaN if undefined.
 	Z       float64
 	Verdict Verdict
 	Note    string // how the verdict was reached, and disputes
@@ -85,7 +91,51 @@ func Band(n int) float64 {
 	if n < 2 {
 		return math.NaN()
 	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - FalseAlarm/2)
+	return bandDF(float64(n - 1))
+}
+
+// bandDF is Band for an estimate whose standard error has nu degrees of
+// freedom (not necessarily whole: see combine). It is NaN for nu < 1.
+func bandDF(nu float64) float64 {
+	if !(nu >= 1) {
+		return math.NaN()
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile(1 - FalseAlarm/2)
+}
+
+// estimate is a value estimated from independent runs: its mean, standard
+// error, and the degrees of freedom of that standard error.
+type estimate struct {
+	Mean, SE, DF float64
+}
+
+// fromStat is the estimate of a mean over s.N independent runs (s.N − 1
+// degrees of freedom).
+func fromStat(s sim.Stat) estimate {
+	return estimate{Mean: s.Mean, SE: s.SE, DF: float64(s.N - 1)}
+}
+
+// combine returns the linear combination Σ cᵢ·xᵢ of independent estimates,
+// with standard error (Σ cᵢ²·seᵢ²)^½ and the Welch–Satterthwaite degrees
+// of freedom ν = (Σ cᵢ²·seᵢ²)² / Σ (cᵢ²·seᵢ²)²/νᵢ (F. E. Satterthwaite,
+// "An approximate distribution of estimates of variance components",
+// Biometrics Bulletin 2(6), 1946, eq. 7; B. L. Welch, Biometrika 34, 1947).
+// Each standard error enters once, whatever the signs of the cᵢ.
+func combine(c []float64, xs []estimate) estimate {
+	if len(c) != len(xs) {
+		panic("compare: combine: mismatched lengths")
+	}
+	var e estimate
+	var v, den float64
+	for i, x := range xs {
+		w := c[i] * c[i] * x.SE * x.SE
+		e.Mean += c[i] * x.Mean
+		v += w
+		den += w * w / x.DF
+	}
+	e.SE = math.Sqrt(v)
+	e.DF = v * v / den
+	return e
 }
 
 // check is one entry of the validation list.
@@ -103,7 +153,13 @@ type validator struct {
 // simulate runs c runs times (seeds derived from the master seed and c's
 // identity) and describes the run length.
 func (v *validator) simulate(ctx context.Context, c sim.Config, runs int) (sim.Summary, string, error) {
-	s, err := sim.Replicate(ctx, c, runs, v.opt.Seed, v.opt.Workers)
+	return v.simulateSeed(ctx, c, runs, v.opt.Seed)
+}
+
+// simulateSeed is simulate from another master seed (a second seed
+// stream).
+func (v *validator) simulateSeed(ctx context.Context, c sim.Config, runs int, master uint64) (sim.Summary, string, error) {
+	s, err := sim.Replicate(ctx, c, runs, master, v.opt.Workers)
 	if err != nil {
 		return s, "", err
 	}
@@ -188,7 +244,8 @@ func exact(published string, pub, halfUnit, ref float64) Row {
 
 // settle is the verdict rule of every check: pass when herd's value agrees
 // with the published figure; otherwise disputed when validation.md records
-// an independent re-run (disputeRecorded) and herd's value agrees with it;
+// independent evidence against it (disputeRecorded: a published re-run, or
+// herd's own, see Disputed) and herd's value agrees with that evidence;
 // otherwise fail.
 func settle(agreesPublished, disputeRecorded, agreesRerun bool) Verdict {
 	switch {
@@ -202,22 +259,31 @@ func settle(agreesPublished, disputeRecorded, agreesRerun bool) Verdict {
 }
 
 // againstReference compares a simulated estimate with an exact or model
-// value: pass when within Band(s.N) standard errors (plus an allowance for
-// finite-N bias, stated in note when non-zero).
-func againstReference(r Row, s sim.Stat, ref, bias float64, note string) Row {
+// value: pass when within Band(s.N) standard errors.
+func againstReference(r Row, s sim.Stat, ref float64, note string) Row {
+	return againstLimit(r, s, fromStat(s), ref, "", note)
+}
+
+// againstLimit compares lim, an estimate built from simulations of what s
+// (the row's own simulation, shown as Simulated) would be without a
+// finite-N bias, with the N → ∞ model value ref: pass when |lim − ref| ≤
+// bandDF(lim.DF)·lim.SE. The bias is signed — it moves the reference one
+// way only — and lim's standard error counts each simulation's once (build
+// lim with combine). how says how lim was made (empty when lim is s).
+func againstLimit(r Row, s sim.Stat, lim estimate, ref float64, how, note string) Row {
 	r.Reference, r.Simulated, r.SimulatedSE = ref, s.Mean, s.SE
-	r.Z = (s.Mean - ref) / s.SE
-	band := Band(s.N)
-	if math.Abs(s.Mean-ref) <= band*s.SE+bias {
+	r.Z = (lim.Mean - ref) / lim.SE
+	band := bandDF(lim.DF)
+	if math.Abs(lim.Mean-ref) <= band*lim.SE {
 		r.Verdict = Pass
 	} else {
 		r.Verdict = Fail
 	}
-	r.Note = fmt.Sprintf("simulated vs reference: z = %.2f (band t(%.4g, %d d.f.) = %.3g s.e.", r.Z, 1-FalseAlarm/2, s.N-1, band)
-	if bias > 0 {
-		r.Note += fmt.Sprintf(" + finite-N bias %.3g", bias)
+	if how == "" {
+		r.Note = fmt.Sprintf("simulated vs reference: z = %.2f (band t(%.4g, %d d.f.) = %.3g s.e.)", r.Z, 1-FalseAlarm/2, s.N-1, band)
+	} else {
+		r.Note = fmt.Sprintf("%s = %.6g ± %.2g vs reference: z = %.2f (band t(%.4g, %.3g d.f.) = %.3g s.e.)", how, lim.Mean, lim.SE, r.Z, 1-FalseAlarm/2, lim.DF, band)
 	}
-	r.Note += ")"
 	if note != "" {
 		r.Note += "; " + note
 	}

@@ -70,7 +70,7 @@ func validateTable(rows []compare.Row, quick bool, seed uint64) *table.Table {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d checks: %d pass, %d fail, %d disputed",
 		len(rows), count[compare.Pass], count[compare.Fail], count[compare.Disputed]),
-		fmt.Sprintf("a simulated mean over n runs passes within t(%g, n−1) standard errors of its reference (false-alarm rate %g per check); disputed: herd misses the published figure but agrees with the independent re-run that validation.md records; the figures, their sources and readings: herd validate --table",
+		fmt.Sprintf("a simulated mean over n runs passes within t(%g, n−1) standard errors of its reference (false-alarm rate %g per check); disputed: herd misses the published figure but agrees with the independent evidence that validation.md records (a published re-run, or herd's refresh map and a second seed stream); the figures, their sources and readings: herd validate --table",
 			1-compare.FalseAlarm/2, compare.FalseAlarm))
 	return t
 }
