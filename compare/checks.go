@@ -11,13 +11,13 @@ import (
 	"herd/sim"
 )
 
-// Sources of the published figures (../shared/spec/validation.md).
+// Sources of the figures (the Sources list of compare/validation.md).
 const (
-	srcClosed  = "validation.md: closed forms"
-	srcSim     = "validation.md: simulator figures"
-	srcMap     = "validation.md: refresh map"
-	srcIssue2  = "issue 2 (E_N/M/1 values)"
-	srcLiveSQ2 = "validation.md: best of two, live, N = 1,000"
+	srcClosed   = "validation.md: closed forms"
+	srcSim      = "validation.md: simulator figures"
+	srcMap      = "validation.md: refresh map"
+	srcClosedEN = "herd: closed forms (E_N/M/1)"
+	srcLiveSQ2  = "validation.md: best of two, live, N = 1,000"
 )
 
 // length picks a run length: quick for CI, full for the published runs.
@@ -145,13 +145,13 @@ func closedFormChecks() []check {
 			x, err := meanfield.PKResponse(0.9, 31)
 			return exact("140.5", 140.5, 0.05, x), err
 		}},
-		modelExact("model: supermarket SQ(2), λ = 0.5", "issue 4", "1.26569", 1.26569, 0.000005, func() (float64, error) { return meanfield.SupermarketResponse(2, 0.5) }),
-		modelExact("model: supermarket SQ(2), λ = 0.99", "issue 4", "5.43200", 5.432, 0.000005, func() (float64, error) { return meanfield.SupermarketResponse(2, 0.99) }),
-		modelExact("model: E_2/M/1, λ = 0.9", "issue 4", "7.588284", 7.588284, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(2, 0.9) })),
-		modelExact("model: E_10/M/1, λ = 0.9", "issue 4", "5.660276", 5.660276, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(10, 0.9) })),
-		modelExact("model: E_100/M/1, λ = 0.9", "issue 4", "5.226811", 5.226811, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(100, 0.9) })),
-		{name: "model: periodic-update SQ(2), T = 0.01 → supermarket", source: "model.md §3", quick: true, run: periodicLimit},
-		{name: "model: periodic-update, random (d = 1) = M/M/1 at every T", source: "issue 4", quick: true, run: func(context.Context, *validator) (Row, error) {
+		modelExact("model: supermarket SQ(2), λ = 0.5", "herd: closed forms", "1.26569", 1.26569, 0.000005, func() (float64, error) { return meanfield.SupermarketResponse(2, 0.5) }),
+		modelExact("model: supermarket SQ(2), λ = 0.99", "herd: closed forms", "5.43200", 5.432, 0.000005, func() (float64, error) { return meanfield.SupermarketResponse(2, 0.99) }),
+		modelExact("model: E_2/M/1, λ = 0.9", "herd: closed forms", "7.588284", 7.588284, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(2, 0.9) })),
+		modelExact("model: E_10/M/1, λ = 0.9", "herd: closed forms", "5.660276", 5.660276, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(10, 0.9) })),
+		modelExact("model: E_100/M/1, λ = 0.9", "herd: closed forms", "5.226811", 5.226811, 0.0000005, gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(100, 0.9) })),
+		{name: "model: periodic-update SQ(2), T = 0.01 → supermarket", source: "herd: model limits", quick: true, run: periodicLimit},
+		{name: "model: periodic-update, random (d = 1) = M/M/1 at every T", source: "herd: closed forms", quick: true, run: func(context.Context, *validator) (Row, error) {
 			row := blank()
 			row.Published = "1/(1−λ) = 10"
 			worst := 0.0
@@ -185,7 +185,7 @@ func simClosedFormChecks() []check {
 				fmt.Sprintf("finite-N bias c/N = +%.2g ± %.1g: the N = 1,000 system sits above its N → ∞ limit by c/N, c = %g ± %g measured at N = 100, 200, 400", liveSQ2BiasN/1000, liveSQ2BiasNSE/1000, liveSQ2BiasN, liveSQ2BiasNSE))),
 		simCheck("sim round robin, N = 100 = E_100/M/1", srcSim, true, sim.Config{Policy: rr}, 20000, 100000, 8, 8,
 			reference("5.2", gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(100, 0.9) }), "")),
-		simCheck("sim round robin, N = 10 = E_10/M/1", srcIssue2, false, sim.Config{Servers: 10, Policy: rr}, 20000, 400000, 8, 8,
+		simCheck("sim round robin, N = 10 = E_10/M/1", srcClosedEN, false, sim.Config{Servers: 10, Policy: rr}, 20000, 400000, 8, 8,
 			reference("5.660", gim1(func() (meanfield.GIM1Result, error) { return meanfield.ErlangM1(10, 0.9) }), "")),
 		simCheck("sim random, h2 C = 10 = P-K", srcSim, true, sim.Config{Sizes: h2(10)}, 20000, 400000, 12, 8,
 			reference("51.1", func() (float64, error) { return meanfield.PKResponse(0.9, 11) }, "")),
@@ -206,7 +206,7 @@ func simPublishedChecks() []check {
 			published("5.1", 5.05, 5.15)),
 		periodicCheck(1), periodicCheck(5), periodicCheck(10), periodicCheck(20),
 		phaseMapCheck(1200), phaseMapCheck(2000),
-		{name: "sim least loaded crosses random where the model says", source: "issue 4", run: llCrossing},
+		{name: "sim least loaded crosses random where the model says", source: "herd: closed forms", run: llCrossing},
 		simCheck("sim 3 dispatchers, ll + own tally, T = 20", srcSim, false, sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 3, Refresh: 20}, 20000, 400000, 6, 6,
 			published("≈ random (10)", 9.5, 10.5)),
 		simCheck("sim 3 dispatchers, ll + own tally, T = 100", srcSim, false, sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 3, Refresh: 100}, 20000, 400000, 6, 6,
@@ -550,7 +550,7 @@ func periodicLimit(context.Context, *validator) (Row, error) {
 // (extrapolate), which is compared with the model; the bias is signed and
 // each simulation's standard error counts once.
 func periodicCheck(T float64) check {
-	return check{name: fmt.Sprintf("model vs sim: periodic-update SQ(2), T = %g", T), source: "issue 4", run: func(ctx context.Context, v *validator) (Row, error) {
+	return check{name: fmt.Sprintf("model vs sim: periodic-update SQ(2), T = %g", T), source: "herd: closed forms", run: func(ctx context.Context, v *validator) (Row, error) {
 		m, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: "sqd", Choices: 2, Load: 0.9, Refresh: T})
 		if err != nil {
 			return Row{}, err
@@ -955,7 +955,7 @@ func modelCrossing() (float64, error) {
 	return (lo + hi) / 2, nil
 }
 
-// phaseMapCheck is issue 17's check of the phase-type refresh map against
+// phaseMapCheck is herd's check of the phase-type refresh map against
 // the simulator with matching sizes: h2:10, k = 3 with own tallies,
 // λ = 0.9, at T above the map's edge (T(1−λ)² = 9.5753, T = 957.5), the
 // map's balanced fixed point from the empty board against N = 1,600 from
@@ -963,7 +963,7 @@ func modelCrossing() (float64, error) {
 // (N = 6,400 at half the horizon, 1/N extrapolation to N → ∞). Both the response
 // and the board mean must agree; the row shows the response.
 func phaseMapCheck(T float64) check {
-	return check{name: fmt.Sprintf("model vs sim: h2:10 balanced state, k = 3, T = %s", commas(T)), source: "issue 17", run: func(ctx context.Context, v *validator) (Row, error) {
+	return check{name: fmt.Sprintf("model vs sim: h2:10 balanced state, k = 3, T = %s", commas(T)), source: "herd: model vs sim", run: func(ctx context.Context, v *validator) (Row, error) {
 		svc := meanfield.H2Service(10)
 		m, err := meanfield.FindAttractor(meanfield.Refresh{Dispatchers: 3, Load: 0.9, Period: T, Service: svc},
 			svc.Lift(meanfield.BoardEmpty()), meanfield.AttractorSettings{})

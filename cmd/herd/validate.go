@@ -14,7 +14,7 @@ import (
 
 func runValidate(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "validate", "validate [--quick] [flags]")
-	quick := fs.Bool("quick", false, "CI-sized run lengths and the fast checks only (under 3 minutes on 2 cores)")
+	quick := fs.Bool("quick", false, "CI-sized run lengths and the fast checks only")
 	seed := seedFlag(fs)
 	tableOnly := fs.Bool("table", false, "print the table of published figures, their sources, readings and disputes (markdown), and run nothing")
 	out := addOutputFlags(fs, "simulation runs")
