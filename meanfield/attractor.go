@@ -21,7 +21,7 @@ const (
 // most BalancedQueueScale/(1 − λ) is never a herd's (see herdSized for the
 // whole herd rule, of which this is the floor).
 //
-// model.md §2 and §4: a herd stores a backlog that grows with T (board mean
+// Package doc, §4: a herd stores a backlog that grows with T (board mean
 // 0.3–0.8·T), while a balanced state keeps a queue of order 1/(1 − λ)
 // whatever T. Measured with this map from the empty board (k = 2…10,
 // λ = 0.8…0.95, T(1−λ)² = 0.02…8): every non-herd fixed point has
@@ -350,8 +350,8 @@ const spectrumRowMin = 1e-6
 // Jacobian of m's map at the board p, restricted to boards of unit mass
 // and to the rows of p holding at least spectrumRowMin (the tail beyond,
 // of negligible mass, is held fixed), by matrix-free Arnoldi with
-// kink-aware one-sided differences (fixedpoint.Arnoldi; model.md §2: about
-// 20 maps reproduce the dense spectrum to 6 digits). It also returns the
+// kink-aware one-sided differences (fixedpoint.Arnoldi; package doc, §2:
+// about 20 maps reproduce the dense spectrum to 6 digits). It also returns the
 // number of maps.
 func leadingEigenvalues(m *RefreshMap, p []float64, count int) ([]complex128, int, error) {
 	maps := 0

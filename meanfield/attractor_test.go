@@ -59,7 +59,7 @@ func TestFindAttractorPublished(t *testing.T) {
 
 // TestFindAttractorSpectrum checks the spectral radius at the balanced
 // fixed point k = 5, λ = 0.9, T = 300 (T(1−λ)² = 3, above the edge 2.90 of
-// validation.md): a stable node has radius below 1 (model.md §2: 0.5–0.9
+// validation.md): a stable node has radius below 1 (package doc, §5: 0.5–0.9
 // near the edge).
 func TestFindAttractorSpectrum(t *testing.T) {
 	t.Parallel()
@@ -95,7 +95,7 @@ func TestFindAttractorUnconverged(t *testing.T) {
 
 // TestFindAttractorPeriodic follows k = 5, λ = 0.9 below the edge
 // (T(1−λ)² = 2.88 < 2.90, validation.md) into the herd, a 2-cycle
-// (model.md §2: period 2 for k ≥ 4 near the edge). Herds drift slowly, so
+// (package doc, §4: period 2 for k ≥ 4 near the edge). Herds drift slowly, so
 // the tolerance is 1e-5.
 func TestFindAttractorPeriodic(t *testing.T) {
 	t.Parallel()
@@ -106,7 +106,7 @@ func TestFindAttractorPeriodic(t *testing.T) {
 	if a.Status != Periodic || a.Period != 2 || a.Balanced {
 		t.Errorf("kind %v period %d balanced %v, want a period-2 herd", a.Status, a.Period, a.Balanced)
 	}
-	// model.md §2: a herd's board mean is 0.3–0.8·T.
+	// Package doc, §4: a herd's board mean is 0.3–0.8·T near the edge.
 	if r := a.BoardMean / 288; r < 0.3 || r > 0.8 {
 		t.Errorf("herd board mean %.4f = %.3f·T, want 0.3–0.8·T", a.BoardMean, r)
 	}

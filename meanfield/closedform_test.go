@@ -567,9 +567,9 @@ func TestPKResponse(t *testing.T) {
 		}
 	})
 
-	// The h2:C second moment from the phase parameters of model.md §1:
-	// p = (1 + √((C−1)/(C+1)))/2, means 1/(2p) and 1/(2(1−p)), E[S²] =
-	// Σ 2·prob·mean²; and the mean is 1.
+	// The h2:C second moment from the phase parameters of the package doc,
+	// §2: p = (1 + √((C−1)/(C+1)))/2, means 1/(2p) and 1/(2(1−p)),
+	// E[S²] = Σ 2·prob·mean²; and the mean is 1.
 	t.Run("h2-phases", func(t *testing.T) {
 		t.Parallel()
 		for _, c := range []float64{1, 2, 10, 30, 100} {

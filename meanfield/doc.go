@@ -1,13 +1,19 @@
 // Package meanfield implements infinite-server (mean-field) models of load
 // balancing and the classical closed forms they are checked against.
 //
-// # Units and conventions
+// This documentation states the models in full, in numbered sections;
+// comments in this package cite them as "(package doc, §n)".
+//
+// # 1. Units and conventions
 //
 // Time is measured in mean service times: every server serves at rate 1 and
 // job sizes have mean 1. λ is the per-server load, the arrival rate per
-// server, with 0 < λ < 1; k is the number of dispatchers, d the number of
-// servers sampled per job, and T the board refresh period. Mean times in
-// system include service, so every policy has a mean time of at least 1.
+// server, with 0 < λ < 1; N is the number of servers (N → ∞ in every model
+// here but round robin over N servers), k the number of dispatchers, d the
+// number of servers sampled per job, and T the board refresh period. Mean
+// times in system include service, so every policy has a mean time of at
+// least 1.
+//
 // Functions return an error, never panic, on a parameter outside its range
 // (load outside (0, 1), d < 1, n < 1, C < 1, α ≤ 1, …); the message is
 // lowercase, starts with "meanfield: " and names the parameter and its
@@ -23,58 +29,48 @@
 // are fixedpoint's: Follow, BorderEstimate, Refine, BisectInt,
 // BisectGeometric.
 //
-// # Models
+// # 2. The refresh map
 //
-// The state of the infinite-server models is a distribution over queue
-// lengths: the tail fractions s_i (the share of servers holding at least i
-// jobs, s_0 = 1) for the supermarket model, and the board distribution p_b
-// (the share of servers whose board reads b, F(v) = Σ_{b≤v} p_b) for the
-// models with a stale board.
-//
-//   - The refresh map (Refresh, RefreshMap): k dispatchers, each running
-//     least loaded with its own tally on a board refreshed every T. One
-//     period maps p_b to the queue-length distribution at the next refresh;
-//     its fixed points are the balanced states and its other attractors the
-//     herds. It is written out in full in the next section.
-//   - The supermarket model SQ(d) with live information: the fixed point
-//     s_i = λ^((d^i−1)/(d−1)) of ds_i/dt = λ(s_{i−1}^d − s_i^d) − (s_i − s_{i+1})
-//     (Vvedenskaya, Dobrushin & Karpelevich 1996; Mitzenmacher 2001), mean
-//     time in system Σ_{i≥1} s_i/λ (SupermarketTails, SupermarketResponse).
-//   - Periodic-update models with one dispatcher and no tally (Mitzenmacher
-//     2000): during a period the board is fixed, so a server with board b
-//     receives Poisson arrivals at rate λ·a_b/p_b, with a_b the probability
-//     that the policy (SQ(d) or least loaded) picks a server of board b; the
-//     period map is the transient of these birth–death chains.
-//   - Random dispatching: each server is an M/M/1 queue, mean time
-//     1/(1 − λ) (MM1Response), or with general sizes an M/G/1 queue, mean
-//     time by Pollaczek–Khinchine (PKResponse, with the second moments of
-//     the simulator's size families from SecondMomentH2 and
-//     SecondMomentPareto).
-//   - Round robin over n servers fed by one Poisson stream: each server
-//     sees every n-th arrival, Erlang-n interarrival times, so it is an
-//     E_n/M/1 queue (ErlangM1); n → ∞ gives D/M/1 (DM1). Both are GI/M/1
-//     queues solved by GIM1 from σ = A*(1 − σ). SupermarketRoundRobinCrossing
-//     finds the load (about 0.52 for d = 2) above which live best of d
-//     beats round robin.
-//   - The supermarket transient (SupermarketTransient, SupermarketDrift:
-//     Dormand–Prince RK5(4) on the tails, cut adaptively) and the
-//     periodic-update map (PeriodicUpdate, PeriodicMap: exact class
-//     transients by uniformisation, cycles detected and averaged over);
-//     ClassicModel gives the CLI's model answer for random, rr, sqd:D and
-//     ll, live or with a refresh period.
-//
-// # The refresh map
-//
-// The finite system it describes: N servers, each a FCFS queue served at
-// rate 1 with exponential job sizes of mean 1; Poisson arrivals at total
-// rate λN, each job handed to one of k dispatchers uniformly at random; a
-// board that records every server's queue length (jobs present, including
-// the one in service) at the refresh instants 0, T, 2T, … and does not
-// change in between. Every dispatcher sends each job to a server whose
-// board value plus its own tally is smallest (ties uniformly at random);
+// The finite system. N servers, each a FCFS queue served at rate 1; a
+// server's queue length counts the jobs present, including the one in
+// service. Jobs arrive in a Poisson stream of total rate λN, each handed to
+// one of k dispatchers uniformly at random. A board records every server's
+// queue length at the refresh instants 0, T, 2T, … and does not change in
+// between. Every dispatcher sends each job to a server whose board value
+// plus its own tally is smallest (least loaded, ties uniformly at random);
 // its tally counts the jobs it has itself sent to each server since the
-// last refresh and is reset to zero at every refresh. RefreshMap is the
-// limit N → ∞ of this system, one period at a time.
+// last refresh and is reset to zero at every refresh. RefreshMap (settings
+// Refresh) is the limit N → ∞ of this system, one period at a time. Two
+// variants of the finite system reduce, as N → ∞, to the map with k = 1:
+// partitioned dispatchers (each owns a block of N/k servers and sends only
+// there) and a shared tally (every dispatcher adds all dispatchers' sends
+// since the refresh); see hysteresis.go.
+//
+// Job sizes. Exponential with mean 1 is the map as stated below
+// (ServiceExp). Refresh.Service also takes the phase-type laws herd sim
+// draws: h2:C, the two-phase hyperexponential with balanced means and
+// squared coefficient of variation C ≥ 1 (phase 1 with probability
+// p = (1 + √((C − 1)/(C + 1)))/2 and mean 1/(2p), phase 2 with probability
+// 1 − p and mean 1/(2(1 − p)), so each phase carries half the work; at
+// C = 30 about one job in 61 is a giant of mean ≈ 30), and Erlang-K
+// (squared coefficient of variation 1/K; K → ∞ approaches deterministic
+// sizes). The board still shows queue lengths only, so the windows and
+// arrivals below are unchanged, but a server's future depends on the phase
+// of the job in service: with phase-type sizes the state the map carries is
+// the joint law of (queue length, phase of the job in service), laid out as
+// Service documents, and the map is computed as phaserefresh.go describes.
+// Deterministic and Pareto sizes have no map here; for random dispatching
+// their mean time is the Pollaczek–Khinchine value (§3).
+//
+// Start states. The boards herd starts from, as herd sim names them: empty
+// (BoardEmpty); balanced:Q, every server at Q jobs (BoardBalanced);
+// half:B, half the servers at B jobs and half empty (BoardHalf); spread:M,
+// queue lengths spread evenly over 0, 1, …, M (BoardSpread). B and M may
+// be written as multiples of T (half:0.1T), which HerdStart does. Jobs
+// present at the start have their sizes drawn fresh, so with phase-type
+// sizes the job in service starts in a fresh phase (Service.Lift). herd
+// sim's single:B (one server at B jobs) is a start of mass zero as
+// N → ∞ and has no board here.
 //
 // State. The board distribution p = (p_0, p_1, …), p_b the share of servers
 // whose board reads b, and its distribution function F(v) = Σ_{b≤v} p_b
@@ -98,7 +94,8 @@
 // board. Windows are used in order until the period ends at T; the window
 // v with τ_v ≤ T < τ_{v+1} is the cut window (RefreshResult.Window) and
 // φ = (T − τ_v)/W_v its cut phase. Past the top of the board
-// τ_v = (k/λ)(v − Σ_b b·p_b), so the cut phase is fixed by the board mean.
+// τ_v = (k/λ)(v − Σ_b b·p_b), so the cut phase is locked to the board
+// mean: φ = frac(Tλ/k + Σ_b b·p_b) once T is past the top.
 //
 // Arrivals in window v. Every server with board ≤ v receives exactly k jobs
 // during the window, one from each dispatcher, at k independent times
@@ -107,33 +104,128 @@
 // Servers with board > v receive nothing in window v: until τ_b a server
 // of board b only drains (a pure-death process at rate 1), so at τ_b it
 // holds b − d jobs with probability Pois(τ_b; d) for d < b and 0 jobs with
-// the remaining probability. The arrivals are not Poisson at rate λ/F(v):
-// conditioning on exactly k jobs per window is what makes one dispatcher
-// with a very stale board approach round robin rather than M/M/1.
+// the remaining probability. Service is exponential at rate 1 throughout.
+// The arrivals are not Poisson at rate λ/F(v), a different and wrong
+// model: conditioning on exactly k jobs per window is what makes one
+// dispatcher (k = 1) with a very stale board approach round robin rather
+// than M/M/1.
 //
 // The map. p ↦ p', the distribution of queue lengths at time T. It is
 // continuous in p and T but only piecewise smooth: its derivative jumps
 // where a window boundary τ_v crosses T (RefreshResult.KinkDistance is the
-// distance to the nearest one).
+// distance to the nearest one), so a finite-difference Jacobian must be
+// one-sided there, with a step that does not straddle a window boundary
+// (fixedpoint.Arnoldi on kink-aware differences).
 //
 // Observables. The board mean Σ_b b·p_b; the time-averaged mean queue over
 // the period, (1/T)∫₀ᵀ E[q(t)] dt (RefreshResult.QueueMean); and by Little's
 // law the mean time in system, QueueMean/λ. For a periodic or irregular
 // attractor the reported means are averages over its refreshes.
 //
-// How the map is computed (aggregating the servers already reached by the
-// water, uniformisation of the chain on (queue, arrivals so far in the
-// window), Gauss–Legendre for the queue mean) and its truncation are
-// documented on Refresh.
+// How the map is computed. After window b begins, every server with
+// board ≤ b follows the same arrival schedule, so the servers already
+// reached by the water are aggregated into one distribution, and class b
+// joins it at τ_b with its pure-death law. Inside a window of length W the
+// k uniform arrival times are a Poisson process of any rate r conditioned
+// on exactly k points, so the chain on (queue q, arrivals so far j ≤ k) is
+// time-homogeneous and is solved by uniformisation; its forward equations
+// with hazard (k − j)/(W − s) at time s into the window are an equivalent
+// form, which a test integrates independently. The queue mean inside a
+// window is integrated by Gauss–Legendre. The details and the truncation
+// are documented on Refresh.
 //
-// # Attractors, balanced states and herds
+// Checks. The map was also computed by an independent implementation,
+// which matched a Monte Carlo simulation of the same dynamics; its figures
+// are this package's checks, not its design. Any auxiliary rate r gives the
+// same conditioned chain: changing r changed its results by about 10⁻¹³
+// (here a few 10⁻¹⁴; TestRefreshConvergence checks 10⁻¹²). 12 or more
+// Gauss–Legendre nodes per window are converged (8 nodes: 4·10⁻¹¹). One map
+// cost it 5.4 ms at k = 5, λ = 0.9, T = 300 (balanced), 173 ms at k = 10,
+// λ = 0.95, T = 2,800, and about 1 s at T = 3,000 in a herd. Iteration to an
+// L1 change of 10⁻¹⁰ took 6–20 maps far from the edge and 50–250 near it;
+// matrix-free Arnoldi (about 20 maps) reproduced the dense
+// finite-difference spectrum (about 260 maps) to 6 digits.
 //
-// FindAttractor iterates the map from a start board until the board repeats
-// itself after P maps (‖p_n − p_{n−P}‖₁ ≤ Tol, P ≤ MaxPeriod): a fixed
-// point (P = 1) or a periodic orbit. A herd stores a backlog that grows
-// with T, while a working (balanced) state keeps a queue that does not,
-// whatever T. A fixed point is balanced unless its board mean is a herd's,
-// which takes two things:
+// # 3. Classic models
+//
+// The state of the classic infinite-server models is a distribution over
+// queue lengths: the tail fractions s_i (the share of servers holding at
+// least i jobs, s_0 = 1) for the supermarket model, and the board
+// distribution p_b (as in §2) for the periodic-update models.
+//
+//   - The supermarket model SQ(d) with live information: the fixed point
+//     s_i = λ^((d^i−1)/(d−1)) of ds_i/dt = λ(s_{i−1}^d − s_i^d) − (s_i − s_{i+1})
+//     (Vvedenskaya, Dobrushin & Karpelevich 1996; Mitzenmacher 2001), mean
+//     time in system Σ_{i≥1} s_i/λ, 2.614 at λ = 0.9 and d = 2
+//     (SupermarketTails, SupermarketResponse). Its transient is
+//     SupermarketTransient (SupermarketDrift: Dormand–Prince RK5(4) on the
+//     tails, cut adaptively). SupermarketRoundRobinCrossing finds the load
+//     (about 0.52 for d = 2) above which live best of d beats round robin.
+//   - Periodic-update models with one dispatcher and no tally (Mitzenmacher
+//     2000; PeriodicUpdate, PeriodicMap): during a period the board is
+//     fixed, so a server with board b receives Poisson arrivals at rate
+//     λ·a_b/p_b, with a_b the probability that the policy picks a server of
+//     board b. For SQ(d), d servers sampled uniformly (with replacement;
+//     herd sim samples d distinct servers, the same as N → ∞), the smallest
+//     board value, ties at random: a_b = (1 − F(b−1))^d − (1 − F(b))^d; for
+//     random dispatching a_b = p_b; for least loaded a_b = 1 for the
+//     smallest occupied b and 0 elsewhere. The period map is the transient
+//     of these birth–death chains over [0, T] (exact class transients by
+//     uniformisation); cycles are detected and averaged over.
+//   - Random dispatching: each server is an M/M/1 queue, mean time
+//     1/(1 − λ) (MM1Response), or with general sizes an M/G/1 queue, mean
+//     time by Pollaczek–Khinchine (PKResponse, with the second moments of
+//     the simulator's size families from SecondMomentH2 and
+//     SecondMomentPareto).
+//   - Round robin over n servers fed by one Poisson stream: each server
+//     sees every n-th arrival, Erlang-n interarrival times, so it is an
+//     E_n/M/1 queue (ErlangM1); n → ∞ gives D/M/1 (DM1), mean time 5.18 at
+//     λ = 0.9. Both are GI/M/1 queues solved by GIM1: σ is the root in
+//     (0, 1) of σ = A*(1 − σ), A* the Laplace transform of the interarrival
+//     time, and the mean time in system is 1/(1 − σ).
+//
+// ClassicModel gives the CLI's model answer for random, rr, sqd:D and ll,
+// live or with a refresh period.
+//
+// # 4. Attractors, balanced states and herds
+//
+// FindAttractor iterates the refresh map from a start board until the board
+// repeats itself after P maps (‖p_n − p_{n−P}‖₁ ≤ Tol, P ≤ MaxPeriod): a
+// fixed point (P = 1) or a periodic orbit. FindHerdAttractor also
+// accepts an orbit that stays in the herd regime without closing, as
+// Aperiodic, and reports its averages.
+//
+// Balanced states. A balanced (working) state is a fixed point of the map.
+// Past the top of the board every window lasts k/λ and the cut phase is
+// locked to the board mean (§2), so a balanced fixed point locks T into
+// one window; near the edge the stable ones sit with T just before a
+// window's end (cut phase near 1: above 0.95 at k = 5, λ = 0.9,
+// T(1−λ)² = 2.90). Several stable balanced fixed points, each locking T
+// into a different window, can coexist at one T.
+//
+// Herds. A herd stores a backlog that grows with T, while a working state
+// keeps a queue of order 1/(1 − λ) whatever T. In the finite system near
+// the edge the two differ 10–30-fold: a herd's board mean is 0.3–0.8·T
+// there. The map agrees at k = 5, λ = 0.9: the herd just below the edge is
+// a period-2 orbit with its board mean in that range (TestEdgeK5), and the
+// one reached from half:0.1T (T = 500 … 3,000) a period-2 orbit of board
+// mean 0.4·T + 0.42. Over k = 3…64 (from the empty board at
+// T(1−λ)² = 0.45(k − 2) and 0.9(k − 2)) the map's herds have board means
+// 0.30–1.2·T at λ = 0.8 and 0.41–3.2·T at 0.9, but only 0.20–0.26·T at
+// 0.7 and about 0.1·T at 0.6: 0.3·T is a herd's floor at high load only.
+// Just below the edge the herd is a fixed point for small k and a period-2
+// orbit for k ≥ 4 (k = 3 and k = 5 at λ = 0.9); further below, or with
+// other job sizes, herds may drift without closing for thousands of maps,
+// and irregular herds exist too (Aperiodic; hysteresis.go). A herd attractor
+// coexists with the balanced fixed points far above the edge (for k = 5,
+// λ = 0.9 at least up to T(1−λ)² = 30; Bistable), so a start state is
+// classified by the attractor it ends in, not by the first large move of
+// its board mean. With one dispatcher (k = 1) no herd has been found: from
+// half and spread starts with backlogs up to T the map returns to the
+// balanced fixed point (TestHerdOneDispatcher).
+//
+// The herd rule. A fixed point is balanced unless its board mean is a
+// herd's, which takes two things:
 //
 //   - a load λ > ½ and a board mean of at least ½(λ − ½)·T. In a herd the
 //     water of the dispatchers, reading a stale board, floods the share f
@@ -141,9 +233,8 @@
 //     in a period, reads high at the next refresh, and the rest, a share
 //     of at least 1 − f, is flooded in turn. Both shares are overloaded
 //     only if λ > ½: at λ ≤ ½ there is no herd. The period-2 herd floods
-//     half the servers and has board mean (λ − ½)·T; the map's herds have
-//     0.2–0.26·T at λ = 0.7, 0.3–1.2·T at 0.8 and 0.4–3.2·T at 0.9, so
-//     half of (λ − ½)·T leaves a factor 2;
+//     half the servers and has board mean (λ − ½)·T; half of that lies a
+//     factor 2 below the smallest herds the map gives (the ranges above);
 //   - a board mean above the working-state scale BalancedQueueScale/(1 − λ)
 //     = 1.2/(1 − λ) (widened by Service.QueueScale for other job sizes):
 //     a working state keeps a queue of order 1/(1 − λ), and at short
@@ -159,54 +250,112 @@
 // working states of short periods for herds. TestHerdRuleGrid checks the
 // rule on λ = 0.1…0.99 × k = 3…64 against the definition itself: the
 // attractor's board mean followed from T to T/2 (a herd's halves, a
-// working state's does not). Several stable balanced fixed points, each
-// with T in a different window, and a herd can coexist at one T, so a
-// start state is classified by the attractor it ends in.
+// working state's does not). Because a herd's board mean is at least
+// 0.3·T at high load while a state counts as balanced up to
+// 1.2·max(1, C)/(1 − λ), the board mean separates the two only from
+// T(1−λ)² = SeparableScaled up.
 //
-// # The edge
+// # 5. The edge
 //
 // The edge of the balanced state for given (k, λ) is the lowest refresh
 // period T_edge at which the map, iterated from a low board — the empty
 // board, then all servers at 1, then all at 3, stopping at the first that
 // succeeds — converges to a balanced fixed point (Edge, EdgeResult.Refresh).
-// It is reported both as T_edge and scaled as T_edge·(1 − λ)²
-// (EdgeResult.Scaled), to relative precision RelTol in T. Only T down to
-// T(1 − λ)² = MinScaled (0.02) is searched; where a balanced state
-// persists that far (k = 2, and k = 3 at λ = 0.8) there is no edge.
-// Beside it Edge reports the edge of the branch followed down from
-// T(1 − λ)² = 8 by continuation (BranchScaled; it lies at or slightly
-// above the protocol edge), how the balanced branch on which the edge lies
-// is lost (Crossing, judged at the branch's lowest point, at or a little
-// below the protocol edge), the spectral radius of the stable node there,
-// the leading eigenvalue of its unstable partner, and the herd reached
-// just below the edge.
+// This protocol reproduces the published T_edge(1 − λ)² = 2.90 at k = 5,
+// λ = 0.9 (compare/validation.md). The edge is reported both as T_edge and
+// scaled as T_edge·(1 − λ)² (EdgeResult.Scaled), to relative precision
+// RelTol in T. Only T down to T(1 − λ)² = MinScaled (0.02) is searched;
+// where a balanced state persists that far (k = 2, and k = 3 at λ = 0.8)
+// there is no edge. Reachability is not monotone in T: ranges above the
+// edge where no low board reaches a balanced state are reported as Gaps.
+//
+// Beside it Edge reports the edge of the branch followed down by
+// continuation from the footing (EdgeFootingFor: the law's 0.9(k − 2),
+// raised to SeparableScaled where that is higher) as BranchScaled, which
+// lies at or 0–2% above the protocol edge; how the balanced branch on which
+// the edge lies is lost (Crossing, judged at the branch's lowest point, at
+// or a little below the protocol edge); the spectral radius of the stable
+// node there; the leading eigenvalue of its unstable partner; and the herd
+// reached just below the edge (a fixed point for small k, period 2 for
+// k ≥ 4). ConfirmEdge checks a reported edge by plain iteration of the low
+// boards just above and just below it.
 //
 // The balanced state does not lose stability through an eigenvalue
-// reaching ±1. It is lost in a border collision: a stable node, with T just
-// before the end of its window, meets an unstable saddle, with T just after
-// it, at the window boundary and both disappear; below the edge there is
-// no balanced fixed point and the iteration runs into the herd. Edge
-// checks this rather than assuming it: a loss through an eigenvalue −1 or
-// +1 would be reported as CrossingFlip or CrossingFold. The scaled edge is
-// compared with the empirical law T_edge(1 − λ)² ≈ 0.9(k − 2) by herd edge.
+// reaching ±1. It is lost in a border collision, a nonsmooth fold: a stable
+// node, with T just before the end of its window (spectral radius
+// ≈ 0.5–0.9), meets an unstable saddle, with T just after it (a real
+// eigenvalue > 1), at the window boundary and both disappear; below the
+// edge there is no balanced fixed point and the iteration runs into the
+// herd. Edge checks this rather than assuming it: a loss through an
+// eigenvalue −1 or +1 would be reported as CrossingFlip or CrossingFold.
+// The scaled edge is compared with the empirical law
+// T_edge(1 − λ)² ≈ 0.9(k − 2) by herd edge.
 //
-// # Truncation
+// # 6. Heavy traffic
+//
+// The empirical edge law T_edge(1 − λ)² ≈ 0.9(k − 2) (§5) is written in
+// the scaled period x = T(1 − λ)². Limit is the refresh map's limit as
+// λ → 1 with k fixed, in which x is the only parameter besides k. Queue
+// lengths are scaled by 1 − λ (q = (1 − λ)Q), time by (1 − λ)²
+// (s = (1 − λ)²t); the state is the law μ of the scaled board B, with mean
+// q̄ = E B. One period of the map splits into two steps.
+//
+// (i) The fill, an instantaneous impulse. The water climbs through the board
+// in scaled time O(1 − λ) → 0, and each server, once reached, holds
+// k·q̄ − (k − 1)·q jobs in scaled units unless it idled while waiting for
+// the water, so a scaled queue q goes to
+//
+//	g(q) = max( k·q̄ − (k − 1)·q,  k·E(B − q)⁺ ).
+//
+// The first branch is the overcorrection (k = 1 sends every server to the
+// mean, k = 2 reflects about it, k ≥ 3 expands deviations by k − 1 with a
+// sign flip), the second the idling of the servers the water reaches last.
+//
+// (ii) The rest of the period, a reflected Brownian motion. Exactly k
+// arrivals per window carry no diffusive variance and exponential service
+// has variance rate 1, so each server is an independent reflected Brownian
+// motion with drift −1 and variance 1, run for scaled time x from g(B)
+// (Harrison 1985, §1.8).
+//
+// The next board is the law of that motion at x; (1/x)∫₀ˣ E Z_s ds is the
+// limit of (1 − λ)·QueueMean, so the mean time in system is about
+// q_avg/(1 − λ). LimitMap holds μ on a grid of step h up to a truncation L
+// and applies the impulse node by node (mass and mean preserved) and the
+// Brownian step in closed form; its errors are O(h²) where limit.go says.
+// IterateLimit iterates it
+// to a balanced fixed point or to the herd, which in the limit spreads
+// without bound. LimitEdge finds x*(k), the lowest x at which the map,
+// iterated from δ₀ (the empty board, the scaled image of every low start
+// of §5), converges to a balanced fixed point: the λ → 1 limit of
+// T_edge(1 − λ)². k ≤ 2 has no edge down to x = 0.02. limit.go gives the
+// derivation and the discretisation.
+//
+// # 7. Truncation
 //
 // Infinite state spaces are cut where the neglected probability is below a
 // stated tolerance, and the cut is reported: the supermarket tails stop at
 // the first level with s_i < 10⁻¹⁶ (SupermarketCutoff), beyond which the
 // doubly exponential decay leaves less than 2·10⁻³² for d ≥ 2; the refresh
-// map keeps queue rows adaptively and reports the mass it drops (see
-// Refresh). The GI/M/1 root is found to machine precision in 1 − σ, with an
-// estimate of its rounding error (GIM1Result.RelativeError).
+// map keeps queue rows adaptively and reports the mass it drops
+// (RefreshResult.Truncation, below Refresh.Tol; see Refresh). The rows it
+// needs grow with the state: the independent implementation of §2 needed
+// about 200 for balanced states at λ = 0.9, about 600 at 0.95 and about
+// 1.1·(2λ − 1)·T in a herd; here a balanced board at k = 10, λ = 0.95
+// reaches 10⁻¹⁴ at row 370, and a herd at k = 5, λ = 0.9, T = 3,000 holds
+// about 2,800 rows. The periodic-update map drops board classes below
+// PeriodicUpdate.MinClass and reports them with the mass its transients
+// lose (PeriodicStep.Truncation); the limit map keeps mass beyond L on its
+// last node and reports it (LimitResult.Truncation). The GI/M/1 root is
+// found to machine precision in 1 − σ, with an estimate of its rounding
+// error (GIM1Result.RelativeError).
 //
 // # References
 //
-// Comments in this package cite "model.md §n" and "validation.md": the
-// project's specification of the models and its table of published
-// figures. This package documentation states the models in full; the
-// published figures and the disputes about them are in package compare
-// and printed by herd validate.
+// Comments in this package cite the sections above as "(package doc, §n)"
+// and the published figures, their sources and the disputes about them as
+// compare/validation.md, the table that package compare checks and herd
+// validate prints. Each solver's doc comment names the sources of its
+// method.
 //
 //   - N. D. Vvedenskaya, R. L. Dobrushin, F. I. Karpelevich, Queueing system
 //     with selection of the shortest of two queues: an asymptotic approach,
@@ -221,4 +370,11 @@
 //     Ch. 5; GI/M/1 §6.4).
 //   - R. P. Brent, Algorithms for Minimization without Derivatives,
 //     Prentice-Hall, 1973, Ch. 4 (the bracketed root finder used by GIM1).
+//   - A. Jensen, Markoff chains as an aid in the study of Markoff processes,
+//     Skand. Aktuarietidskr. 36, 1953, and W. K. Grassmann, Transient
+//     solutions in Markovian queueing systems, Comput. Oper. Res. 4(1),
+//     1977 (uniformisation, §2 and §3).
+//   - J. M. Harrison, Brownian Motion and Stochastic Flow Systems, Wiley,
+//     1985, §1.8, and J. F. C. Kingman, On queues in heavy traffic,
+//     J. R. Stat. Soc. B 24, 1962 (§6).
 package meanfield

@@ -419,9 +419,9 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 		// from start: jumps near a border may throw a run out of a small
 		// basin (edgeaccel.go). Nor is a fixed point reached by jumps
 		// just past a window's start taken as reached: there lies the
-		// saddle of a border collision (model.md §2), a root of
-		// F(p) = p that Anderson's update can converge to and plain maps
-		// leave (edgeaccel.go).
+		// saddle of a border collision (package doc, §5), a root of F(p) = p
+		// that Anderson's update can converge to and plain maps leave
+		// (edgeaccel.go).
 		failed := !att.Balanced && (err == nil || errors.Is(err, ErrNotConverged))
 		if failed || (err == nil && att.Balanced && e.saddleSide(att)) {
 			att, err = once(nil)
@@ -442,7 +442,7 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 
 // saddleSide reports whether the fixed point att lies on the saddle's side
 // of a border collision: T just past the start of its cut window, within
-// edgeBorderBand of a window k/λ (model.md §2: the stable node has T just
+// edgeBorderBand of a window k/λ (package doc, §5: the stable node has T just
 // before a window boundary, the saddle just after it).
 func (e *edgeRun) saddleSide(att Attractor) bool {
 	return att.CutPhase < 0.5 && att.KinkDistance < edgeBorderBand*float64(e.k)/e.lam
@@ -641,7 +641,7 @@ func (e *edgeRun) runParallel(jobs []runJob, tol float64, next func(int, runOut)
 	wg.Wait()
 }
 
-// lowBoards are the low start boards of the protocol (model.md §2).
+// lowBoards are the low start boards of the protocol (package doc, §5).
 func lowBoards() [][]float64 {
 	return [][]float64{BoardEmpty(), BoardBalanced(1), BoardBalanced(3)}
 }
@@ -728,8 +728,8 @@ func (e *edgeRun) protocolsBy(ts []float64, all bool, next func(t int, v verdict
 	return vs
 }
 
-// protocol evaluates the protocol of model.md §2 at T: iterate from the
-// empty board, all servers at 1 and all at 3, in that order, stopping at
+// protocol evaluates the protocol of the package doc, §5, at T: iterate from
+// the empty board, all servers at 1 and all at 3, in that order, stopping at
 // the first that converges to a balanced fixed point. With all false, only
 // the empty board is tried. It returns the verdict and the last attractor
 // (the balanced one, or the empty board's).
@@ -836,7 +836,7 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 }
 
 // Edge computes the edge of the balanced state of the refresh map for k
-// dispatchers at load λ (model.md §2).
+// dispatchers at load λ (package doc, §5).
 //
 // Refresh is the protocol edge: the lowest T of the balanced range that
 // extends up to long periods, where the map, iterated from a low board

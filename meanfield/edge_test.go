@@ -16,10 +16,10 @@ import (
 )
 
 // TestEdgeK5 checks the edge at k = 5, λ = 0.9 against the published
-// T(1−λ)² = 2.90 (validation.md) within 0.5%, its kind (model.md §2: a
+// T(1−λ)² = 2.90 (validation.md) within 0.5%, its kind (package doc, §5: a
 // border collision of a stable node, spectral radius ≈ 0.5–0.9, with an
-// unstable saddle, real eigenvalue > 1) and the herd below it (model.md §2:
-// period 2 for k ≥ 4 near the edge).
+// unstable saddle, real eigenvalue > 1) and the herd below it (package doc,
+// §5: period 2 for k ≥ 4 near the edge).
 func TestEdgeK5(t *testing.T) {
 	t.Parallel()
 	r, err := Edge(EdgeSettings{Dispatchers: 5, Load: 0.9})
@@ -33,12 +33,12 @@ func TestEdgeK5(t *testing.T) {
 		t.Errorf("crossing %q, want %q", r.Crossing, CrossingBorder)
 	}
 	if !(r.NodeRadius > 0.3 && r.NodeRadius < 1) {
-		t.Errorf("node radius %.4f, want a stable node (model.md §2: ≈ 0.5–0.9)", r.NodeRadius)
+		t.Errorf("node radius %.4f, want a stable node (package doc, §5: ≈ 0.5–0.9)", r.NodeRadius)
 	}
 	if !(r.SaddleEigenvalue > 1) {
 		t.Errorf("saddle eigenvalue %.4f, want > 1", r.SaddleEigenvalue)
 	}
-	// model.md §2: the branch edge is 0–2% above the protocol edge.
+	// Package doc, §5: the branch edge is 0–2% above the protocol edge.
 	if d := r.BranchScaled/r.Scaled - 1; d < -r.BranchScaled*1e-4 || d > 0.02 {
 		t.Errorf("branch edge %.5f vs protocol edge %.5f", r.BranchScaled, r.Scaled)
 	}
@@ -46,14 +46,14 @@ func TestEdgeK5(t *testing.T) {
 		t.Errorf("herd %v period %d balanced %v, want a period-2 herd", r.Herd.Status, r.Herd.Period, r.Herd.Balanced)
 	}
 	if m := r.Herd.BoardMean / r.Refresh; m < 0.3 || m > 0.8 {
-		t.Errorf("herd board mean %.4f·T, want 0.3–0.8·T (model.md §2)", m)
+		t.Errorf("herd board mean %.4f·T, want 0.3–0.8·T (package doc, §4)", m)
 	}
 	t.Logf("edge %.5f (T %.3f), branch %.5f, %s, node %.4f, saddle %.4f, herd %v/%d mean %.3f, %d maps, %d probes, %d steps",
 		r.Scaled, r.Refresh, r.BranchScaled, r.Crossing, r.NodeRadius, r.SaddleEigenvalue, r.Herd.Status, r.Herd.Period, r.Herd.BoardMean, r.Maps, r.Probes, r.Steps)
 }
 
 // TestEdgeNone: with two dispatchers no edge exists down to
-// T(1−λ)² = 0.02 (model.md §2; validation.md: "k = 2: never tips").
+// T(1−λ)² = 0.02 (package doc, §5; validation.md: "k = 2: never tips").
 func TestEdgeNone(t *testing.T) {
 	t.Parallel()
 	for _, lam := range []float64{0.8, 0.9, 0.95} {

@@ -39,7 +39,7 @@ import "herd/fixedpoint"
 //     after which the residual exceeds accelGrow times the one before
 //     counts as failed, and after accelFails of them the run is plain;
 //   - the same holds for phase-type services, whose state (queue length
-//     and phase, model.md §2 with phase-type sizes) is a probability
+//     and phase, package doc, §2, job sizes) is a probability
 //     vector like a board; projectBoard keeps it one;
 //   - a run that does not reach a balanced fixed point proves nothing
 //     once it has jumped (a jump near a border may throw it out of a small

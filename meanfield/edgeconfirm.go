@@ -52,8 +52,8 @@ func (c EdgeConfirmation) Confirmed() bool { return c.AboveStart >= 0 && c.Below
 
 // ConfirmEdge checks an edge T_edge (as a period) for k dispatchers at
 // load λ by plain iteration, independent of Edge's search and its early
-// exits: at T_edge(1 + Rel) it iterates the low boards of model.md §2
-// (empty, all at 1, all at 3) in turn until one ends in a balanced fixed
+// exits: at T_edge(1 + Rel) it iterates the low boards of the package doc, §5
+// (empty, all at 1, all at 3), in turn until one ends in a balanced fixed
 // point, and at T_edge(1 − Rel) it iterates all three to their attractors
 // (FindHerdAttractor: a fixed point, a period-P orbit, or an aperiodic
 // herd after 32 consecutive maps in the herd regime, board mean above

@@ -7,8 +7,8 @@ import (
 )
 
 // The herd from half the servers at 0.1T (k = 5, λ = 0.9; validation.md:
-// herd mean ≈ 0.40·T; the 100-server simulator measures 441.5 ± 0.3 at
-// T = 1,100).
+// herd mean ≈ 0.40·T; herd's own 100-server simulator measures 441.5 ± 0.3
+// at T = 1,100, where the published 449 is disputed: compare/validation.md).
 func ExampleHerdBranch() {
 	br, err := meanfield.HerdBranch(meanfield.BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: []float64{1100}})
 	if err != nil {

@@ -12,17 +12,17 @@ import (
 	"herd/fixedpoint"
 )
 
-// This file follows the herd branch of the refresh map (model.md §2,
-// "herds; coexistence"): the attractor reached from a loaded start, its
+// This file follows the herd branch of the refresh map (package doc, §4,
+// herds and coexistence): the attractor reached from a loaded start, its
 // continuation in T, the range of T where it coexists with the balanced
 // fixed point, and the smallest half-loaded backlog that tips the map.
 //
 // # Herds
 //
 // From a half-loaded start (half the servers at B jobs, half empty) the k
-// lock-stepped dispatchers of model.md §2 pour k jobs per window into every
-// server below their common water level while each counts one; the empty
-// half is overfilled past the loaded half, the roles swap, and the map
+// lock-stepped dispatchers of the package doc, §2, pour k jobs per window
+// into every server below their common water level while each counts one; the
+// empty half is overfilled past the loaded half, the roles swap, and the map
 // settles on a herd: at k = 5, λ = 0.9 a period-2 orbit whose board mean is
 // 0.4·T + 0.42 (T = 500 … 3,000) and whose queues reach about
 // 1.1·(2λ − 1)·T. The map's queue rows grow with the state (Refresh keeps
@@ -73,8 +73,8 @@ import (
 // returns to 4.66, 4.74 and 4.74, the response to 4.90, 5.16 and 5.22).
 //
 // An explorative scaled own tally (each dispatcher adds k per own send)
-// keeps the lock-step of model.md §2 (each dispatcher still receives λN/k
-// jobs per unit time on the same board), but changes its windows. With
+// keeps the lock-step of the package doc, §2 (each dispatcher still receives
+// λN/k jobs per unit time on the same board), but changes its windows. With
 // effective values e = b + k·n (n the own sends), a dispatcher at level L
 // sends one job to each server with e = L, that is b ≤ L and b ≡ L
 // (mod k); the pass needs N·G(L) jobs, G(L) = Σ_{b≤L, b≡L (mod k)} p_b, and
@@ -95,8 +95,8 @@ import (
 //
 // # References
 //
-//   - model.md §2 (the map, herds, coexistence) and validation.md (the
-//     5-dispatcher rows) of this repository's specification.
+//   - The package doc, §2 (the map) and §4 (herds, coexistence), and
+//     compare/validation.md (the 5-dispatcher rows).
 //   - H. Flyvbjerg, H. G. Petersen, Error estimates on averages of
 //     correlated data, J. Chem. Phys. 91(1), 1989 (batch means).
 
@@ -112,9 +112,9 @@ const (
 // the published half:0.1T start (validation.md).
 const DefaultHerdStartFraction = 0.1
 
-// HerdStart is a loaded start board scaled with T (model.md §1, start
-// states half:B and spread:M with B, M written as multiples of T). The
-// zero value is half:0.1T.
+// HerdStart is a loaded start board scaled with T (package doc, §2, start
+// states half:B and spread:M with B, M written as multiples of T). The zero
+// value is half:0.1T.
 type HerdStart struct {
 	// Kind is StartHalf or StartSpread; "" means StartHalf.
 	Kind string
@@ -516,7 +516,7 @@ type HerdBranchResult struct {
 }
 
 // HerdBranch computes the attractor of the refresh map at each T of
-// s.Refresh from s.Start (model.md §2; validation.md: half:0.1T at k = 5,
+// s.Refresh from s.Start (package doc, §4; validation.md: half:0.1T at k = 5,
 // λ = 0.9 gives a herd of mean ≈ 0.40·T for T from 300 to 3,000), or, with
 // Continue, follows the herd from T to T by warm starts (fixedpoint.Sweep). A point that does
 // not converge is kept with Status Unconverged; only invalid settings and
@@ -583,7 +583,7 @@ type BistableSettings struct {
 	// Load is λ, in (0, 1).
 	Load float64
 	// MaxScaled: the herd's upper end is searched up to T(1−λ)² =
-	// MaxScaled, in (MinScaled, 1000]. Zero means 30 (model.md §2: at
+	// MaxScaled, in (MinScaled, 1000]. Zero means 30 (package doc, §4: at
 	// k = 5, λ = 0.9 the herd coexists at least up to 30).
 	MaxScaled float64
 	// MinScaled: the herd's lower end is searched down to T(1−λ)² =
@@ -701,9 +701,9 @@ type BistableResult struct {
 }
 
 // Bistable computes the range of T where the balanced fixed point and a
-// herd attractor of the refresh map coexist (model.md §2: "a herd
-// attractor coexists with them far above the edge, for k = 5, λ = 0.9 at
-// least up to T(1−λ)² = 30").
+// herd attractor of the refresh map coexist (package doc, §4: a herd
+// attractor coexists with the balanced fixed points far above the edge,
+// for k = 5, λ = 0.9 at least up to T(1−λ)² = 30).
 //
 // Method. (1) Edge gives the protocol edge T_edge, above which the
 // balanced state exists. (2) The herd is seeded just below the edge,
@@ -894,8 +894,8 @@ type TipResult struct {
 }
 
 // MinTipBacklog returns the smallest half-loaded backlog B/T (half the
-// servers at B jobs, half empty; model.md §1 start half:B) from which the
-// refresh map of k dispatchers at load λ and period T ends in a herd, by
+// servers at B jobs, half empty; package doc, §2, start half:B) from which
+// the refresh map of k dispatchers at load λ and period T ends in a herd, by
 // bisection on the integer B in [1, T] (fixedpoint.BisectInt) to a bracket
 // of max(1, Tol·T) jobs. Fraction is the upper end of the final bracket,
 // as a fraction of T. It assumes the verdict is monotone in B (checked

@@ -13,11 +13,12 @@ func herdSlow() bool { return os.Getenv("HERD_SLOW") == "1" }
 // TestHerdBranchPublished checks the herd reached from half:0.1T at k = 5,
 // λ = 0.9 against the 100-server simulator: validation.md, "same, half the
 // servers start with 0.1T jobs: T = 1,100: 449; T = 3,000: 1,200; herd mean
-// ≈ 0.40·T", and the issue's re-run of the simulator (100 servers, 5
-// dispatchers): 441.5 ± 0.3 at T = 1,100 and 1,201 ± 0.3 at T = 3,000. The
-// model is the N → ∞ limit of that simulator, so the band is a finite-size
-// allowance of 1%, not a sampling band (the model lands within 0.05% of
-// the re-run).
+// ≈ 0.40·T", and herd's own simulator (herd sim, 100 servers, 5
+// dispatchers, not an independent re-run): 441.5 ± 0.3 at T = 1,100 and
+// 1,201 ± 0.3 at T = 3,000; the published 449 is disputed by both
+// (compare/validation.md). The model is the N → ∞ limit of that
+// simulator, so the band is a finite-size allowance of 1%, not a sampling
+// band (the model lands within 0.05% of herd sim).
 func TestHerdBranchPublished(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -110,7 +111,7 @@ func TestMinTipBacklog(t *testing.T) {
 
 // TestHerdOneDispatcher: partitioning and shared tallies reduce to the
 // k = 1 map (see the file comment), which never tips (validation.md: "k = 2
-// never tips"; model.md §2: with k = 1 the map approaches round robin):
+// never tips"; package doc, §2: with k = 1 the map approaches round robin):
 // from half starts with B up to T, and a spread start over 0 … T, the
 // attractor is balanced.
 func TestHerdOneDispatcher(t *testing.T) {
@@ -153,11 +154,11 @@ func TestHerdTwoDispatchers(t *testing.T) {
 	}
 }
 
-// TestBistable: model.md §2, "a herd attractor coexists with [the
-// balanced fixed points] far above the edge (for k = 5, λ = 0.9, at least
-// up to T(1−λ)² = 30)", and the edge 2.90 (validation.md). By default (CI)
-// it checks k = 5 on a coarse scan up to T(1−λ)² = 4; HERD_SLOW=1 runs
-// k = 3, 5 and 10 up to 30 (minutes).
+// TestBistable: a herd attractor coexists with the balanced fixed points far
+// above the edge (package doc, §4: for k = 5, λ = 0.9 at least up to
+// T(1−λ)² = 30), and the edge 2.90 (validation.md). By default (CI) it checks
+// k = 5 on a coarse scan up to T(1−λ)² = 4; HERD_SLOW=1 runs k = 3, 5 and 10
+// up to 30 (minutes).
 func TestBistable(t *testing.T) {
 	t.Parallel()
 	ks := []int{5}
@@ -228,7 +229,7 @@ func TestHerdSettingsValidate(t *testing.T) {
 	}
 }
 
-// TestHerdStartBoard checks the start boards of model.md §1.
+// TestHerdStartBoard checks the start boards of the package doc, §2.
 func TestHerdStartBoard(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

@@ -8,8 +8,8 @@ import (
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
-// Limit is the heavy-traffic limit of the refresh map (model.md §2) as
-// λ → 1 with k fixed: queue lengths scaled by 1 − λ, time by (1 − λ)².
+// Limit is the heavy-traffic limit of the refresh map (package doc, §2 and
+// §6) as λ → 1 with k fixed: queue lengths scaled by 1 − λ, time by (1 − λ)².
 //
 // # Scaling
 //
@@ -80,7 +80,7 @@ import (
 //     1985, §1.8 (transition law of reflected Brownian motion with drift).
 //   - J. F. C. Kingman, On queues in heavy traffic, J. R. Stat. Soc. B 24,
 //     1962 (the heavy-traffic scaling).
-//   - model.md §2 (the refresh map this is the limit of).
+//   - The package doc, §2 (the refresh map this is the limit of) and §6.
 type Limit struct {
 	// Dispatchers is k, in [1, 256].
 	Dispatchers int
@@ -345,7 +345,7 @@ func (m *LimitMap) ApplyMean(dst, p []float64, nodes int) ([]float64, LimitResul
 }
 
 // LimitBoardPoint returns the board with all mass on node 0 (δ₀, the empty
-// board: every low start of model.md §2 scales to it).
+// board: every low start of the package doc, §5, scales to it).
 func (m *LimitMap) LimitBoardPoint() []float64 {
 	p := make([]float64, m.n)
 	p[0] = 1
@@ -456,12 +456,13 @@ type LimitEdgeResult struct {
 	Nodes, Maps int
 }
 
-// limitMinX is the smallest x LimitEdge looks at (model.md §2's 0.02).
+// limitMinX is the smallest x LimitEdge looks at (the 0.02 of the package
+// doc, §5).
 const limitMinX = 0.02
 
 // LimitEdge finds x*(k), the lowest scaled period at which the limit map,
-// iterated from δ₀ (the scaled image of every low start of model.md §2),
-// converges to a balanced fixed point: the λ → 1 limit of the edge
+// iterated from δ₀ (the scaled image of every low start of the package doc,
+// §5), converges to a balanced fixed point: the λ → 1 limit of the edge
 // T_edge(1 − λ)². It brackets the edge from the guess max(1, k − 2) and
 // bisects, assuming a single change from herd to balanced as x grows
 // (TestLimitEdgeSingleChange scans x from 0.27(k−2) to 3(k−2) at k = 3

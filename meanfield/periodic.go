@@ -58,7 +58,7 @@ const (
 // PeriodicUpdate holds the settings of the periodic-update model of
 // Mitzenmacher (2000): infinitely many servers, one dispatcher without a
 // tally, and a board of queue lengths refreshed every Period mean service
-// times (model.md §3). The zero value of every optional field means its
+// times (package doc, §3). The zero value of every optional field means its
 // default.
 //
 // # The map

@@ -29,7 +29,7 @@ func supermarketBoard(t *testing.T, d int, load float64) []float64 {
 // TestPeriodicRandom: with random dispatching the board is irrelevant and
 // every server is an M/M/1 queue, so the geometric law (1 − λ)λ^q is a
 // fixed point for every T and the mean time is 1/(1 − λ) (Kleinrock 1975,
-// §3.2; model.md §3).
+// §3.2; package doc, §3).
 func TestPeriodicRandom(t *testing.T) {
 	t.Parallel()
 	const load = 0.9

@@ -11,10 +11,10 @@ type ServiceKind int
 
 // Service families. All have mean 1 (time is in mean service times).
 const (
-	// ServiceExp: exponential sizes, one phase of rate 1 (model.md §2).
+	// ServiceExp: exponential sizes, one phase of rate 1 (package doc, §2).
 	ServiceExp ServiceKind = iota
 	// ServiceH2: two-phase hyperexponential with balanced means and squared
-	// coefficient of variation C ≥ 1 (model.md §1, as herd sim draws it):
+	// coefficient of variation C ≥ 1 (package doc, §2, as herd sim draws it):
 	// phase 1 with probability p = (1 + sqrt((C−1)/(C+1)))/2 and rate 2p,
 	// phase 2 with probability 1 − p and rate 2(1 − p).
 	ServiceH2
@@ -34,21 +34,21 @@ const (
 // Service is the job-size distribution of the refresh map, a phase-type
 // law PH(α, S): a job starts in phase i with probability α_i, moves from
 // phase i to phase j at rate S_ij and completes from phase i at rate s_i.
-// The zero value is exponential service, the map of model.md §2.
+// The zero value is exponential service, the map of the package doc, §2.
 //
 // # The state with phase-type service
 //
 // The board still shows queue lengths only, so the water-level fill of
-// model.md §2 is unchanged; but a server's future depends on the phase of
-// the job in service, so the state the map carries from refresh to refresh
-// is the joint law x of (queue length q, phase of the job in service) at
-// the refresh, laid out as
+// the package doc, §2, is unchanged; but a server's future depends on the
+// phase of the job in service, so the state the map carries from refresh to
+// refresh is the joint law x of (queue length q, phase of the job in service)
+// at the refresh, laid out as
 //
 //	x[0] = P(q = 0),  x[1 + (q−1)·P + i] = P(q, phase i)  (q ≥ 1, 0 ≤ i < P),
 //
 // with P = Phases() phases. With one phase (exponential, Erlang-1) the
 // state is the board itself. Lift turns a board into a state with every
-// job in service freshly started (model.md §1: for jobs present at the
+// job in service freshly started (package doc, §2: for jobs present at the
 // start, sizes are drawn fresh); Board gives a state's board (its
 // queue-length marginal).
 type Service struct {
@@ -269,7 +269,7 @@ func (s Service) QueueScale() float64 {
 }
 
 // herdMinBacklog is the smallest board mean of a herd as a fraction of
-// T (model.md §4: a herd's board mean is 0.3–0.8·T).
+// T (package doc, §4: a herd's board mean is 0.3–0.8·T near the edge).
 const herdMinBacklog = 0.3
 
 // SeparableScaled is the T(1−λ)² above which the board mean cannot take

@@ -6,7 +6,7 @@ import (
 	"math"
 )
 
-// phaseMap is the refresh map of model.md §2 with phase-type service
+// phaseMap is the refresh map of the package doc, §2, with phase-type service
 // (Refresh.Service; RefreshMap delegates to it for every family but
 // exponential).
 //
@@ -70,8 +70,8 @@ import (
 //
 // # References
 //
-//   - model.md §1 (the h2 law) and §2 (the map) of this repository's
-//     specification; the exponential map (refresh.go) and its references.
+//   - The package doc, §2 (the h2 law and the map); the exponential map
+//     (refresh.go) and its references.
 //   - M. F. Neuts, Matrix-Geometric Solutions in Stochastic Models, Johns
 //     Hopkins, 1981 (phase-type laws PH(α, S)).
 type phaseMap struct {

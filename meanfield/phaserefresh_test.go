@@ -53,18 +53,18 @@ func TestPhaseRefreshExponential(t *testing.T) {
 	}
 }
 
-// TestPhaseRefreshMonteCarlo simulates the dynamics of model.md §2 server
-// by server with h2 sizes (as TestRefreshMonteCarlo does with exponential
-// ones): a server's (queue, type of the job in service) is drawn from the
-// input state, it receives k uniform arrivals in each window from its board
-// value on (none after T), the job in service completes at its type's rate
-// 2p or 2(1 − p), and the next job's type is drawn fresh. The joint law of
-// (queue, type) at T and the time-averaged queue must agree with the map
-// within 5 standard errors, at three (k, T, C) points: a short period from
-// a geometric board whose jobs in service are mostly giants (not the fresh
-// law), the balanced fixed point of k = 3, λ = 0.8, T = 40, C = 4 (board
-// mean 8.47), and a herd (one map on from a half-loaded start at k = 5,
-// λ = 0.9, T = 120, C = 2: board mean 0.11·T going to 0.2·T).
+// TestPhaseRefreshMonteCarlo simulates the dynamics of the package doc, §2,
+// server by server with h2 sizes (as TestRefreshMonteCarlo does with
+// exponential ones): a server's (queue, type of the job in service) is drawn
+// from the input state, it receives k uniform arrivals in each window from
+// its board value on (none after T), the job in service completes at its
+// type's rate 2p or 2(1 − p), and the next job's type is drawn fresh. The
+// joint law of (queue, type) at T and the time-averaged queue must agree with
+// the map within 5 standard errors, at three (k, T, C) points: a short period
+// from a geometric board whose jobs in service are mostly giants (not the
+// fresh law), the balanced fixed point of k = 3, λ = 0.8, T = 40, C = 4
+// (board mean 8.47), and a herd (one map on from a half-loaded start at
+// k = 5, λ = 0.9, T = 120, C = 2: board mean 0.11·T going to 0.2·T).
 func TestPhaseRefreshMonteCarlo(t *testing.T) {
 	t.Parallel()
 	n := 100000
@@ -326,7 +326,7 @@ func TestPhaseRefreshConvergence(t *testing.T) {
 // TestServiceLaws checks the phase-type representations: mean 1 and
 // E[S²] = SecondMoment from α(−S)⁻¹1 and 2α(−S)⁻²1 (computed by solving
 // the triangular or diagonal systems of these families), the balanced
-// means of h2 (each phase carries half the work, model.md §1), and that
+// means of h2 (each phase carries half the work, package doc, §2), and that
 // Lift and Board are inverse on boards.
 func TestServiceLaws(t *testing.T) {
 	t.Parallel()

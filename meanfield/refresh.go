@@ -6,8 +6,8 @@ import (
 	"math"
 )
 
-// Refresh holds the settings of the infinite-server refresh map of
-// model.md §2: N → ∞ servers, k dispatchers, each running least loaded with
+// Refresh holds the settings of the infinite-server refresh map of the
+// package doc, §2: N → ∞ servers, k dispatchers, each running least loaded with
 // its own tally on a board refreshed every Period mean service times.
 // The zero value of every optional field means its default.
 //
@@ -78,7 +78,7 @@ import (
 //
 // # References
 //
-//   - model.md §2 (this repository's specification) for the map.
+//   - The package doc, §2, for the map.
 //   - A. Jensen, Markoff chains as an aid in the study of Markoff processes,
 //     Skand. Aktuarietidskr. 36, 1953 (uniformisation).
 //   - W. K. Grassmann, Transient solutions in Markovian queueing systems,
@@ -1280,7 +1280,7 @@ func (l *poissonLaw) above(d int) float64 {
 	return l.tail[i]
 }
 
-// Board constructors for the start states of model.md §1.
+// Board constructors for the start states of the package doc, §2.
 
 // BoardEmpty returns the empty board, p_0 = 1.
 func BoardEmpty() []float64 { return []float64{1} }

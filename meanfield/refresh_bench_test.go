@@ -17,7 +17,7 @@ func benchBoard(b *testing.B, m *RefreshMap, p []float64, n int) []float64 {
 }
 
 // BenchmarkRefreshApply times one application of the refresh map. The
-// reference implementation behind model.md §2 reports 5.4 ms (k = 5,
+// independent implementation of the package doc, §2, reports 5.4 ms (k = 5,
 // λ = 0.9, T = 300, balanced), 173 ms (k = 10, λ = 0.95, T = 2,800) and
 // about 1 s (T = 3,000 in a herd).
 func BenchmarkRefreshApply(b *testing.B) {
@@ -41,7 +41,7 @@ func BenchmarkRefreshApply(b *testing.B) {
 		{"k10_l0.95_T2730_herd", 10, 0.95, 2730, BoardHalf(int(0.4 * 2730)), 3},
 		// 10 iterations from empty: a balanced state (board mean ≈ 12).
 		{"k10_l0.95_T2800_balanced", 10, 0.95, 2800, BoardEmpty(), 10},
-		// Half the servers at 0.4T (model.md §1 start half:0.4T), a few
+		// Half the servers at 0.4T (package doc, §2, start half:0.4T), a few
 		// iterations into the herd.
 		{"k5_l0.9_T3000_herd", 5, 0.9, 3000, BoardHalf(1200), 3},
 	}

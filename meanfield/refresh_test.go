@@ -152,7 +152,7 @@ func TestRefreshPublished(t *testing.T) {
 
 // TestRefreshEdge checks the neighbourhood of the edge of the balanced
 // state at k = 5, λ = 0.9, published at T(1−λ)² = 2.90 (validation.md),
-// iterating from the empty board (the protocol of model.md §2).
+// iterating from the empty board (the protocol of the package doc, §5).
 func TestRefreshEdge(t *testing.T) {
 	t.Parallel()
 	const k, lam = 5, 0.9
@@ -165,8 +165,8 @@ func TestRefreshEdge(t *testing.T) {
 		// T(1−λ)² = 3, just above the published edge 2.90: balanced.
 		{"T300", 300, true, 0},
 		// T(1−λ)² = 2.90, the published edge: still balanced, with T just
-		// before a window end (model.md §2: "balanced fixed points sit with
-		// T just before a window's end").
+		// before a window end (package doc, §4: near the edge the stable
+		// balanced fixed points "sit with T just before a window's end").
 		{"T290", 290, true, 0.95},
 		// T(1−λ)² = 2.88: below the edge the iteration runs into the herd.
 		{"T288", 288, false, 0},
@@ -192,7 +192,7 @@ func TestRefreshEdge(t *testing.T) {
 			}
 			// Past the top of the board every window lasts k/λ and
 			// τ_v = (k/λ)(v − Σ b p_b), so φ = frac(Tλ/k + board mean)
-			// (model.md §2: the cut phase is locked to the board mean). T
+			// (package doc, §2: the cut phase is locked to the board mean). T
 			// falls below the last row of the board, whose tail beyond the
 			// cut window still shortens the windows slightly: allow 1e-3.
 			x := c.T*lam/k + res.BoardMean
@@ -263,8 +263,8 @@ func TestRefreshMass(t *testing.T) {
 // converged: tightening the truncation (which lengthens the uniformisation
 // sums and keeps more rows), doubling the Gauss–Legendre nodes, and changing
 // the auxiliary rate r all leave the result unchanged to the stated
-// tolerance (model.md §2: changing r changes results by ~1e-13; 12 GL nodes
-// are converged).
+// tolerance (package doc, §2: changing r changes results by ~1e-13; 12 GL
+// nodes are converged).
 func TestRefreshConvergence(t *testing.T) {
 	t.Parallel()
 	for _, c := range refreshStates(t) {
@@ -352,7 +352,7 @@ func TestRefreshShortPeriodK1(t *testing.T) {
 // is kept separately (no aggregation) on rows 0..rows−1 and (q, j), and
 // each window is integrated with classical RK4 for the forward equations
 // of the conditioned arrival process, whose hazard is (k − j)/(W − s) at
-// time s into a window of length W (model.md §2). The substitution
+// time s into a window of length W (package doc, §2). The substitution
 // x = −ln(1 − s/W), ds = (W − s)dx, makes the hazard (k − j) per unit x and
 // the service rate W e^{−x}; a full window runs to x = 40. It returns p' and
 // ∫₀ᵀ E[q] dt.
@@ -497,10 +497,10 @@ func TestRefreshODE(t *testing.T) {
 	}
 }
 
-// TestRefreshMonteCarlo simulates the dynamics of model.md §2 literally,
-// server by server: k uniform arrival times in each window a server is in
-// the water, dropped past T, exponential services, and compares the
-// distribution of queue lengths at T and the time-averaged queue with the
+// TestRefreshMonteCarlo simulates the dynamics of the package doc, §2,
+// literally, server by server: k uniform arrival times in each window a
+// server is in the water, dropped past T, exponential services, and compares
+// the distribution of queue lengths at T and the time-averaged queue with the
 // map, in bands of 5 standard errors.
 func TestRefreshMonteCarlo(t *testing.T) {
 	t.Parallel()
@@ -703,7 +703,7 @@ func ExampleRefreshMap() {
 }
 
 // TestRefreshHerd follows the herd attractor at k = 5, λ = 0.9 from half
-// the servers at 0.1T (model.md §1 start half:0.1T). By default (CI) it
+// the servers at 0.1T (package doc, §2, start half:0.1T). By default (CI) it
 // checks T = 1,100; HERD_SLOW=1 adds T = 3,000 (about 15 s).
 func TestRefreshHerd(t *testing.T) {
 	t.Parallel()
@@ -737,7 +737,7 @@ func TestRefreshHerd(t *testing.T) {
 		n := len(hist)
 		d1 := l1Dist(hist[n-1], hist[n-2])
 		d2 := l1Dist(hist[n-1], hist[n-3])
-		// The attractor is a 2-cycle (model.md §2: period 2 for k ≥ 4);
+		// The attractor is a 2-cycle (package doc, §4: period 2 for k ≥ 4);
 		// average over it.
 		board := (boards[n-1] + boards[n-2]) / 2
 		resp := (resps[n-1] + resps[n-2]) / 2

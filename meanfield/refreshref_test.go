@@ -6,9 +6,9 @@ import (
 	"math"
 )
 
-// refRefresh is the refresh map of model.md §2 exactly as commit 930f0dd
-// implemented it, before it was optimised for speed: the reference that
-// testdata/refresh_golden.json.gz records (see that commit's refresh.go
+// refRefresh is the refresh map of the package doc, §2, exactly as commit
+// 930f0dd implemented it, before it was optimised for speed: the reference
+// that testdata/refresh_golden.json.gz records (see that commit's refresh.go
 // for the method). It is kept here, in the test package, so that the
 // golden file is regenerated from it and never from the code under test.
 // Only identifiers are renamed (ref prefix); gauss.go and poisson.go are
@@ -733,4 +733,4 @@ func (m *refMap) drainIntegral(t1, t2 float64, v int) float64 {
 	return s
 }
 
-// Board constructors for the start states of model.md §1.
+// Board constructors for the start states of the package doc, §2.

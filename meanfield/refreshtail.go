@@ -8,7 +8,7 @@ import "math"
 // of its own, so the chain ran in every one of them (at λ = 0.95, k = 10 a
 // balanced board's tail reaches 10⁻¹⁴ at row 370 while T holds 273
 // windows: none is past the top). With the auxiliary rate r fixed at W's
-// (any r gives the conditioned chain, model.md §2) the chain's steps do
+// (any r gives the conditioned chain, package doc, §2) the chain's steps do
 // not depend on the window's length, only their weights do:
 //
 //	f_n(W + δ) = Pois(Λ(W+δ); n)/Pois(r(W+δ); k) = f_n(W)·e^{−δ}·(1 + δ/W)^{n−k}

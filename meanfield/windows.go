@@ -2,10 +2,10 @@ package meanfield
 
 import "math"
 
-// windowWalk is the water-level window bookkeeping of model.md §2 that the
-// exponential map (refresh.go) and the phase-type map (phaserefresh.go)
-// share: τ_0 = 0, τ_{v+1} = τ_v + W_v with W_v = k F(v)/λ (F = 1 past the
-// top of the board), windows run until the period T cuts one.
+// windowWalk is the water-level window bookkeeping of the package doc, §2,
+// that the exponential map (refresh.go) and the phase-type map
+// (phaserefresh.go) share: τ_0 = 0, τ_{v+1} = τ_v + W_v with W_v = k F(v)/λ
+// (F = 1 past the top of the board), windows run until the period T cuts one.
 type windowWalk struct {
 	k            int
 	load, period float64
