@@ -145,9 +145,17 @@ func lookup(name string) (command, bool) {
 
 func help(e *env, args []string) error {
 	if len(args) == 1 {
+		if t, ok := helpTopics[args[0]]; ok {
+			_, err := fmt.Fprint(e.stdout, t)
+			return err
+		}
 		cmd, ok := lookup(args[0])
 		if !ok {
-			return usagef("unknown command %q%s", args[0], didYouMean("", suggest(args[0], commandNames())))
+			return usagef("unknown command %q%s", args[0], didYouMean("", suggest(args[0], append(commandNames(), helpTopicNames()...))))
+		}
+		if cmd.name == "version" { // takes no flags, not even --help
+			_, err := fmt.Fprintf(e.stdout, "Usage: herd version   (or herd --version)\n\nPrints herd's version, %s, which every table records.\n", version)
+			return err
 		}
 		return cmd.run(context.Background(), e, []string{"--help"})
 	}
@@ -159,7 +167,8 @@ func help(e *env, args []string) error {
 	for _, c := range commands() {
 		fmt.Fprintf(e.stdout, "  %-11s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(e.stdout, "  help        herd help CMD shows a command's flags")
+	fmt.Fprintln(e.stdout, "  help        herd help CMD shows a command's flags, what it computes and its columns")
+	fmt.Fprintf(e.stdout, "\nTopics: herd help output (formats, plots, progress, Ctrl-C), herd help limits (size limits).\n")
 	fmt.Fprintf(e.stdout, "\nFlags: -h, --help (this list; herd CMD -h for a command's flags), --version.\n")
 	fmt.Fprintf(e.stdout, "Without a command, herd takes %s's flags. Exit status: 0 success, 1 failure or interrupted, 2 bad usage.\n", defaultCommand)
 	return nil
@@ -174,6 +183,9 @@ func newFlags(e *env, name, synopsis string) *pflag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(e.stdout, "Usage: herd %s\n\nFlags (a list is comma-separated: one result per combination):\n", synopsis)
 		printFlags(e.stdout, fs)
+		if t := commandHelp[name]; t != "" {
+			fmt.Fprintf(e.stdout, "\n%s", t)
+		}
 	}
 	return fs
 }
