@@ -83,7 +83,7 @@ func parseFiguresArgs(e *env, args []string) (*figuresArgs, error) {
 	fs := newFlags(e, "figures", "figures DIR [--quick] [--only LIST] [flags]   (or: figures --out DIR …)")
 	a := &figuresArgs{}
 	out := fs.String("out", "", "the directory to write to, in place of the DIR argument (created if need be)")
-	fs.BoolVar(&a.quick, "quick", false, "CI-sized run lengths (well under 2 minutes on 2 cores); default: the run lengths of validation.md")
+	fs.BoolVar(&a.quick, "quick", false, "CI-sized run lengths; default: the run lengths of compare/validation.md")
 	fs.StringVar(&a.only, "only", "", "make only these figures, e.g. 1,5,7 (list of 1–7); index.md is written only when every figure is made")
 	format := fs.String("format", figureFormatsDefault, "image files of each figure: a list of png (300 dpi), svg, pdf; the CSV of its numbers is always written")
 	seed := seedFlag(fs)

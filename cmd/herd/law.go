@@ -99,7 +99,7 @@ func parseLaw(e *env, args []string) (compare.LawSettings, lawOutput, error) {
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := plotFlag(fs, "x_edge against k per load with the fitted lines, the extrapolated limit and the limit map's x*(k) with error bars and their lines, and the law,")
 	progMode := addProgressFlag(fs)
-	full := fs.Bool("full-ladder", false, "default --load to "+lawFullLoads+" and --ladder to "+lawFullLadder+" (slow: edges at λ ≥ 0.975 take minutes each)")
+	full := fs.Bool("full-ladder", false, "default --load to "+lawFullLoads+" and --ladder to "+lawFullLadder+" (slow: each edge at λ ≥ 0.975 costs thousands of maps)")
 	if err := parse(fs, args); err != nil {
 		return s, o, err
 	}
