@@ -27,15 +27,38 @@ type edgeOutput struct {
 	base                   meanfield.EdgeSettings // the settings every search shares
 	ks                     []int
 	loads                  []float64
+	// expansion marks the (λ, k) of the grid, in EdgeGrid's order,
+	// answered by the heavy-traffic expansion instead of the exact search
+	// (--method).
+	expansion []bool
 }
+
+// Edge methods (--method).
+const (
+	methodAuto      = "auto"
+	methodExact     = "exact"
+	methodExpansion = "expansion"
+)
+
+// autoExactMax is the highest load --method auto answers by the exact
+// search; above it, by the heavy-traffic expansion (its maps cost about
+// (1−λ)⁻³ each: k = 5 at λ = 0.99 takes minutes on two cores).
+const autoExactMax = 0.99
 
 func runEdge(ctx context.Context, e *env, args []string) error {
 	settings, o, err := parseEdge(e, args)
 	if err != nil {
 		return err
 	}
-	pts := computeEdges(ctx, e, "edge", o.progress, settings, o.workers, o.confirm)
-	t, failures := edgeTable(pts, o)
+	if w := exactWarning(settings, o, o.workers); w != "" {
+		fmt.Fprintln(e.stderr, "herd edge: "+w)
+	}
+	exact, anchors := splitEdges(settings, o)
+	limits := startMapLimits(settings, o)
+	all := computeEdges(ctx, e, "edge", o.progress, append(exact, anchors...), o.workers, o.confirm)
+	pts := all[:len(exact)]
+	exps, expErrs := edgeExpansions(ctx, limits, all)
+	t, failures := edgeTable(mergeEdgeRows(settings, o, pts, exps, expErrs), pts, o)
 	err = writeTable(ctx, e, t, o.format, func() error {
 		if o.plot == "" {
 			return nil
@@ -66,6 +89,7 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	branchFrom := addBranchFromFlag(fs)
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := plotFlag(fs, "edge_scaled against k, one series per load, with the law 0.9(k−2),")
+	method := fs.String("method", methodAuto, fmt.Sprintf("exact (the refresh map's search), expansion (the heavy-traffic expansion x*(k) + c₁(1−λ) + c₂(1−λ)², an approximation with an error estimate, exponential sizes only, λ > %g) or auto (exact up to λ = %g, the expansion above)", compare.ExpansionLoads[2], autoExactMax))
 	if err := parse(fs, args); err != nil {
 		return nil, o, err
 	}
@@ -101,12 +125,18 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 		o.base.HerdFull, o.base.HerdMaps = true, 400
 	}
 	settings := compare.EdgeGrid(o.ks, o.loads, o.base)
+	if o.expansion, err = edgeMethods(*method, settings, svc); err != nil {
+		return nil, o, err
+	}
 	// Workers left over by the edges run in parallel go inside each
 	// search (the output does not depend on either).
 	for i := range settings {
 		settings[i].Workers = min(max(o.workers/len(settings), 1), 64)
 	}
-	for _, s := range settings {
+	for i, s := range settings {
+		if o.expansion[i] {
+			continue // no map at this load
+		}
 		if err := checkEdge(s.Dispatchers, s.Load); err != nil {
 			return nil, o, err
 		}
@@ -122,17 +152,18 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 type edgeCells struct {
 	dispatchers                                             int
 	load                                                    float64
-	edgeRefresh, edgeScaled, branchScaled, law              any
+	method                                                  string
+	edgeRefresh, edgeScaled, edgeError, branchScaled, law   any
 	ratio                                                   any
-	crossing                                                string
+	crossing                                                any
 	nodeRadius, herdKind, herdPeriod, herdBoardMean, saddle any
-	maps                                                    int
+	maps                                                    any
 	gaps                                                    any
 	aboveReached, belowBalanced                             any
 }
 
 func (c edgeCells) row(confirm bool) []any {
-	row := []any{c.dispatchers, c.load, c.edgeRefresh, c.edgeScaled, c.branchScaled, c.law,
+	row := []any{c.dispatchers, c.load, c.method, c.edgeRefresh, c.edgeScaled, c.edgeError, c.branchScaled, c.law,
 		c.ratio, c.crossing, c.nodeRadius, c.herdKind, c.herdPeriod, c.herdBoardMean, c.saddle, c.maps, c.gaps}
 	if confirm {
 		row = append(row, c.aboveReached, c.belowBalanced)
@@ -143,7 +174,7 @@ func (c edgeCells) row(confirm bool) []any {
 // newEdgeCells is the row of one edge search that finished without error.
 func newEdgeCells(p compare.EdgePoint) edgeCells {
 	s, r := p.Settings, p.Result
-	c := edgeCells{dispatchers: s.Dispatchers, load: s.Load, crossing: r.Crossing, maps: r.Maps}
+	c := edgeCells{dispatchers: s.Dispatchers, load: s.Load, method: methodExact, crossing: r.Crossing, maps: r.Maps}
 	law := lawScaled(s.Dispatchers)
 	if s.Dispatchers >= 2 {
 		c.law = law // the law is for k ≥ 2; one dispatcher never tips
@@ -177,8 +208,9 @@ func newEdgeCells(p compare.EdgePoint) edgeCells {
 	return c
 }
 
-// edgeTable is herd edge's table, and the searches that failed.
-func edgeTable(pts []compare.EdgePoint, o edgeOutput) (*table.Table, []string) {
+// edgeTable is herd edge's table of rows, and the searches that failed;
+// pts are the exact searches (for the law's deviations).
+func edgeTable(rows []edgeRow, pts []compare.EdgePoint, o edgeOutput) (*table.Table, []string) {
 	t := &table.Table{
 		Title: "herd edge: where the balanced state of k dispatchers with own tallies tips (refresh map, N → ∞)",
 		Meta: []table.Field{
@@ -187,8 +219,8 @@ func edgeTable(pts []compare.EdgePoint, o edgeOutput) (*table.Table, []string) {
 			{Key: "protocol", Value: "lowest T at which iteration from empty, all-at-1 and all-at-3 boards reaches a balanced fixed point"},
 		},
 		Columns: []table.Column{
-			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "edge_refresh", Digits: 6},
-			{Name: "edge_scaled", Digits: 5}, {Name: "branch_scaled", Digits: 5}, {Name: "law_scaled", Digits: 3},
+			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "method"}, {Name: "edge_refresh", Digits: 6},
+			{Name: "edge_scaled", Digits: 5}, {Name: "edge_error", Digits: 2}, {Name: "branch_scaled", Digits: 5}, {Name: "law_scaled", Digits: 3},
 			{Name: "ratio", Digits: 4}, {Name: "crossing"}, {Name: "node_radius", Digits: 3},
 			{Name: "herd"}, {Name: "herd_period"}, {Name: "herd_board_mean", Digits: 5},
 			{Name: "saddle_eigenvalue", Digits: 3}, {Name: "maps"}, {Name: "gaps"},
@@ -200,14 +232,19 @@ func edgeTable(pts []compare.EdgePoint, o edgeOutput) (*table.Table, []string) {
 	}
 	addSizes(t, o.base.Service, true)
 	var failures []string
-	for _, p := range pts {
+	for _, r := range rows {
 		switch {
-		case !p.Done:
-		case p.Err != nil:
-			failures = append(failures, fmt.Sprintf("k=%d λ=%g: %v", p.Settings.Dispatchers, p.Settings.Load, p.Err))
-		default:
-			t.AddRow(newEdgeCells(p).row(o.confirm)...)
+		case r.failure != "":
+			failures = append(failures, r.failure)
+		case r.cells != nil:
+			t.AddRow(r.cells.row(o.confirm)...)
 		}
+		if r.note != "" {
+			t.Notes = append(t.Notes, r.note)
+		}
+	}
+	if slices.Contains(o.expansion, true) {
+		t.Notes = append(t.Notes, expansionNote)
 	}
 	for _, d := range compare.LawDeviations(pts, o.loads) {
 		t.Notes = append(t.Notes, deviationNote(d))

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,4 +72,92 @@ func TestEdgeStep(t *testing.T) {
 	if got := mapsSince(0); got != "" {
 		t.Errorf("mapsSince(0) = %q, want nothing", got)
 	}
+}
+
+// Above λ = 0.99 herd edge answers by the heavy-traffic expansion, labelled
+// as such with its error estimate, in its own columns: at k = 5 the
+// expansion at λ = 0.99 lies within its error estimate of the exact edge
+// there, x = 2.806721 (herd edge --dispatchers 5 --load 0.99 --confirm, a
+// border collision), which the expansion never sees.
+func TestEdgeExpansionMethod(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "edge", "--dispatchers", "5", "--load", "0.99,0.9999", "--method", "expansion", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rows := csvRows(t, out)
+	if len(rows) != 2 || !strings.Contains(rows[0]["meta_notes"], "method expansion: an approximation, not the refresh map's edge") {
+		t.Fatalf("rows %v: want two, the expansion labelled in the notes", rows)
+	}
+	r := rows[0]
+	const exact = 2.806721
+	x, errX := parseFloat(t, r["edge_scaled"]), parseFloat(t, r["edge_error"])
+	if r["method"] != "expansion" || !(errX > 0 && errX < 0.01) || math.Abs(x-exact) > errX {
+		t.Errorf("expansion at λ = 0.99: x = %v ± %v, method %s; want within its error of the exact %v", x, errX, r["method"], exact)
+	}
+	if T := parseFloat(t, r["edge_refresh"]); math.Abs(T-x/1e-4) > 1e-6*T {
+		t.Errorf("edge_refresh %v, want x/(1−λ)² = %v", T, x/1e-4)
+	}
+	if x4 := parseFloat(t, rows[1]["edge_scaled"]); !(math.Abs(x4-2.8106) < 0.001) {
+		t.Errorf("expansion at λ = 0.9999: %v, want near the limit map's x*(5) = 2.81059", x4)
+	}
+	for _, tc := range []struct{ args, want string }{
+		{"--method fast", `--method "fast": want exact, expansion or auto`},
+		{"--method expansion --load 0.95", "--method expansion with --load 0.95: want loads above 0.97"},
+		{"--method expansion --load 0.999 --sizes h2:2", "--method expansion: the heavy-traffic limit map is for exponential sizes"},
+	} {
+		_, errs, code := herd(t, append([]string{"edge"}, strings.Fields(tc.args)...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("herd edge %s: exit %d, %q; want exit 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+// --method auto: the exact search up to λ = 0.99, the expansion above, for
+// exponential sizes only; exact and expansion as asked.
+func TestEdgeMethods(t *testing.T) {
+	t.Parallel()
+	grid := compare.EdgeGrid([]int{3, 5}, []float64{0.9, 0.99, 0.995}, meanfield.EdgeSettings{})
+	for _, tc := range []struct {
+		method string
+		svc    meanfield.Service
+		want   []bool
+	}{
+		{methodAuto, meanfield.ExpService(), []bool{false, false, false, false, true, true}},
+		{methodAuto, meanfield.H2Service(4), []bool{false, false, false, false, false, false}},
+		{methodExact, meanfield.ExpService(), []bool{false, false, false, false, false, false}},
+	} {
+		got, err := edgeMethods(tc.method, grid, tc.svc)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s, %s: %v, %v; want %v", tc.method, tc.svc, got, err, tc.want)
+		}
+	}
+}
+
+// csvRows reads a herd CSV into one map per row, keyed by column.
+func csvRows(t *testing.T, out string) []map[string]string {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) < 1 {
+		t.Fatalf("CSV %q: %v", out, err)
+	}
+	var rows []map[string]string
+	for _, rec := range recs[1:] {
+		m := map[string]string{}
+		for j, h := range recs[0] {
+			m[h] = rec[j]
+		}
+		rows = append(rows, m)
+	}
+	return rows
+}
+
+// parseFloat reads a CSV number.
+func parseFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return x
 }

@@ -238,7 +238,7 @@ func TestModelGolden(t *testing.T) {
 func TestDefaultIsEdge(t *testing.T) {
 	t.Parallel()
 	out, errs, code := herd(t, "--dispatchers", "2", "--load", "0.9", "--format", "csv")
-	if code != 0 || !strings.HasPrefix(out, "dispatchers,load,edge_refresh,edge_scaled,branch_scaled,law_scaled,ratio,crossing,node_radius,herd,herd_period,herd_board_mean") {
+	if code != 0 || !strings.HasPrefix(out, "dispatchers,load,method,edge_refresh,edge_scaled,edge_error,branch_scaled,law_scaled,ratio,crossing,node_radius,herd,herd_period,herd_board_mean") {
 		t.Errorf("plain herd: exit %d, %q, %q", code, out, errs)
 	}
 }

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"herd/compare"
+	"herd/meanfield"
+)
+
+// This file answers herd edge's points by --method: the exact search of
+// the refresh map, or the heavy-traffic expansion (compare.EdgeExpansion),
+// which needs the exact edges at compare.ExpansionLoads and the limit
+// map's x*(k).
+
+// expansionNote is the table's account of an expansion row.
+var expansionNote = fmt.Sprintf("method expansion: an approximation, not the refresh map's edge: x(λ) ≈ x*(k) + c₁(1−λ) + c₂(1−λ)², x*(k) from the heavy-traffic limit map, c₁ and c₂ fitted to the exact edges at λ = %g and %g; edge_error is its error estimate in x: the larger of its miss at the held-out exact edge at λ = %g and the last term's size |c₂|(1−λ)², with x*'s error in quadrature (an estimate, not a bound)",
+	compare.ExpansionLoads[0], compare.ExpansionLoads[1], compare.ExpansionLoads[2])
+
+// edgeMethods decides which points of settings the expansion answers
+// (--method m), checking that it can.
+func edgeMethods(m string, settings []meanfield.EdgeSettings, svc meanfield.Service) ([]bool, error) {
+	exp := make([]bool, len(settings))
+	above := compare.ExpansionLoads[2]
+	for i, s := range settings {
+		switch m {
+		case methodExact:
+		case methodAuto:
+			exp[i] = s.Load > autoExactMax && (svc.Kind == meanfield.ServiceExp)
+		case methodExpansion:
+			if !(svc.Kind == meanfield.ServiceExp) {
+				return nil, usagef("--method expansion: the heavy-traffic limit map is for exponential sizes (--sizes exp), have --sizes %s", svc)
+			}
+			if !(s.Load > above) {
+				return nil, usagef("--method expansion with --load %g: want loads above %g, the highest exact load the expansion is checked against", s.Load, above)
+			}
+			exp[i] = true
+		default:
+			return nil, usagef("--method %q: want exact, expansion or auto", m)
+		}
+	}
+	return exp, nil
+}
+
+// splitEdges returns the exact searches of settings and the anchors the
+// expansion needs: the exact edges at compare.ExpansionLoads for each k it
+// answers, those not already among the exact searches.
+func splitEdges(settings []meanfield.EdgeSettings, o edgeOutput) (exact, anchors []meanfield.EdgeSettings) {
+	have := map[[2]float64]bool{}
+	for i, s := range settings {
+		if !o.expansion[i] {
+			exact = append(exact, s)
+			have[[2]float64{float64(s.Dispatchers), s.Load}] = true
+		}
+	}
+	for i, s := range settings {
+		if !o.expansion[i] {
+			continue
+		}
+		for _, lam := range compare.ExpansionLoads {
+			key := [2]float64{float64(s.Dispatchers), lam}
+			if have[key] {
+				continue
+			}
+			have[key] = true
+			a := s
+			a.Load, a.BranchFrom = lam, 0
+			anchors = append(anchors, a)
+		}
+	}
+	return exact, anchors
+}
+
+// mapLimit is the limit map's x*(k) or its error, when done.
+type mapLimit struct {
+	res compare.MapLimitResult
+	err error
+}
+
+// startMapLimits starts the limit map of each k that settings answer by
+// the expansion, one goroutine each, to run beside the exact searches.
+func startMapLimits(settings []meanfield.EdgeSettings, o edgeOutput) map[int]chan mapLimit {
+	limits := map[int]chan mapLimit{}
+	for i, s := range settings {
+		k := s.Dispatchers
+		if _, ok := limits[k]; ok || !o.expansion[i] {
+			continue
+		}
+		ch := make(chan mapLimit, 1)
+		limits[k] = ch
+		go func() {
+			r, err := compare.MapLimit(k, compare.MapLimitSettings{})
+			ch <- mapLimit{r, err}
+		}()
+	}
+	return limits
+}
+
+// edgeExpansions makes the expansion of each k of limits, from the exact
+// edges among all (the searches and anchors of splitEdges, done) and the
+// limit map; a k whose expansion cannot be made has its error. After
+// Ctrl-C none is made.
+func edgeExpansions(ctx context.Context, limits map[int]chan mapLimit, all []compare.EdgePoint) (map[int]compare.EdgeExpansion, map[int]error) {
+	exps, errs := map[int]compare.EdgeExpansion{}, map[int]error{}
+	for k, ch := range limits {
+		l := <-ch
+		if ctx.Err() != nil {
+			continue
+		}
+		var exact [3]float64
+		for j, lam := range compare.ExpansionLoads {
+			exact[j] = anchorEdge(all, k, lam)
+		}
+		err := l.err
+		if err == nil {
+			exps[k], err = compare.NewEdgeExpansion(k, l.res, exact)
+		}
+		if err != nil {
+			errs[k] = err
+		}
+	}
+	return exps, errs
+}
+
+// anchorEdge is the exact scaled edge at (k, λ) among pts, NaN if it was
+// not found (or not finished).
+func anchorEdge(pts []compare.EdgePoint, k int, load float64) float64 {
+	for _, p := range pts {
+		if p.Settings.Dispatchers == k && p.Settings.Load == load && p.Done && p.Err == nil && p.Result.Status == meanfield.Found {
+			return p.Result.Scaled
+		}
+	}
+	return math.NaN()
+}
+
+// edgeRow is one row of herd edge's table, or why there is none: cells
+// for a finished point, failure for one that failed, neither for one not
+// finished; note, if any, goes to the table's notes.
+type edgeRow struct {
+	cells   *edgeCells
+	failure string
+	note    string
+}
+
+// mergeEdgeRows lays out the table's rows in the grid's order: the exact
+// searches' points (pts, in order) and the expansion's.
+func mergeEdgeRows(settings []meanfield.EdgeSettings, o edgeOutput, pts []compare.EdgePoint, exps map[int]compare.EdgeExpansion, errs map[int]error) []edgeRow {
+	rows := make([]edgeRow, 0, len(settings))
+	noted := map[int]bool{}
+	next := 0
+	for i, s := range settings {
+		if !o.expansion[i] {
+			p := pts[next]
+			next++
+			switch {
+			case !p.Done:
+				rows = append(rows, edgeRow{})
+			case p.Err != nil:
+				rows = append(rows, edgeRow{failure: fmt.Sprintf("k=%d λ=%g: %v", p.Settings.Dispatchers, p.Settings.Load, p.Err)})
+			default:
+				c := newEdgeCells(p)
+				rows = append(rows, edgeRow{cells: &c})
+			}
+			continue
+		}
+		k := s.Dispatchers
+		if err, ok := errs[k]; ok {
+			rows = append(rows, edgeRow{failure: fmt.Sprintf("k=%d λ=%g: %v", k, s.Load, err)})
+			continue
+		}
+		e, ok := exps[k]
+		if !ok { // interrupted
+			rows = append(rows, edgeRow{})
+			continue
+		}
+		r := edgeRow{cells: expansionCells(s, e)}
+		if !noted[k] {
+			noted[k], r.note = true, "expansion "+e.String()
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// expansionCells is the row of a point the expansion answers.
+func expansionCells(s meanfield.EdgeSettings, e compare.EdgeExpansion) *edgeCells {
+	c := &edgeCells{dispatchers: s.Dispatchers, load: s.Load, method: methodExpansion, crossing: "none", maps: nil}
+	law := lawScaled(s.Dispatchers)
+	if s.Dispatchers >= 2 {
+		c.law = law
+	}
+	if !e.Exists {
+		return c
+	}
+	x := e.At(s.Load)
+	c.crossing = nil
+	c.edgeScaled, c.edgeError = x, e.Err(s.Load)
+	c.edgeRefresh = x / ((1 - s.Load) * (1 - s.Load))
+	if law > 0 {
+		c.ratio = x / law
+	}
+	return c
+}
+
+// exactCostSeconds is the wall time of one unit of compare.EdgeCost on two
+// cores, from the k = 5, λ = 0.99 edge (EdgeCost 2.5·10⁷): 162 s with two
+// workers on an idle 2-core machine. A rough scale for a warning, not a
+// promise: the search's work near the edge varies from case to case.
+const exactCostSeconds = 162.0 / 2.5e7
+
+// exactWarning is what herd edge says before exact searches above
+// autoExactMax (--method exact): their estimated time, and that the
+// expansion answers in seconds; "" when none is that dear.
+func exactWarning(settings []meanfield.EdgeSettings, o edgeOutput, workers int) string {
+	var cost float64
+	var dear []string
+	for i, s := range settings {
+		if o.expansion[i] || s.Load <= autoExactMax {
+			continue
+		}
+		cost += compare.EdgeCost(s)
+		dear = append(dear, fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load))
+	}
+	if len(dear) == 0 {
+		return ""
+	}
+	t := time.Duration(cost * exactCostSeconds * 2 / float64(max(workers, 2)) * float64(time.Second)).Round(time.Second)
+	return fmt.Sprintf("the exact search at %s is estimated at about %v (k²/(1−λ)³ scaled from k = 5, λ = 0.99: 162 s on two cores); --method auto answers above λ = %g by the heavy-traffic expansion in seconds",
+		strings.Join(dear, ", "), t, autoExactMax)
+}
