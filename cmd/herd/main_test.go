@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"herd/cmd/internal/table"
 	"herd/meanfield"
@@ -726,7 +727,21 @@ func TestMapNote(t *testing.T) {
 		{&meanfield.MapReport{Maps: 52, BoardMean: 8123.46, HerdRun: 23, HerdNeed: 96}, "52 maps, board mean 8123.5, 23 of the 96 maps in the herd regime an aperiodic verdict needs"},
 		{&meanfield.MapReport{Maps: 97, BoardMean: 8000, HerdRun: 97, HerdNeed: 96}, "97 maps, board mean 8000.0, 96 of the 96 maps in the herd regime an aperiodic verdict needs"},
 	} {
-		if got := mapNote(c.r); got != c.want {
+		if got := mapNote(c.r, 0); got != c.want {
+			t.Errorf("mapNote(%+v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+	// With a pace: the maps left to an aperiodic verdict at that pace, an
+	// upper bound (the run may close an orbit sooner); none once reached.
+	for _, c := range []struct {
+		r    *meanfield.MapReport
+		want string
+	}{
+		{&meanfield.MapReport{Maps: 52, BoardMean: 8123.46, HerdRun: 23, HerdNeed: 96}, "52 maps, board mean 8123.5, 23 of the 96 maps in the herd regime an aperiodic verdict needs (at most about 1h0m50s left at 50s a map)"},
+		{&meanfield.MapReport{Maps: 3, BoardMean: 41.25, HerdNeed: 96}, "3 maps, board mean 41.2"},
+		{&meanfield.MapReport{Maps: 97, BoardMean: 8000, HerdRun: 97, HerdNeed: 96}, "97 maps, board mean 8000.0, 96 of the 96 maps in the herd regime an aperiodic verdict needs"},
+	} {
+		if got := mapNote(c.r, 50*time.Second); got != c.want {
 			t.Errorf("mapNote(%+v) = %q, want %q", c.r, got, c.want)
 		}
 	}

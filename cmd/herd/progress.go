@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -38,11 +39,19 @@ func addPointProgressFlag(fs *pflag.FlagSet) *string {
 type pointProgress struct {
 	line *progress.Line
 	beat *progress.Items
-	last []atomic.Pointer[meanfield.MapReport] // each point's last map
+	last []atomic.Pointer[mapPace] // each point's last map and pace
+}
+
+// mapPace is a point's last map, when it was made, and the recent time a
+// map (a moving average over about the last four maps).
+type mapPace struct {
+	r   *meanfield.MapReport
+	at  time.Time
+	per time.Duration
 }
 
 func newPointProgress(w io.Writer, term bool, mode string, labels []string, costs []float64) *pointProgress {
-	p := &pointProgress{last: make([]atomic.Pointer[meanfield.MapReport], len(labels))}
+	p := &pointProgress{last: make([]atomic.Pointer[mapPace], len(labels))}
 	p.line = progress.NewLine(w, term && mode != string(progress.Never), "point", "points")
 	beat := progress.Never
 	if mode == string(progress.Always) || (mode == string(progress.Auto) && !term) {
@@ -54,29 +63,51 @@ func newPointProgress(w io.Writer, term bool, mode string, labels []string, cost
 
 // begin and end bracket point i's computation for the heartbeat.
 func (p *pointProgress) begin(i int) {
+	p.last[i].Store(&mapPace{at: time.Now()})
 	p.beat.Begin(i)
-	p.beat.Live(i, func() string { return mapNote(p.last[i].Load()) })
+	p.beat.Live(i, func() string {
+		m := p.last[i].Load()
+		return mapNote(m.r, m.per)
+	})
 }
 
 // mapNote is the heartbeat's note on a point at work: its maps so far,
 // the last board mean and, from the herd regime on, how far the maps in
 // it are from an aperiodic verdict (a herd of heavy-tailed sizes may take
-// hours of maps in that regime).
-func mapNote(r *meanfield.MapReport) string {
+// hours of maps in that regime) and, at the recent time a map (per, 0 if
+// unknown), the most time that can take: the run may close an orbit
+// sooner, but not later.
+func mapNote(r *meanfield.MapReport, per time.Duration) string {
 	if r == nil {
 		return "0 maps"
 	}
 	note := fmt.Sprintf("%d maps, board mean %.1f", r.Maps, r.BoardMean)
 	if r.HerdRun > 0 {
-		note += fmt.Sprintf(", %d of the %d maps in the herd regime an aperiodic verdict needs", min(r.HerdRun, r.HerdNeed), r.HerdNeed)
+		done := min(r.HerdRun, r.HerdNeed)
+		note += fmt.Sprintf(", %d of the %d maps in the herd regime an aperiodic verdict needs", done, r.HerdNeed)
+		if per > 0 && done < r.HerdNeed {
+			left := time.Duration(r.HerdNeed-done) * per
+			note += fmt.Sprintf(" (at most about %v left at %v a map)", left.Round(time.Second), per.Round(100*time.Millisecond))
+		}
 	}
 	return note
 }
 
 func (p *pointProgress) end(i int) { p.beat.End(i, "done") }
 
-// mapped records a map of point i.
-func (p *pointProgress) mapped(i int, r meanfield.MapReport) { p.last[i].Store(&r) }
+// mapped records a map of point i and the pace of its maps.
+func (p *pointProgress) mapped(i int, r meanfield.MapReport) {
+	now := time.Now()
+	m := &mapPace{r: &r, at: now}
+	if prev := p.last[i].Load(); prev != nil {
+		d := now.Sub(prev.at)
+		m.per = d
+		if prev.per > 0 {
+			m.per = (3*prev.per + d) / 4
+		}
+	}
+	p.last[i].Store(m)
+}
 
 // close ends both reports.
 func (p *pointProgress) close() {
