@@ -93,15 +93,35 @@ func ModelGrid(pols []ModelPolicy, loads, ts []float64, ns []int, check func(i i
 	return pts, nil
 }
 
+// ModelHooks report a model point starting, each map of a
+// periodic-update model (the maps made and the most it will make) and
+// its end, by its place k in idx; any may be nil. They may be called from
+// several goroutines at once.
+type ModelHooks struct {
+	Begin  func(k int)
+	Mapped func(k, maps, maxMaps int)
+	End    func(k int)
+}
+
 // ModelResults computes the points at idx (meanfield.ClassicModel) on
 // pool: got[k] and errs[k] are pts[idx[k]]'s, done[k] false when it did
 // not finish.
-func ModelResults(pts []ModelPoint, idx []int, pool Pool, stop func() bool) (got []meanfield.ClassicResult, errs []error, done []bool) {
+func ModelResults(pts []ModelPoint, idx []int, pool Pool, stop func() bool, hooks ModelHooks) (got []meanfield.ClassicResult, errs []error, done []bool) {
 	got = make([]meanfield.ClassicResult, len(idx))
 	errs = make([]error, len(idx))
 	done = pool(len(idx), func(k int) {
 		p := pts[idx[k]]
-		got[k], errs[k] = meanfield.ClassicModel(meanfield.ClassicSettings{Policy: p.Policy.Name, Choices: p.Policy.D, Load: p.Load, Refresh: p.Refresh, Servers: p.Servers, Stop: stop})
+		s := meanfield.ClassicSettings{Policy: p.Policy.Name, Choices: p.Policy.D, Load: p.Load, Refresh: p.Refresh, Servers: p.Servers, Stop: stop}
+		if hooks.Mapped != nil {
+			s.Mapped = func(maps, maxMaps int) { hooks.Mapped(k, maps, maxMaps) }
+		}
+		if hooks.Begin != nil {
+			hooks.Begin(k)
+		}
+		got[k], errs[k] = meanfield.ClassicModel(s)
+		if hooks.End != nil {
+			hooks.End(k)
+		}
 	})
 	return got, errs, done
 }

@@ -53,6 +53,9 @@ type ClassicSettings struct {
 	// model (PeriodicUpdate.Stop); once it reports true ClassicModel ends
 	// with an error wrapping ErrStopped.
 	Stop func() bool `json:"-"`
+	// Mapped, when not nil, is passed to a periodic-update model
+	// (PeriodicUpdate.Mapped): the maps made and the most it will make.
+	Mapped func(maps, maxMaps int) `json:"-"`
 }
 
 // ClassicModel returns the infinite-server model's answer for the classic
@@ -82,13 +85,13 @@ type ClassicSettings struct {
 // the underlying solvers (ErrNotConverged for an unconverged sqd map).
 func ClassicModel(s ClassicSettings) (ClassicResult, error) {
 	start := time.Now()
-	r, err := classicModel(s.Policy, s.Choices, s.Load, s.Refresh, s.Servers, s.Stop)
+	r, err := classicModel(s.Policy, s.Choices, s.Load, s.Refresh, s.Servers, s.Stop, s.Mapped)
 	r.Runtime = time.Since(start)
 	return r, err
 }
 
 // classicModel is ClassicModel with the settings spelled out.
-func classicModel(policy string, d int, load, refresh float64, servers int, stop func() bool) (ClassicResult, error) {
+func classicModel(policy string, d int, load, refresh float64, servers int, stop func() bool, mapped func(maps, maxMaps int)) (ClassicResult, error) {
 	if err := closedFormLoadErr(load); err != nil {
 		return ClassicResult{}, err
 	}
@@ -102,7 +105,7 @@ func classicModel(policy string, d int, load, refresh float64, servers int, stop
 		return ClassicResult{ResponseMean: resp, QueueMean: load * resp, Period: 1, Status: FixedPoint}
 	}
 	periodic := func(u PeriodicUpdate) (ClassicResult, error) {
-		u.Stop = stop
+		u.Stop, u.Mapped = stop, mapped
 		r, err := u.Solve(nil)
 		res := ClassicResult{
 			ResponseMean: r.Response, QueueMean: r.QueueMean, Period: r.Period,

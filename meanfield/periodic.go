@@ -169,6 +169,10 @@ type PeriodicUpdate struct {
 	// ErrStopped (herd's Ctrl-C). It is not a setting of the
 	// computation: a run it does not stop has the same result.
 	Stop func() bool `json:"-"`
+	// Mapped, when not nil, is called after each map of Solve with the
+	// maps made so far and the most Solve will make (MaxIter), for a
+	// heartbeat; like Stop, it is not a setting of the computation.
+	Mapped func(maps, maxMaps int) `json:"-"`
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -796,6 +800,9 @@ func (m *PeriodicMap) solve(start []float64) (PeriodicResult, error) {
 		out.Maps++
 		if err != nil {
 			return out, fmt.Errorf("meanfield: periodic update: map %d: %w", n+1, err)
+		}
+		if s.Mapped != nil {
+			s.Mapped(out.Maps, s.MaxIter)
 		}
 		out.Truncation = max(out.Truncation, st.Truncation)
 		stats[n%(P+1)] = periodicStat{st.BoardMean, st.QueueMean}

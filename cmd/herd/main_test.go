@@ -737,7 +737,7 @@ func TestMapNote(t *testing.T) {
 		r    *meanfield.MapReport
 		want string
 	}{
-		{&meanfield.MapReport{Maps: 52, BoardMean: 8123.46, HerdRun: 23, HerdNeed: 96}, "52 maps, board mean 8123.5, 23 of the 96 maps in the herd regime an aperiodic verdict needs (at most about 1h0m50s left at 50s a map)"},
+		{&meanfield.MapReport{Maps: 52, BoardMean: 8123.46, HerdRun: 23, HerdNeed: 96}, "52 maps, board mean 8123.5, 23 of the 96 maps in the herd regime an aperiodic verdict needs, at most about 1h0m50s left at 50s a map"},
 		{&meanfield.MapReport{Maps: 3, BoardMean: 41.25, HerdNeed: 96}, "3 maps, board mean 41.2"},
 		{&meanfield.MapReport{Maps: 97, BoardMean: 8000, HerdRun: 97, HerdNeed: 96}, "97 maps, board mean 8000.0, 96 of the 96 maps in the herd regime an aperiodic verdict needs"},
 	} {
@@ -759,5 +759,24 @@ func TestInputColumnsExact(t *testing.T) {
 	out, errs, code = herd(t, "point", "--dispatchers", "3", "--refresh", "2835.421875", "--max-iter", "1")
 	if !strings.Contains(out, "2835.421875") {
 		t.Errorf("herd point: exit %d, stderr %q, stdout %q; want the refresh 2835.421875 as given", code, errs, out)
+	}
+}
+
+// mapsNote: a model point's maps of the most it makes and, at a pace, the
+// most time the rest takes; a closed form (no maps) has no note.
+func TestMapsNote(t *testing.T) {
+	for _, c := range []struct {
+		maps, most int
+		per        time.Duration
+		want       string
+	}{
+		{0, 0, 0, ""},
+		{10, 3000, 0, "10 of at most 3000 maps"},
+		{1000, 3000, 250 * time.Millisecond, "1000 of at most 3000 maps, at most about 8m20s left at 250ms a map"},
+		{3000, 3000, time.Second, "3000 of at most 3000 maps"},
+	} {
+		if got := mapsNote(c.maps, c.most, c.per); got != c.want {
+			t.Errorf("mapsNote(%d, %d, %v) = %q, want %q", c.maps, c.most, c.per, got, c.want)
+		}
 	}
 }

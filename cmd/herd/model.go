@@ -10,7 +10,6 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/compare/progress"
 	"herd/compare/sweep"
 	"herd/meanfield"
 )
@@ -43,13 +42,19 @@ func runModelSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 			p.Policy, strconv.FormatFloat(p.Load, 'g', -1, 64), strconv.FormatFloat(p.Refresh, 'g', -1, 64), p.Servers))
 	}
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, modelRun)) error {
-		prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "model", "points")
+		mode, _ := fs.GetString("progress")
 		costs := make([]float64, len(idx))
+		labels := make([]string, len(idx))
 		for k, i := range idx {
 			costs[k] = compare.ModelCost(pts[i])
+			p := pts[i]
+			labels[k] = fmt.Sprintf("%s λ=%g T=%g", p.Policy, p.Load, p.Refresh)
 		}
-		res, errs, ok := compare.ModelResults(pts, idx, weightedPool(ctx, workers, prog, costs), stopOn(ctx))
-		prog.Finish()
+		prog := newMapsProgress(e.stderr, isTerminal(e.stderr), mode, "model", labels, costs)
+		res, errs, ok := compare.ModelResults(pts, idx, weightedPool(ctx, workers, prog.line, costs), stopOn(ctx), compare.ModelHooks{
+			Begin: prog.begin, Mapped: prog.mapped, End: prog.end,
+		})
+		prog.close()
 		for k, i := range idx {
 			if !ok[k] {
 				continue
@@ -84,8 +89,12 @@ func parseModel(e *env, args []string) (fs *pflag.FlagSet, shard *shardFlags, pt
 	refresh := refreshList(fs, "0", "≥ 0; 0 is a live board; in [0.01, 1e4] for sqd:D (then D ≤ 64) and ll")
 	servers := serversList(fs, "0", "for round robin (E_N/M/1); 0 means N → ∞ (D/M/1); other policies ignore it")
 	out := addOutputFlags(fs, "points computed")
+	prog := addModelProgressFlag(fs)
 	shard = addShardFlags(fs, nil)
 	if err = parse(fs, args); err != nil {
+		return
+	}
+	if err = checkProgressMode(*prog); err != nil {
 		return
 	}
 	if err = shard.check(fs); err != nil {

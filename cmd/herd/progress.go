@@ -87,7 +87,7 @@ func mapNote(r *meanfield.MapReport, per time.Duration) string {
 		note += fmt.Sprintf(", %d of the %d maps in the herd regime an aperiodic verdict needs", done, r.HerdNeed)
 		if per > 0 && done < r.HerdNeed {
 			left := time.Duration(r.HerdNeed-done) * per
-			note += fmt.Sprintf(" (at most about %v left at %v a map)", left.Round(time.Second), per.Round(100*time.Millisecond))
+			note += fmt.Sprintf(", at most about %v left at %v a map", left.Round(time.Second), per.Round(100*time.Millisecond))
 		}
 	}
 	return note
@@ -113,6 +113,85 @@ func (p *pointProgress) mapped(i int, r meanfield.MapReport) {
 func (p *pointProgress) close() {
 	p.beat.Close()
 	p.line.Finish()
+}
+
+// addModelProgressFlag defines herd model's --progress.
+func addModelProgressFlag(fs *pflag.FlagSet) *string {
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the points on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per point at work with its maps so far and the most time left at their pace), always (both), never")
+}
+
+// mapsProgress is herd model's progress in mode (--progress), as
+// pointProgress is herd point's: the line over the batch on a terminal
+// and the heartbeat, whose note on a point at work is its maps so far, the
+// most it will make and, at the recent pace, the most time that takes.
+type mapsProgress struct {
+	line *progress.Line
+	beat *progress.Items
+	last []atomic.Pointer[mapsPace]
+}
+
+// mapsPace is a point's maps so far and their most, when the last was
+// made, and the recent time a map.
+type mapsPace struct {
+	maps, most int
+	at         time.Time
+	per        time.Duration
+}
+
+func newMapsProgress(w io.Writer, term bool, mode, name string, labels []string, costs []float64) *mapsProgress {
+	p := &mapsProgress{last: make([]atomic.Pointer[mapsPace], len(labels))}
+	p.line = progress.NewLine(w, term && mode != string(progress.Never), name, "points")
+	beat := progress.Never
+	if mode == string(progress.Always) || (mode == string(progress.Auto) && !term) {
+		beat = progress.Auto
+	}
+	p.beat = progress.NewItems(w, false, beat, name, "points", labels, costs)
+	return p
+}
+
+func (p *mapsProgress) begin(k int) {
+	p.last[k].Store(&mapsPace{at: time.Now()})
+	p.beat.Begin(k)
+	p.beat.Live(k, func() string {
+		m := p.last[k].Load()
+		return mapsNote(m.maps, m.most, m.per)
+	})
+}
+
+func (p *mapsProgress) end(k int) { p.beat.End(k, "done") }
+
+// mapped records a map of point k: maps made, most to make.
+func (p *mapsProgress) mapped(k, maps, most int) {
+	now := time.Now()
+	m := &mapsPace{maps: maps, most: most, at: now}
+	if prev := p.last[k].Load(); prev != nil {
+		d := now.Sub(prev.at)
+		m.per = d
+		if prev.per > 0 {
+			m.per = (3*prev.per + d) / 4
+		}
+	}
+	p.last[k].Store(m)
+}
+
+func (p *mapsProgress) close() {
+	p.beat.Close()
+	p.line.Finish()
+}
+
+// mapsNote is the heartbeat's note on a model point at work: its maps so
+// far of the most it makes and, at the recent time a map (per, 0 if
+// unknown), the most time the rest can take (it may close a cycle sooner,
+// never later); a point that makes no maps (a closed form) has no note.
+func mapsNote(maps, most int, per time.Duration) string {
+	if most == 0 {
+		return ""
+	}
+	note := fmt.Sprintf("%d of at most %d maps", maps, most)
+	if per > 0 && maps < most {
+		note += fmt.Sprintf(", at most about %v left at %v a map", (time.Duration(most-maps) * per).Round(time.Second), per.Round(time.Millisecond))
+	}
+	return note
 }
 
 // checkProgressMode validates --progress.
