@@ -131,11 +131,20 @@ func HysteresisModelCosts(s HysteresisSettings, rows []HysteresisRow) []float64 
 	return costs
 }
 
+// HysteresisHooks report the model's jobs (rows, then the bistable range)
+// starting, each map of a row's attractor run and their end, by job; any
+// may be nil. They may be called from several goroutines at once.
+type HysteresisHooks struct {
+	Begin  func(job int)
+	Mapped func(job int, r meanfield.MapReport)
+	End    func(job int)
+}
+
 // HysteresisModel computes the model's attractor at every row
 // (meanfield.FindHerdAttractor from the row's start board) and, with
 // s.Bistable, the bistable range (meanfield.Bistable), all on pool. It
 // does nothing when s has no model (Model).
-func HysteresisModel(s HysteresisSettings, rows []HysteresisRow, pool Pool) Hysteresis {
+func HysteresisModel(s HysteresisSettings, rows []HysteresisRow, pool Pool, hooks HysteresisHooks) Hysteresis {
 	h := Hysteresis{Rows: rows}
 	k, ok, _ := s.Model()
 	if !ok {
@@ -150,13 +159,23 @@ func HysteresisModel(s HysteresisSettings, rows []HysteresisRow, pool Pool) Hyst
 	var bis meanfield.BistableResult
 	var bisErr error
 	done := pool(jobs, func(i int) {
+		if hooks.Begin != nil {
+			hooks.Begin(i)
+		}
+		if hooks.End != nil {
+			defer hooks.End(i)
+		}
 		if i == len(rows) {
 			bis, bisErr = meanfield.Bistable(meanfield.BistableSettings{Dispatchers: k, Load: s.Load, Service: s.Service,
 				Attractor: meanfield.HerdSettings{AttractorSettings: meanfield.AttractorSettings{Stop: s.Stop}}})
 			return
 		}
 		r := meanfield.Refresh{Dispatchers: k, Load: s.Load, Period: rows[i].Refresh, Service: s.Service}
-		model[i], errs[i] = meanfield.FindHerdAttractor(r, s.Service.Lift(s.Board(rows[i].Start, rows[i].Refresh)), meanfield.HerdSettings{AttractorSettings: meanfield.AttractorSettings{Stop: s.Stop}})
+		as := meanfield.AttractorSettings{Stop: s.Stop}
+		if hooks.Mapped != nil {
+			as.Mapped = func(r meanfield.MapReport) { hooks.Mapped(i, r) }
+		}
+		model[i], errs[i] = meanfield.FindHerdAttractor(r, s.Service.Lift(s.Board(rows[i].Start, rows[i].Refresh)), meanfield.HerdSettings{AttractorSettings: as})
 	})
 	for i := range rows {
 		if done[i] && !errors.Is(errs[i], meanfield.ErrStopped) {

@@ -14,8 +14,8 @@ import (
 
 // hysteresisOutput is where herd hysteresis's answer goes.
 type hysteresisOutput struct {
-	format, plot string
-	workers      int
+	format, plot, progress string
+	workers                int
 }
 
 func runHysteresis(ctx context.Context, e *env, args []string) error {
@@ -30,10 +30,27 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 		return simUsage(err, map[string]string{"Start": "starts", "Horizon": "refreshes"})
 	}
 	// Model points in parallel, then the simulations.
-	prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "hysteresis", "model points")
+	costs := compare.HysteresisModelCosts(s, rows)
+	var labels []string
+	for _, r := range rows {
+		labels = append(labels, fmt.Sprintf("T=%g start %s", r.Refresh, r.Start))
+	}
+	if s.Bistable {
+		labels = append(labels, "bistable range")
+	}
+	prog := newAttractorProgress(e.stderr, isTerminal(e.stderr), o.progress, "hysteresis", "model points", labels, costs)
 	s.Stop = stopOn(ctx)
-	h := compare.HysteresisModel(s, rows, weightedPool(ctx, o.workers, prog, compare.HysteresisModelCosts(s, rows)))
-	prog.Finish()
+	h := compare.HysteresisModel(s, rows, weightedPool(ctx, o.workers, prog.line, costs), compare.HysteresisHooks{
+		Begin: func(j int) {
+			if j == len(rows) { // the bistable range: edge searches, no maps to show
+				prog.beat.Begin(j)
+				return
+			}
+			prog.begin(j)
+		},
+		Mapped: prog.mapped, End: prog.end,
+	})
+	prog.close()
 	if s.Servers > 0 && ctx.Err() == nil {
 		sp := progress.NewLine(e.stderr, isTerminal(e.stderr), "hysteresis", "runs")
 		compare.HysteresisSim(ctx, s, &h, tasks, o.workers, weighRuns(sp, tasks))
@@ -69,6 +86,7 @@ func parseHysteresis(e *env, args []string) (compare.HysteresisSettings, hystere
 	sizes := addSizesFlag(fs, "job sizes of the model and the simulator")
 	plotFile := plotFlag(fs, "both branches against T (log axes), model lines and simulator points, bistable range shaded,")
 	out := addOutputFlags(fs, "points computed")
+	progMode := addHysteresisProgressFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return s, o, err
 	}
@@ -79,7 +97,10 @@ func parseHysteresis(e *env, args []string) (compare.HysteresisSettings, hystere
 	if err := checkPlotPath(*plotFile); err != nil {
 		return s, o, err
 	}
-	o = hysteresisOutput{format: fmtName, plot: *plotFile, workers: *out.workers}
+	if err := checkProgressMode(*progMode); err != nil {
+		return s, o, err
+	}
+	o = hysteresisOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers}
 	s = compare.HysteresisSettings{Dispatchers: *k, Load: *load, Partitioned: *partitioned, Bistable: *bistable,
 		Servers: *servers, Runs: *runs, Refreshes: *refreshes, Seed: *seed, Board: modelBoard}
 	if err := checkHysteresisFlags(s); err != nil {

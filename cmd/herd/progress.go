@@ -51,13 +51,20 @@ type mapPace struct {
 }
 
 func newPointProgress(w io.Writer, term bool, mode string, labels []string, costs []float64) *pointProgress {
+	return newAttractorProgress(w, term, mode, "point", "points", labels, costs)
+}
+
+// newAttractorProgress is pointProgress for any command whose items are
+// attractors of the refresh map (herd point's points, herd hysteresis's
+// model points), name and unit naming them in its lines.
+func newAttractorProgress(w io.Writer, term bool, mode, name, unit string, labels []string, costs []float64) *pointProgress {
 	p := &pointProgress{last: make([]atomic.Pointer[mapPace], len(labels))}
-	p.line = progress.NewLine(w, term && mode != string(progress.Never), "point", "points")
+	p.line = progress.NewLine(w, term && mode != string(progress.Never), name, unit)
 	beat := progress.Never
 	if mode == string(progress.Always) || (mode == string(progress.Auto) && !term) {
 		beat = progress.Auto // off a terminal: the heartbeat alone
 	}
-	p.beat = progress.NewItems(w, false, beat, "point", "points", labels, costs)
+	p.beat = progress.NewItems(w, false, beat, name, unit, labels, costs)
 	return p
 }
 
@@ -113,6 +120,11 @@ func (p *pointProgress) mapped(i int, r meanfield.MapReport) {
 func (p *pointProgress) close() {
 	p.beat.Close()
 	p.line.Finish()
+}
+
+// addHysteresisProgressFlag defines herd hysteresis's --progress.
+func addHysteresisProgressFlag(fs *pflag.FlagSet) *string {
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the model points, then the runs, on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per model point at work with its maps so far, last board mean and, in the herd regime, the most time left), always (both), never")
 }
 
 // addModelProgressFlag defines herd model's --progress.
