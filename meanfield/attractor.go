@@ -80,6 +80,21 @@ type AttractorSettings struct {
 	// (not the spectrum's) with what a heartbeat shows while one run takes
 	// minutes or hours. Like Stop, it is not a setting of the computation.
 	Mapped func(MapReport) `json:"-"`
+	// Checkpoint, when not nil, is called after every map that closes no
+	// fixed point or orbit and does not end the run, after Stop is
+	// polled: stopping reports that Stop has just ended the run, and
+	// state returns where the run stands (its last boards, copied: call it
+	// every few minutes, or when stopping, rather than after every map).
+	// Like Stop, it is not a setting of the computation.
+	Checkpoint func(stopping bool, state func() *RunState) `json:"-"`
+	// Resume, when not nil, continues the run whose state Checkpoint
+	// handed out, instead of starting from the start board (which is then
+	// not read). With the map and settings of the run that saved it, the
+	// resumed run makes the maps that run would have made had it not
+	// stopped, and returns its result bit for bit (Runtime aside: it
+	// counts this part only). A state those settings cannot have made is
+	// an error wrapping ErrRunState.
+	Resume *RunState `json:"-"`
 }
 
 // MapReport is what AttractorSettings.Mapped learns of one map.
@@ -203,6 +218,9 @@ func FindAttractor(r Refresh, start []float64, s AttractorSettings) (Attractor, 
 	if err != nil {
 		return Attractor{}, err
 	}
+	if s.Resume != nil && s.Resume.Herd != nil {
+		return Attractor{}, fmt.Errorf("meanfield: AttractorSettings.Resume: the state of a FindHerdAttractor run: %w", ErrRunState)
+	}
 	t0 := time.Now()
 	a, err := findAttractor(m, start, s.withDefaults(), nil)
 	a.Runtime = time.Since(t0)
@@ -242,12 +260,11 @@ type boardJump func(in []float64, r RefreshResult) []float64
 // only, so a fixed point it reports is one of the plain map to Tol,
 // ‖F(p) − p‖₁ ≤ Tol, with Board = F(p).
 func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, stop func(RefreshResult) bool, jump boardJump) (Attractor, *fixedpoint.Orbit, error) {
-	o := fixedpoint.NewOrbit(s.MaxPeriod, append([]float64(nil), start...), l1)
-	stats := make([]orbitStat, s.MaxPeriod+1) // stats[n%(P+1)]: map n (p_n → p_{n+1})
-	var out Attractor
-	out.SpectralRadius = math.NaN()
-	var res RefreshResult
-	for n := 0; n < s.MaxIter; n++ {
+	o, stats, out, res, err := beginRun(m, start, s)
+	if err != nil {
+		return out, o, err
+	}
+	for n := out.Maps; n < s.MaxIter; n++ {
 		var err error
 		// Reuse the storage of the board that leaves the ring.
 		res, err = m.Apply(o.Spare(), o.Back(0))
@@ -259,7 +276,9 @@ func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, sto
 			s.Mapped(MapReport{Maps: out.Maps, BoardMean: res.BoardMean})
 		}
 		out.Truncation = max(out.Truncation, res.Truncation)
-		stats[n%(s.MaxPeriod+1)] = orbitStat{res.BoardMean, res.QueueMean, res.CutPhase, res.KinkDistance, res.Window}
+		// Map n, indexed by its input's place in the orbit (n itself but
+		// in a resumed run, whose orbit holds its last boards only).
+		stats[o.Len()%(s.MaxPeriod+1)] = orbitStat{res.BoardMean, res.QueueMean, res.CutPhase, res.KinkDistance, res.Window}
 		var jumpTo []float64
 		if jump != nil && l1(res.Next, o.Back(0)) > s.Tol {
 			jumpTo = jump(o.Back(0), res)
@@ -277,7 +296,11 @@ func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, sto
 			if stop != nil && stop(res) {
 				break
 			}
-			if s.Stop != nil && s.Stop() {
+			stopping := s.Stop != nil && s.Stop()
+			if s.Checkpoint != nil {
+				s.Checkpoint(stopping, func() *RunState { return saveRun(o, stats, &out) })
+			}
+			if stopping {
 				return out, o, fmt.Errorf("meanfield: attractor: after %d maps: %w", out.Maps, ErrStopped)
 			}
 			continue
@@ -300,6 +323,25 @@ func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, sto
 		return out, o, nil
 	}
 	return out, o, fmt.Errorf("meanfield: attractor: ‖p_n − p_{n−1}‖₁ = %.3g after %d maps: %w", out.Residual, out.Maps, ErrNotConverged)
+}
+
+// beginRun returns the orbit, the stats ring (stats[i%(P+1)]: the map
+// whose input is the orbit's point i), the result so far and the last
+// map's result of a run from start, or of the run s.Resume continues.
+func beginRun(m *RefreshMap, start []float64, s AttractorSettings) (*fixedpoint.Orbit, []orbitStat, Attractor, RefreshResult, error) {
+	if s.Resume == nil {
+		out := Attractor{SpectralRadius: math.NaN()}
+		return fixedpoint.NewOrbit(s.MaxPeriod, append([]float64(nil), start...), l1), make([]orbitStat, s.MaxPeriod+1), out, RefreshResult{}, nil
+	}
+	o, stats, out, err := restoreRun(s.Resume, s.MaxPeriod, s.MaxIter)
+	if err != nil {
+		return nil, nil, out, RefreshResult{}, err
+	}
+	// The last map, as an unconverged run reports it.
+	last := stats[(o.Len()-1)%(s.MaxPeriod+1)]
+	res := RefreshResult{BoardMean: last.board, QueueMean: last.queue, Response: last.queue / m.set.Load,
+		CutPhase: last.phase, KinkDistance: last.kink, Window: last.window}
+	return o, stats, out, res, nil
 }
 
 // describeOrbit fills out with the orbit of period per that the newest

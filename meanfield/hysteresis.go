@@ -303,6 +303,22 @@ func FindHerdAttractor(r Refresh, start []float64, s HerdSettings) (HerdAttracto
 func findHerdAttractor(m *RefreshMap, start []float64, s HerdSettings) (HerdAttractor, error) {
 	lam := m.set.Load
 	w := newHerdWatch(s, lam, m.set.Period, m.set.Service)
+	if st := s.Resume; st != nil {
+		if err := s.CheckResume(st); err != nil {
+			return HerdAttractor{}, err
+		}
+		w.restore(st.Maps, st.Herd)
+	}
+	if cp := s.Checkpoint; cp != nil {
+		// The run's state and the watch's, which has counted the map.
+		s.Checkpoint = func(stopping bool, state func() *RunState) {
+			cp(stopping, func() *RunState {
+				st := state()
+				st.Herd = w.save()
+				return st
+			})
+		}
+	}
 	if mapped := s.Mapped; mapped != nil {
 		// The watch counts a map after Mapped sees it: the report gives
 		// the run as the watch will count it.
