@@ -99,6 +99,7 @@ func checkOutputDir(flag, path string) error {
 var outputOnlyFlags = map[string]bool{
 	"format": true, "plot": true, "points": true, "out": true, "workers": true,
 	"shards": true, "shard": true, "slurm-script": true, "progress": true,
+	"checkpoint": true, "checkpoint-every": true,
 }
 
 // commandLine is the command line CSV and JSON output record: "herd NAME"

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -81,6 +83,11 @@ type pointOutput struct {
 	workers  int
 	settings compare.PointSettings
 	svc      meanfield.Service
+	// checkpoint is --checkpoint ("": none) and every --checkpoint-every;
+	// sharded is set under --shards.
+	checkpoint string
+	every      time.Duration
+	sharded    bool
 }
 
 // runPointSweep is herd point; with merged set (herd merge) its points are
@@ -97,12 +104,31 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 		sw.ids = append(sw.ids, fmt.Sprintf("point dispatchers=%d load=%s refresh=%s start=%s",
 			j.Refresh.Dispatchers, strconv.FormatFloat(j.Refresh.Load, 'g', -1, 64), strconv.FormatFloat(j.Refresh.Period, 'g', -1, 64), j.start.name)+sizesID(o.svc))
 	}
+	var ck *checkpointer
+	if o.checkpoint != "" && merged == nil {
+		want := pointCheckpoint{Format: checkpointFormat, Version: version, Command: "point", Args: checkpointArgs(fs)}
+		for _, id := range sw.ids {
+			want.Points = append(want.Points, pointSaved{ID: id})
+		}
+		if ck, err = openCheckpoint(o.checkpoint, o.every, want, o.settings.CheckResume, e.stderr); err != nil {
+			return err
+		}
+	}
 	// A point whose map fails (not merely unconverged) stops the command
 	// before any output, as it always has; a shard with one writes no part.
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, pointRun)) error {
-		costs := make([]float64, len(idx))
-		labels := make([]string, len(idx))
-		for k, i := range idx {
+		// The points a checkpoint holds finished are not recomputed.
+		var todo []int
+		for _, i := range idx {
+			if r, ok := ck.finished(i); ok {
+				put(i, r)
+				continue
+			}
+			todo = append(todo, i)
+		}
+		costs := make([]float64, len(todo))
+		labels := make([]string, len(todo))
+		for k, i := range todo {
 			costs[k] = compare.PointCost(compute[i])
 			j := jobs[i]
 			labels[k] = fmt.Sprintf("k=%d λ=%g T=%g start %s", j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, j.start.name)
@@ -111,8 +137,11 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 		s := o.settings
 		s.Stop = stopOn(ctx)
 		s.Mapped = prog.mapped
+		if ck != nil {
+			ck.pointHooks(&s, todo)
+		}
 		pool := weightedPool(ctx, o.workers, prog.line, costs)
-		res, errs, ok := compare.PointAttractors(compute, idx, s, func(n int, work func(int)) []bool {
+		res, errs, ok := compare.PointAttractors(compute, todo, s, func(n int, work func(int)) []bool {
 			return pool(n, func(k int) {
 				prog.begin(k)
 				defer prog.end(k)
@@ -120,7 +149,13 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 			})
 		})
 		prog.close()
-		for k, i := range idx {
+		if ck != nil {
+			ck.flush() // a failure has been reported
+		}
+		if ctx.Err() != nil && !o.sharded && slices.Contains(ok, false) {
+			ck.interrupted(e.stderr)
+		}
+		for k, i := range todo {
 			if !ok[k] {
 				continue
 			}
@@ -157,10 +192,16 @@ func parsePoint(e *env, args []string) (*pflag.FlagSet, *shardFlags, []pointJob,
 	sizes := addSizesFlag(fs, "job sizes of the model")
 	out := addOutputFlags(fs, "points computed")
 	progMode := addPointProgressFlag(fs)
+	ckpt := addCheckpointFlags(fs)
 	shard := addShardFlags(fs, nil)
 	if err := parse(fs, args); err != nil {
 		return fs, shard, nil, o, err
 	}
+	o.sharded = fs.Changed("shards")
+	if err := ckpt.check(fs, o.sharded); err != nil {
+		return fs, shard, nil, o, err
+	}
+	o.checkpoint, o.every = *ckpt.path, *ckpt.every
 	if err := checkProgressMode(*progMode); err != nil {
 		return fs, shard, nil, o, err
 	}
