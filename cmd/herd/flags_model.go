@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/spf13/pflag"
 
@@ -60,7 +59,7 @@ func addIterationFlags(fs *pflag.FlagSet) *iterationFlags {
 	return &iterationFlags{
 		fs:      fs,
 		maxIter: fs.Int("max-iter", 5000, "most refresh-map applications before giving up"),
-		tol:     fs.Float64("tol", 1e-10, "convergence: L1 distance between a board and the one a period earlier"),
+		tol:     fs.Float64("tol", 1e-10, "convergence: L1 distance between a board and the one a period earlier, in (0, 1)"),
 		settle: fs.Int("settle", meanfield.DefaultHerdSettle, fmt.Sprintf(
 			"an orbit that never settles (aperiodic herd): maps in the herd regime taken as transient before averaging, in [1, %d]", maxHerdSettle)),
 		average: fs.Int("average", meanfield.DefaultHerdAverage, fmt.Sprintf(
@@ -74,8 +73,8 @@ func (f *iterationFlags) check() (compare.PointSettings, error) {
 	switch {
 	case s.MaxIter < 1:
 		return s, usagef("--max-iter %d: want an integer ≥ 1", s.MaxIter)
-	case !(s.Tol > 0) || math.IsInf(s.Tol, 0):
-		return s, usagef("--tol %v: want a number > 0", s.Tol)
+	case !(s.Tol > 0 && s.Tol < 1):
+		return s, usagef("--tol %v: want a number in (0, 1) (an L1 distance between boards, which is at most 2)", s.Tol)
 	case s.Settle < 1 || s.Settle > maxHerdSettle:
 		return s, usagef("--settle %d: want an integer in [1, %d]", s.Settle, maxHerdSettle)
 	case s.Average < meanfield.MinHerdAverage || s.Average > meanfield.MaxHerdAverage:

@@ -241,7 +241,7 @@ func (r simRun) Check() error {
 
 func (r pointRun) Check() error {
 	switch {
-	case r.Kind != meanfield.FixedPoint && r.Kind != meanfield.Periodic && r.Kind != meanfield.Unconverged:
+	case r.Kind != meanfield.FixedPoint && r.Kind != meanfield.Periodic && r.Kind != meanfield.Aperiodic && r.Kind != meanfield.Unconverged:
 		return fmt.Errorf("kind %d: not an attractor kind", int(r.Kind))
 	case r.Period < 0 || r.Iterations < 0:
 		return fmt.Errorf("period %d, iterations %d: want ≥ 0", r.Period, r.Iterations)

@@ -185,6 +185,7 @@ func TestModelBadInput(t *testing.T) {
 		{[]string{"point", "--refresh", "100", "--start", "half:x"}, "the number must be ≥ 0"},
 		{[]string{"point", "--refresh", "100", "--start", "lopsided"}, "unknown start"},
 		{[]string{"point", "--refresh", "100", "--max-iter", "0"}, "--max-iter 0"},
+		{[]string{"point", "--refresh", "100", "--tol", "2"}, "--tol 2: want a number in (0, 1)"},
 		{[]string{"point", "--refresh", "100", "--progress", "loud"}, "--progress \"loud\": want auto, always or never"},
 		{[]string{"point", "--refresh", "100", "--settle", "0"}, "--settle 0: want an integer in [1, 100000]"},
 		{[]string{"point", "--refresh", "100", "--average", "15"}, "--average 15: want an integer in [16, 65536]"},

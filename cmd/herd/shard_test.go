@@ -107,6 +107,20 @@ func TestMergeUsesRecordedFormat(t *testing.T) {
 	}
 }
 
+// A sharded herd point whose point is an aperiodic herd merges to the
+// unsharded output (merge refused the kind as corrupt).
+func TestMergeAperiodicPoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	args := []string{"point", "--refresh", "100,400", "--settle", "16", "--average", "16", "--format", "csv"}
+	runShards(t, dir, 2, args...)
+	want, _, _ := herd(t, args...)
+	got, errs, code := herd(t, "merge", dir)
+	if code != 0 || got != want || !strings.Contains(got, ",aperiodic,") {
+		t.Errorf("merge: exit %d (%s)\n%s\nwant\n%s", code, errs, got, want)
+	}
+}
+
 // Missing, partial, corrupt and foreign parts: merge exits 1 and names
 // the shards to rerun, in the form sbatch --array takes.
 func TestMergeIncomplete(t *testing.T) {
