@@ -146,6 +146,16 @@ unconverged (nothing established within --max-iter: exit 1, and every
 column describes the last map). Below T(1−λ)² = 4·max(1, C)·(1−λ) the board
 mean cannot tell a herd from a balanced state, and a balanced = true there
 is noted as not conclusive.
+
+Long points (--checkpoint FILE). A herd of heavy-tailed sizes can need
+thousands of slow maps. With --checkpoint, every point's finished row or run state
+(its last boards, observables and herd counters) is kept in FILE, written
+atomically at the start, as points finish, every --checkpoint-every and on
+Ctrl-C or SIGTERM; the same command with the same FILE continues where it
+stopped and prints the bytes an uninterrupted run prints, whatever
+--workers. A FILE made for other arguments or another version is refused.
+The heartbeat (--progress) gives a point in the herd regime the most time
+its aperiodic verdict can take at the recent pace of its maps.
 `,
 
 	"model": `What it computes. The classic mean-field models (go doc herd/meanfield,
