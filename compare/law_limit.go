@@ -17,6 +17,11 @@ type MapLimitSettings struct {
 	// [1e-8, 1e-2]. Zero means 1e-4 (the bracket then adds less than the
 	// grid error to Err).
 	RelTol float64
+	// Variance is the limit map's departure variance, the job sizes'
+	// squared coefficient of variation C (meanfield.Limit.Variance; zero
+	// means 1, exponential sizes); Step is in units of it, so that the
+	// grid error, like the edge, scales by C.
+	Variance float64
 }
 
 // DefaultMapLimitStep is MapLimit's default coarse grid step: with its
@@ -39,6 +44,12 @@ type MapLimitResult struct {
 	Coarse, Fine meanfield.LimitEdgeResult
 }
 
+// LimitVariance is the departure variance of the limit map for the model's
+// service law: its squared coefficient of variation C = E[S²] − 1 (1 for
+// exponential sizes, C for h2:C, 1/K for Erlang-K; meanfield.Limit, "Other
+// job sizes").
+func LimitVariance(svc meanfield.Service) float64 { return svc.SecondMoment() - 1 }
+
 // MapLimit computes x*(k) = lim_{λ→1} T_edge(1 − λ)² directly, as the edge
 // of the heavy-traffic limit map (meanfield.Limit, meanfield.LimitEdge) on
 // grids of step h and h/2, extrapolated to h = 0 (L. F. Richardson, The
@@ -59,10 +70,14 @@ func MapLimit(k int, s MapLimitSettings) (MapLimitResult, error) {
 		return res, fmt.Errorf("compare: map limit: RelTol = %v outside [1e-8, 1e-2]", s.RelTol)
 	}
 	var err error
-	if res.Coarse, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: s.Step, RelTol: s.RelTol}); err != nil {
+	v := s.Variance
+	if v == 0 {
+		v = 1
+	}
+	if res.Coarse, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: v * s.Step, RelTol: s.RelTol, Variance: s.Variance}); err != nil {
 		return res, fmt.Errorf("compare: map limit k = %d, h = %g: %w", k, s.Step, err)
 	}
-	if res.Fine, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: s.Step / 2, RelTol: s.RelTol}); err != nil {
+	if res.Fine, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: v * s.Step / 2, RelTol: s.RelTol, Variance: s.Variance}); err != nil {
 		return res, fmt.Errorf("compare: map limit k = %d, h = %g: %w", k, s.Step/2, err)
 	}
 	if res.Coarse.Exists != res.Fine.Exists {

@@ -58,6 +58,28 @@ import (
 // (1 − λ)·QueueMean; by Little's law the mean time in system is QueueMean/λ
 // ≈ q_avg/(1 − λ).
 //
+// # Other job sizes
+//
+// Only step (ii) sees the job sizes, and only through the variance of a
+// busy server's departures: for sizes of mean 1 and squared coefficient of
+// variation C (phase-type: h2:C, Erlang-K with C = 1/K), the departures of
+// a busy server form a renewal process whose count over time t has
+// variance ≈ C·t (the renewal central limit theorem; W. Feller, An
+// Introduction to Probability Theory and Its Applications, vol. 2, 1971,
+// §XI.5), so step (ii) is reflected Brownian motion with drift −1 and
+// variance v = C (Limit.Variance). The fill (i) is unchanged: its service
+// fluctuations are O(√(Ck/(1 − λ))) jobs, still o(1/(1 − λ)). The map with
+// variance v is the exponential one seen at another scale: v·Z(s/v) is a
+// variance-v reflected Brownian motion with drift −1 when Z is the
+// variance-1 one, and g is homogeneous of degree 1 in the board, so a
+// board μ at period x maps as the board μ(·v) at period x/v does, scaled
+// by v. Hence the limit edge is x*(k, C) = C·x*(k): the heavy-traffic edge
+// grows exactly in proportion to C (TestLimitVariance computes LimitEdge
+// with the variance in the kernel on one grid and checks it). The renewal
+// limit needs periods long against the sizes' slowest phase (mean about C
+// for h2:C); at fixed C, λ → 1 provides it, but the larger C, the nearer
+// to 1 the load must be for the limit to hold.
+//
 // # Discretisation
 //
 // μ is held as masses on the grid q_i = i·h, i = 0 … n − 1, with
@@ -92,6 +114,13 @@ type Limit struct {
 	// Length is the truncation L (largest grid point) in scaled queue
 	// units, in [1, 1e5]. Zero means DefaultLimitLength(k, x).
 	Length float64
+	// Variance is the variance rate v of a busy server's departures, in
+	// (0, 1e4]: the squared coefficient of variation C of the job sizes
+	// (1 for exponential; see Variance below). Zero means 1. The ranges
+	// of Period, Step and Length above, and their defaults, are for
+	// v = 1 and scale by v (Step v·0.02, Length v·DefaultLimitLength(k,
+	// x/v)), as the map does: see "Other job sizes".
+	Variance float64
 }
 
 // DefaultLimitStep is the default grid step of the limit map.
@@ -110,15 +139,19 @@ func DefaultLimitLength(k int, x float64) float64 {
 
 // Validate reports the first setting out of range, naming the field.
 func (s Limit) Validate() error {
+	if s.Variance != 0 && !(s.Variance > 0 && s.Variance <= 1e4) {
+		return fmt.Errorf("meanfield: Variance = %v outside (0, 1e4] (0 means 1)", s.Variance)
+	}
+	v := s.variance()
 	switch {
 	case s.Dispatchers < 1 || s.Dispatchers > maxRefreshDispatchers:
 		return fmt.Errorf("meanfield: Dispatchers = %d outside [1, %d]", s.Dispatchers, maxRefreshDispatchers)
-	case !(s.Period > 0 && s.Period <= 1e4):
-		return fmt.Errorf("meanfield: Period = %v outside (0, 1e4]", s.Period)
-	case s.Step != 0 && !(s.Step >= 1e-4 && s.Step <= 1):
-		return fmt.Errorf("meanfield: Step = %v outside [1e-4, 1] (0 means %g)", s.Step, DefaultLimitStep)
-	case s.Length != 0 && !(s.Length >= 1 && s.Length <= 1e5):
-		return fmt.Errorf("meanfield: Length = %v outside [1, 1e5] (0 means 8 + k + 6√x)", s.Length)
+	case !(s.Period > 0 && s.Period/v <= 1e4):
+		return fmt.Errorf("meanfield: Period = %v outside (0, %g] (1e4·Variance)", s.Period, 1e4*v)
+	case s.Step != 0 && !(s.Step/v >= 1e-4 && s.Step/v <= 1):
+		return fmt.Errorf("meanfield: Step = %v outside [%g, %g] ([1e-4, 1]·Variance; 0 means %g)", s.Step, 1e-4*v, v, DefaultLimitStep*v)
+	case s.Length != 0 && !(s.Length/v >= 1 && s.Length/v <= 1e5):
+		return fmt.Errorf("meanfield: Length = %v outside [%g, %g] ([1, 1e5]·Variance; 0 means Variance·(8 + k + 6√(x/Variance)))", s.Length, v, 1e5*v)
 	}
 	s = s.withDefaults()
 	if n := s.Length/s.Step + 1; n > maxLimitNodes {
@@ -127,13 +160,23 @@ func (s Limit) Validate() error {
 	return nil
 }
 
+// variance is Variance with its default.
+func (s Limit) variance() float64 {
+	if s.Variance == 0 {
+		return 1
+	}
+	return s.Variance
+}
+
 func (s Limit) withDefaults() Limit {
+	v := s.variance()
 	if s.Step == 0 {
-		s.Step = DefaultLimitStep
+		s.Step = v * DefaultLimitStep
 	}
 	if s.Length == 0 {
-		s.Length = DefaultLimitLength(s.Dispatchers, s.Period)
+		s.Length = v * DefaultLimitLength(s.Dispatchers, s.Period/v)
 	}
+	s.Variance = v
 	return s
 }
 
@@ -168,7 +211,7 @@ func NewLimitMap(s Limit) (*LimitMap, error) {
 	s = s.withDefaults()
 	n := int(math.Ceil(s.Length/s.Step)) + 1
 	m := &LimitMap{set: s, n: n, h: s.Step, w: make([]float64, n)}
-	m.step = newRBMStep(n, s.Step, s.Period)
+	m.step = newRBMStep(n, s.Step, s.Period, s.Variance)
 	return m, nil
 }
 
@@ -182,10 +225,10 @@ func (m *LimitMap) StepSize() float64 { return m.h }
 func (m *LimitMap) Settings() Limit { return m.set }
 
 // rbmStep applies the Brownian step of the limit map: reflected Brownian
-// motion with drift −1 and variance 1 for time x, from the nodes a·h to the
+// motion with drift −1 and variance v for time x, from the nodes a·h to the
 // cells [(j − ½)h, (j + ½)h), without forming the n × n matrix (limit_test.go
-// keeps the dense matrix, rbmMatrix, as its reference). With
-// S(a, j) = P_{ah}(Z_x > (j + ½)h) = toe(j + 1 − a) + e^{−2(j+½)h}·han(a + j + 1)
+// keeps the dense matrix, rbmMatrix, as its reference, for v = 1). With
+// S(a, j) = P_{ah}(Z_x > (j + ½)h) = toe(j + 1 − a) + e^{−2(j+½)h/v}·han(a + j + 1)
 // and S(a, −1) = 1, node a sends S(a, j−1) − S(a, j) to cell j, so the next
 // board is U(j−1) − U(j) with U(j) = Σ_a w_a S(a, j): a convolution of w
 // with toe plus e^{−2(j+½)h} times a convolution of the reversed w with
@@ -201,14 +244,14 @@ type rbmStep struct {
 	u1, u2     []float64
 }
 
-func newRBMStep(n int, h, x float64) *rbmStep {
+func newRBMStep(n int, h, x, v float64) *rbmStep {
 	size := 1
 	for size < 3*n {
 		size *= 2
 	}
 	r := &rbmStep{n: n, fft: fourier.NewFFT(size), ez: make([]float64, n), buf: make([]float64, size),
 		u1: make([]float64, size), u2: make([]float64, size)}
-	sx := math.Sqrt(x) * math.Sqrt2
+	sx := math.Sqrt(v*x) * math.Sqrt2
 	// tseq[m] = toe(d), d = m − n + 2 ∈ [−n+2, n]: C(j) = (w * tseq)[j + n − 1].
 	for m := 0; m <= 2*n-2; m++ {
 		d := float64(m - n + 2)
@@ -224,7 +267,7 @@ func newRBMStep(n int, h, x float64) *rbmStep {
 	}
 	r.hHat = r.fft.Coefficients(nil, r.buf)
 	for j := range r.ez {
-		r.ez[j] = math.Exp(-2 * (float64(j) + 0.5) * h)
+		r.ez[j] = math.Exp(-2 * (float64(j) + 0.5) * h / v)
 	}
 	r.c1 = make([]complex128, len(r.tHat))
 	r.c2 = make([]complex128, len(r.tHat))
@@ -333,7 +376,7 @@ func (m *LimitMap) ApplyMean(dst, p []float64, nodes int) ([]float64, LimitResul
 	var avg float64
 	at := make([]float64, m.n)
 	for i := range gx {
-		tail := newRBMStep(m.n, m.h, x*gx[i]).apply(at, m.w) // gaussLegendre is on [0, 1]
+		tail := newRBMStep(m.n, m.h, x*gx[i], m.set.Variance).apply(at, m.w) // gaussLegendre is on [0, 1]
 		e := tail * float64(m.n-1) * m.h
 		for j, v := range at {
 			e += v * float64(j) * m.h
@@ -370,6 +413,9 @@ type LimitEdgeSettings struct {
 	// MaxIter bounds the iterations of one classification, in [10, 1e7];
 	// zero means 200000.
 	MaxIter int
+	// Variance is the map's Limit.Variance (zero means 1); the grid
+	// (Step, Length, zero meaning the defaults) is in its units.
+	Variance float64
 }
 
 func (s LimitEdgeSettings) withDefaults() LimitEdgeSettings {
@@ -469,16 +515,18 @@ const limitMinX = 0.02
 // and 16 and finds one; so did scans at k = 4, 8 and 64). k ≤ 2 has no
 // edge down to x = 0.02.
 func LimitEdge(k int, s LimitEdgeSettings) (LimitEdgeResult, error) {
-	if err := (Limit{Dispatchers: k, Period: 1, Step: s.Step, Length: s.Length}).Validate(); err != nil {
+	lim := Limit{Dispatchers: k, Period: 1, Step: s.Step, Length: s.Length, Variance: s.Variance}
+	if err := lim.Validate(); err != nil {
 		return LimitEdgeResult{}, err
 	}
 	if err := s.Validate(); err != nil {
 		return LimitEdgeResult{}, err
 	}
 	s = s.withDefaults()
+	v := lim.variance() // x scales by v (see Limit, "Other job sizes")
 	var res LimitEdgeResult
 	classify := func(x float64) (LimitState, *LimitMap, error) {
-		m, err := NewLimitMap(Limit{Dispatchers: k, Period: x, Step: s.Step, Length: s.Length})
+		m, err := NewLimitMap(Limit{Dispatchers: k, Period: x, Step: s.Step, Length: s.Length, Variance: s.Variance})
 		if err != nil {
 			return LimitState{}, nil, err
 		}
@@ -486,7 +534,7 @@ func LimitEdge(k int, s LimitEdgeSettings) (LimitEdgeResult, error) {
 		res.Maps += st.Iterations
 		return st, m, err
 	}
-	hi := math.Max(1, float64(k-2))
+	hi := v * math.Max(1, float64(k-2))
 	lo := 0.0
 	for {
 		st, m, err := classify(hi)
@@ -498,13 +546,13 @@ func LimitEdge(k int, s LimitEdgeSettings) (LimitEdgeResult, error) {
 			break
 		}
 		lo = hi
-		if hi *= 1.5; hi > 1e4 {
-			return res, fmt.Errorf("meanfield: limit edge k = %d above x = 1e4: %w", k, ErrNotConverged)
+		if hi *= 1.5; hi > 1e4*v {
+			return res, fmt.Errorf("meanfield: limit edge k = %d above x = %g: %w", k, 1e4*v, ErrNotConverged)
 		}
 	}
 	if lo == 0 {
 		for lo = hi / 1.5; ; lo /= 1.5 {
-			if lo < limitMinX {
+			if lo < v*limitMinX {
 				res.Hi = hi
 				return res, nil // no edge
 			}

@@ -68,7 +68,7 @@ func TestLimitFFTMatchesDense(t *testing.T) {
 			wantTail += v * tail[a]
 		}
 		got := make([]float64, c.n)
-		gotTail := newRBMStep(c.n, c.h, c.x).apply(got, w)
+		gotTail := newRBMStep(c.n, c.h, c.x, 1).apply(got, w)
 		var d float64
 		for j := range got {
 			d = max(d, math.Abs(got[j]-want[j]))
@@ -350,6 +350,75 @@ func TestLimitEdgeSingleChange(t *testing.T) {
 		}
 		if changes != 1 || s[0] != 'h' {
 			t.Errorf("k = %d: classes along x: %s; want herds (h) then balanced (B), one change", k, s)
+		}
+	}
+}
+
+// TestLimitVariance checks the limit map for job sizes of squared
+// coefficient of variation C (Limit.Variance = C; see Limit, "Other job
+// sizes"): (1) the variance-v Brownian step against an exact, independent
+// sampler of reflected Brownian motion with drift −1 and variance v (as
+// TestLimitRBMKernelMonteCarlo, the bridge minimum with variance v:
+// (y + X − √((X − y)² − 2v·x·ln U))/2), 5 standard errors; (2) the
+// scaling x*(k, C) = C·x*(k): LimitEdge with Variance 4 (a power of 2, so
+// every scaled number is exact) is 4 times LimitEdge at variance 1, bit for
+// bit, with the same maps, at k = 3 and 5; (3) Variance 1 is today's map,
+// bit for bit.
+func TestLimitVariance(t *testing.T) {
+	t.Parallel()
+	const h, runs = 0.02, 200000
+	for i, c := range []struct {
+		y, x, v float64
+	}{{0, 0.5, 4}, {2, 1, 0.25}, {5, 3, 10}} {
+		n := int((c.y+c.v*(8+6*math.Sqrt(c.x/c.v)))/h) + 1
+		a := int(math.Round(c.y / h))
+		w := make([]float64, n)
+		w[a] = 1
+		row := make([]float64, n)
+		tail := newRBMStep(n, h, c.x, c.v).apply(row, w)
+		rng := rand.New(rand.NewPCG(2, uint64(i)))
+		sd := math.Sqrt(c.v * c.x)
+		zs := make([]float64, runs)
+		for r := range zs {
+			b := c.y - c.x + sd*rng.NormFloat64()
+			u := 1 - rng.Float64()
+			mn := (c.y + b - math.Sqrt((b-c.y)*(b-c.y)-2*c.v*c.x*math.Log(u))) / 2
+			zs[r] = b + math.Max(0, -mn)
+		}
+		for _, zb := range []float64{0.01, 0.5 * sd, sd, 2 * sd} {
+			jz := int(zb/h - 0.5)
+			zb = (float64(jz) + 0.5) * h // a cell boundary
+			s := tail
+			for j := jz + 1; j < n; j++ {
+				s += row[j]
+			}
+			var cnt int
+			for _, z := range zs {
+				if z > zb {
+					cnt++
+				}
+			}
+			p := float64(cnt) / runs
+			if pse := math.Sqrt(s * (1 - s) / runs); math.Abs(p-s) > 5*pse+1e-12 {
+				t.Errorf("y = %g, x = %g, v = %g: P(Z > %g) kernel %.5f, Monte Carlo %.5f, diff %.2g > 5 s.e. %.2g", c.y, c.x, c.v, zb, s, p, p-s, 5*pse)
+			}
+		}
+	}
+	for _, k := range []int{3, 5} {
+		one, err := LimitEdge(k, LimitEdgeSettings{Step: 0.04, RelTol: 1e-3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		four, err := LimitEdge(k, LimitEdgeSettings{Step: 0.16, RelTol: 1e-3, Variance: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if four.Edge != 4*one.Edge || four.Lo != 4*one.Lo || four.Hi != 4*one.Hi || four.BoardMean != 4*one.BoardMean || four.Maps != one.Maps {
+			t.Errorf("k = %d: variance 4 gives %+v, want 4 × %+v", k, four, one)
+		}
+		same, err := LimitEdge(k, LimitEdgeSettings{Step: 0.04, RelTol: 1e-3, Variance: 1})
+		if err != nil || same != one {
+			t.Errorf("k = %d: Variance 1 gives %+v (%v), want the default's %+v", k, same, err, one)
 		}
 	}
 }

@@ -104,7 +104,6 @@ func TestEdgeExpansionMethod(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{"--method fast", `--method "fast": want exact, expansion or auto`},
 		{"--method expansion --load 0.95", "--method expansion with --load 0.95: want loads above 0.97"},
-		{"--method expansion --load 0.999 --sizes h2:2", "--method expansion: the heavy-traffic limit map is for exponential sizes"},
 	} {
 		_, errs, code := herd(t, append([]string{"edge"}, strings.Fields(tc.args)...)...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
@@ -113,23 +112,21 @@ func TestEdgeExpansionMethod(t *testing.T) {
 	}
 }
 
-// --method auto: the exact search up to λ = 0.99, the expansion above, for
-// exponential sizes only; exact and expansion as asked.
+// --method auto: the exact search up to λ = 0.99, the expansion above;
+// exact as asked.
 func TestEdgeMethods(t *testing.T) {
 	t.Parallel()
 	grid := compare.EdgeGrid([]int{3, 5}, []float64{0.9, 0.99, 0.995}, meanfield.EdgeSettings{})
 	for _, tc := range []struct {
 		method string
-		svc    meanfield.Service
 		want   []bool
 	}{
-		{methodAuto, meanfield.ExpService(), []bool{false, false, false, false, true, true}},
-		{methodAuto, meanfield.H2Service(4), []bool{false, false, false, false, false, false}},
-		{methodExact, meanfield.ExpService(), []bool{false, false, false, false, false, false}},
+		{methodAuto, []bool{false, false, false, false, true, true}},
+		{methodExact, []bool{false, false, false, false, false, false}},
 	} {
-		got, err := edgeMethods(tc.method, grid, tc.svc)
+		got, err := edgeMethods(tc.method, grid)
 		if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("%s, %s: %v, %v; want %v", tc.method, tc.svc, got, err, tc.want)
+			t.Errorf("%s: %v, %v; want %v", tc.method, got, err, tc.want)
 		}
 	}
 }

@@ -17,23 +17,20 @@ import (
 // map's x*(k).
 
 // expansionNote is the table's account of an expansion row.
-var expansionNote = fmt.Sprintf("method expansion: an approximation, not the refresh map's edge: x(λ) ≈ x*(k) + c₁(1−λ) + c₂(1−λ)², x*(k) from the heavy-traffic limit map, c₁ and c₂ fitted to the exact edges at λ = %g and %g; edge_error is its error estimate in x: the larger of its miss at the held-out exact edge at λ = %g and the last term's size |c₂|(1−λ)², with x*'s error in quadrature (an estimate, not a bound)",
+var expansionNote = fmt.Sprintf("method expansion: an approximation, not the refresh map's edge: x(λ) ≈ x*(k) + c₁(1−λ) + c₂(1−λ)², x*(k) from the heavy-traffic limit map (for sizes of squared coefficient of variation C, C times the exponential one), c₁ and c₂ fitted to the exact edges at λ = %g and %g; edge_error is its error estimate in x: the larger of its miss at the held-out exact edge at λ = %g and the last term's size |c₂|(1−λ)², with x*'s error in quadrature (an estimate, not a bound)",
 	compare.ExpansionLoads[0], compare.ExpansionLoads[1], compare.ExpansionLoads[2])
 
 // edgeMethods decides which points of settings the expansion answers
 // (--method m), checking that it can.
-func edgeMethods(m string, settings []meanfield.EdgeSettings, svc meanfield.Service) ([]bool, error) {
+func edgeMethods(m string, settings []meanfield.EdgeSettings) ([]bool, error) {
 	exp := make([]bool, len(settings))
 	above := compare.ExpansionLoads[2]
 	for i, s := range settings {
 		switch m {
 		case methodExact:
 		case methodAuto:
-			exp[i] = s.Load > autoExactMax && (svc.Kind == meanfield.ServiceExp)
+			exp[i] = s.Load > autoExactMax
 		case methodExpansion:
-			if !(svc.Kind == meanfield.ServiceExp) {
-				return nil, usagef("--method expansion: the heavy-traffic limit map is for exponential sizes (--sizes exp), have --sizes %s", svc)
-			}
 			if !(s.Load > above) {
 				return nil, usagef("--method expansion with --load %g: want loads above %g, the highest exact load the expansion is checked against", s.Load, above)
 			}
@@ -83,6 +80,7 @@ type mapLimit struct {
 // startMapLimits starts the limit map of each k that settings answer by
 // the expansion, one goroutine each, to run beside the exact searches.
 func startMapLimits(settings []meanfield.EdgeSettings, o edgeOutput) map[int]chan mapLimit {
+	v := compare.LimitVariance(o.base.Service)
 	limits := map[int]chan mapLimit{}
 	for i, s := range settings {
 		k := s.Dispatchers
@@ -92,7 +90,7 @@ func startMapLimits(settings []meanfield.EdgeSettings, o edgeOutput) map[int]cha
 		ch := make(chan mapLimit, 1)
 		limits[k] = ch
 		go func() {
-			r, err := compare.MapLimit(k, compare.MapLimitSettings{})
+			r, err := compare.MapLimit(k, compare.MapLimitSettings{Variance: v})
 			ch <- mapLimit{r, err}
 		}()
 	}

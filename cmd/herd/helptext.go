@@ -72,7 +72,11 @@ it. It is an approximation, labelled so in the method column and the notes,
 with its error estimate in edge_error (the larger of the held-out miss and
 the last term's size |c₂|(1−λ)², with x*'s error in quadrature): against the
 exact edges at λ = 0.99 for k = 3…10 it missed by 1.3·10⁻⁴ to 7·10⁻³, each
-within its estimate. Exponential sizes only, loads above 0.97.
+within its estimate. For phase-type sizes of squared coefficient of
+variation C the limit map's Brownian step has variance C, so its edge is
+exactly C·x*(k) (go doc herd/meanfield Limit, "Other job sizes"); the exact
+edges at λ = 0.9, 0.95 and 0.97 are then those of the sizes, and cost what
+the sizes cost. Loads above 0.97.
 --method exact runs the refresh map's search at any load it can reach (T up
 to 10⁶), after an estimate of its cost; --method expansion asks for the
 expansion at every load.
