@@ -32,22 +32,42 @@ func addPointProgressFlag(fs *pflag.FlagSet) *string {
 	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the points on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per point at work with its maps so far, last board mean and maps in the herd regime towards an aperiodic verdict), always (both), never")
 }
 
-// pointProgress is herd point's progress in mode (--progress): the line
-// over the batch on a terminal (auto, always) and the heartbeat (auto off
-// a terminal, always), whose note on a point at work is the maps it has
-// made. labels and costs are the points'.
-type pointProgress struct {
+// mapProgress is the progress in mode (--progress) of a batch of items
+// that each make maps (herd point's points, herd hysteresis's model
+// points, herd model's periodic-update points): the line over the batch on
+// a terminal (auto, always) and the heartbeat (auto off a terminal,
+// always), whose note on an item at work (note) reads its last report R
+// and the recent time a map. labels and costs are the items'.
+type mapProgress[R any] struct {
 	line *progress.Line
 	beat *progress.Items
-	last []atomic.Pointer[mapPace] // each point's last map and pace
+	last []atomic.Pointer[mapPace[R]] // each item's last report and pace
+	note func(r *R, per time.Duration) string
 }
 
-// mapPace is a point's last map, when it was made, and the recent time a
-// map (a moving average over about the last four maps).
-type mapPace struct {
-	r   *meanfield.MapReport
+// mapPace is an item's last report (nil before its first map), when it
+// came, and the recent time a map (a moving average over about the last
+// four maps; 0 before the second).
+type mapPace[R any] struct {
+	r   *R
 	at  time.Time
 	per time.Duration
+}
+
+func newMapProgress[R any](w io.Writer, term bool, mode, name, unit string, labels []string, costs []float64, note func(*R, time.Duration) string) *mapProgress[R] {
+	p := &mapProgress[R]{last: make([]atomic.Pointer[mapPace[R]], len(labels)), note: note}
+	p.line = progress.NewLine(w, term && mode != string(progress.Never), name, unit)
+	beat := progress.Never
+	if mode == string(progress.Always) || (mode == string(progress.Auto) && !term) {
+		beat = progress.Auto // off a terminal: the heartbeat alone
+	}
+	p.beat = progress.NewItems(w, false, beat, name, unit, labels, costs)
+	return p
+}
+
+// pointProgress is the progress of attractor runs, with mapNote.
+type pointProgress struct {
+	*mapProgress[meanfield.MapReport]
 }
 
 func newPointProgress(w io.Writer, term bool, mode string, labels []string, costs []float64) *pointProgress {
@@ -58,24 +78,43 @@ func newPointProgress(w io.Writer, term bool, mode string, labels []string, cost
 // attractors of the refresh map (herd point's points, herd hysteresis's
 // model points), name and unit naming them in its lines.
 func newAttractorProgress(w io.Writer, term bool, mode, name, unit string, labels []string, costs []float64) *pointProgress {
-	p := &pointProgress{last: make([]atomic.Pointer[mapPace], len(labels))}
-	p.line = progress.NewLine(w, term && mode != string(progress.Never), name, unit)
-	beat := progress.Never
-	if mode == string(progress.Always) || (mode == string(progress.Auto) && !term) {
-		beat = progress.Auto // off a terminal: the heartbeat alone
-	}
-	p.beat = progress.NewItems(w, false, beat, name, unit, labels, costs)
-	return p
+	return &pointProgress{newMapProgress(w, term, mode, name, unit, labels, costs, mapNote)}
 }
 
-// begin and end bracket point i's computation for the heartbeat.
-func (p *pointProgress) begin(i int) {
-	p.last[i].Store(&mapPace{at: time.Now()})
+// begin and end bracket item i's computation for the heartbeat.
+func (p *mapProgress[R]) begin(i int) {
+	p.last[i].Store(&mapPace[R]{at: time.Now()})
 	p.beat.Begin(i)
 	p.beat.Live(i, func() string {
 		m := p.last[i].Load()
-		return mapNote(m.r, m.per)
+		return p.note(m.r, m.per)
 	})
+}
+
+func (p *mapProgress[R]) end(i int) { p.beat.End(i, "done") }
+
+// report records item i's report on a map it made, and the pace of its
+// maps.
+func (p *mapProgress[R]) report(i int, r R) {
+	now := time.Now()
+	m := &mapPace[R]{r: &r, at: now}
+	if prev := p.last[i].Load(); prev != nil {
+		d := now.Sub(prev.at)
+		m.per = d
+		if prev.per > 0 {
+			m.per = (3*prev.per + d) / 4
+		}
+	}
+	p.last[i].Store(m)
+}
+
+// mapped records a map of attractor run i.
+func (p *pointProgress) mapped(i int, r meanfield.MapReport) { p.report(i, r) }
+
+// close ends both reports.
+func (p *mapProgress[R]) close() {
+	p.beat.Close()
+	p.line.Finish()
 }
 
 // mapNote is the heartbeat's note on a point at work: its maps so far,
@@ -100,28 +139,6 @@ func mapNote(r *meanfield.MapReport, per time.Duration) string {
 	return note
 }
 
-func (p *pointProgress) end(i int) { p.beat.End(i, "done") }
-
-// mapped records a map of point i and the pace of its maps.
-func (p *pointProgress) mapped(i int, r meanfield.MapReport) {
-	now := time.Now()
-	m := &mapPace{r: &r, at: now}
-	if prev := p.last[i].Load(); prev != nil {
-		d := now.Sub(prev.at)
-		m.per = d
-		if prev.per > 0 {
-			m.per = (3*prev.per + d) / 4
-		}
-	}
-	p.last[i].Store(m)
-}
-
-// close ends both reports.
-func (p *pointProgress) close() {
-	p.beat.Close()
-	p.line.Finish()
-}
-
 // addHysteresisProgressFlag defines herd hysteresis's --progress.
 func addHysteresisProgressFlag(fs *pflag.FlagSet) *string {
 	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the model points, then the runs, on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per model point at work with its maps so far, last board mean and, in the herd regime, the most time left), always (both), never")
@@ -132,64 +149,26 @@ func addModelProgressFlag(fs *pflag.FlagSet) *string {
 	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the points on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per point at work with its maps so far and the most time left at their pace), always (both), never")
 }
 
-// mapsProgress is herd model's progress in mode (--progress), as
-// pointProgress is herd point's: the line over the batch on a terminal
-// and the heartbeat, whose note on a point at work is its maps so far, the
-// most it will make and, at the recent pace, the most time that takes.
-type mapsProgress struct {
-	line *progress.Line
-	beat *progress.Items
-	last []atomic.Pointer[mapsPace]
-}
+// modelMaps is a periodic-update model point's report on a map: the maps
+// made and the most it will make.
+type modelMaps struct{ maps, most int }
 
-// mapsPace is a point's maps so far and their most, when the last was
-// made, and the recent time a map.
-type mapsPace struct {
-	maps, most int
-	at         time.Time
-	per        time.Duration
+// mapsProgress is herd model's progress, with mapsNote.
+type mapsProgress struct {
+	*mapProgress[modelMaps]
 }
 
 func newMapsProgress(w io.Writer, term bool, mode, name string, labels []string, costs []float64) *mapsProgress {
-	p := &mapsProgress{last: make([]atomic.Pointer[mapsPace], len(labels))}
-	p.line = progress.NewLine(w, term && mode != string(progress.Never), name, "points")
-	beat := progress.Never
-	if mode == string(progress.Always) || (mode == string(progress.Auto) && !term) {
-		beat = progress.Auto
-	}
-	p.beat = progress.NewItems(w, false, beat, name, "points", labels, costs)
-	return p
-}
-
-func (p *mapsProgress) begin(k int) {
-	p.last[k].Store(&mapsPace{at: time.Now()})
-	p.beat.Begin(k)
-	p.beat.Live(k, func() string {
-		m := p.last[k].Load()
-		return mapsNote(m.maps, m.most, m.per)
-	})
-}
-
-func (p *mapsProgress) end(k int) { p.beat.End(k, "done") }
-
-// mapped records a map of point k: maps made, most to make.
-func (p *mapsProgress) mapped(k, maps, most int) {
-	now := time.Now()
-	m := &mapsPace{maps: maps, most: most, at: now}
-	if prev := p.last[k].Load(); prev != nil {
-		d := now.Sub(prev.at)
-		m.per = d
-		if prev.per > 0 {
-			m.per = (3*prev.per + d) / 4
+	return &mapsProgress{newMapProgress(w, term, mode, name, "points", labels, costs, func(r *modelMaps, per time.Duration) string {
+		if r == nil {
+			return ""
 		}
-	}
-	p.last[k].Store(m)
+		return mapsNote(r.maps, r.most, per)
+	})}
 }
 
-func (p *mapsProgress) close() {
-	p.beat.Close()
-	p.line.Finish()
-}
+// mapped records a map of model point k: maps made, most to make.
+func (p *mapsProgress) mapped(k, maps, most int) { p.report(k, modelMaps{maps, most}) }
 
 // mapsNote is the heartbeat's note on a model point at work: its maps so
 // far of the most it makes and, at the recent time a map (per, 0 if
