@@ -148,3 +148,33 @@ func (l *Law) AddMapLimits(ks []int, res []MapLimitResult, errs []error, done []
 	l.Notes = append(l.Notes, "limit map x*(k) (λ → 1 computed directly, no extrapolation in λ): "+strings.Join(parts, "; "))
 	l.MapFit = l.fitLimits(LawRowFitLimitMap, "limit map", "limit map", fk, xs, se)
 }
+
+// AddScaledMapLimits is AddMapLimits for a Law of sizes with factor C
+// (Law.C): res are the limit map's x*(k) for exponential sizes (variance
+// 1). The limit edge scales exactly, x*(k, C) = C·x*(k) (meanfield.Limit,
+// "Other job sizes"; MapLimitSettings.Step is in units of C, so MapLimit
+// with Variance C and the same Step is the variance-1 answer times C, grid
+// error included, up to the bisection brackets), so one limit map per k
+// serves every sizes: the limit_map rows carry C·x*(k), C·x_se and the law
+// C·0.9(k−2); ratio and limit_in_band are unchanged by the common factor,
+// and the fit is of x*(k, C)/C = x*(k). MapXStar and MapXStarSE are scaled
+// by C. A note says so. For C = 1 it is AddMapLimits.
+func (l *Law) AddScaledMapLimits(ks []int, res []MapLimitResult, errs []error, done []bool, band float64) {
+	from, notes := len(l.Rows), len(l.Notes)
+	l.AddMapLimits(ks, res, errs, done, band)
+	if c := l.variance(); c != 1 {
+		for i := from; i < len(l.Rows); i++ {
+			if r := &l.Rows[i]; r.Kind == LawRowLimitMap {
+				r.X, r.XSE, r.Law = c*r.X, c*r.XSE, c*r.Law
+			}
+		}
+		for j := range l.MapXStar {
+			l.MapXStar[j], l.MapXStarSE[j] = c*l.MapXStar[j], c*l.MapXStarSE[j]
+		}
+		if len(l.Notes) > notes {
+			note := fmt.Sprintf("limit_map rows are C·x*(k), C = %.4g: x*(k, C) = C·x*(k) exactly (meanfield.Limit, \"Other job sizes\"), so the map runs once per k with variance 1 and is scaled; the x*(k) below are the variance-1 values", c)
+			l.Notes = append(l.Notes[:notes], append([]string{note}, l.Notes[notes:]...)...)
+		}
+	}
+	l.stamp(from)
+}

@@ -2,8 +2,10 @@ package compare
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"herd/meanfield"
@@ -355,4 +357,164 @@ func TestAddMapLimits(t *testing.T) {
 	if rows[LawRowLimitMap] != 5 || rows[LawRowFitLimitMap] != 1 || len(l.Warnings) != 1 {
 		t.Errorf("rows %v, warnings %q; want 5 limit_map rows (k = 2 … 8 but the failed 6), 1 fit, 1 warning", rows, l.Warnings)
 	}
+}
+
+// syntheticLaw is AnalyseLaw of edges x = f(k, λ) for sizes svc at k =
+// 3 … 6 and loads 0.8, 0.9 (ladder 0.8, 0.9); f returning NaN means no
+// edge.
+func syntheticLaw(svc meanfield.Service, f func(k int, lam float64) float64) Law {
+	s := LawSettings{Dispatchers: []int{3, 4, 5, 6}, FitLoads: []float64{0.8, 0.9}, Ladder: []float64{0.8, 0.9},
+		Band: 0.1, RelTol: 1e-4, Service: svc}
+	var pts []EdgePoint
+	for _, es := range s.Edges() {
+		p := EdgePoint{Settings: es, Done: true}
+		if x := f(es.Dispatchers, es.Load); !math.IsNaN(x) {
+			p.Result = meanfield.EdgeResult{Status: meanfield.Found, Scaled: x}
+		}
+		pts = append(pts, p)
+	}
+	return AnalyseLaw(s, pts)
+}
+
+// LimitVariance, the factor C of the law, is the sizes' squared coefficient of variation E[S²] − 1:
+// 1 for exp, C for h2:C, 1/K for Erlang-K (meanfield.Service.SecondMoment).
+func TestLawLimitVariance(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		svc  meanfield.Service
+		want float64
+	}{
+		{meanfield.ExpService(), 1},
+		{meanfield.H2Service(4), 4},
+		{meanfield.ErlangService(2), 0.5},
+	} {
+		if got := LimitVariance(c.svc); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("%s: C = %.17g, want %g", c.svc, got, c.want)
+		}
+	}
+}
+
+// Edges that follow x = C·0.9(k − 2) exactly, for exp, h2:2 and erlang:2:
+// each law's fits of x/C recover a = 0.9, b = 2, its rows carry the law
+// C·0.9(k−2) and ratio 1 with their sizes and C, and the pooled fit over
+// the three sizes is the same line with every point within the band.
+// Then erlang:2 edges 30% high: the pooled line misses them, and the band
+// note lists them with their ratio 1.3.
+func TestPoolLaws(t *testing.T) {
+	t.Parallel()
+	sizes := []meanfield.Service{meanfield.ExpService(), meanfield.H2Service(2), meanfield.ErlangService(2)}
+	exact := func(c, high float64) func(int, float64) float64 {
+		return func(k int, lam float64) float64 { return high * c * 0.9 * float64(k-2) }
+	}
+	var laws []Law
+	for _, svc := range sizes {
+		l := syntheticLaw(svc, exact(LimitVariance(svc), 1))
+		for i, f := range l.Fits {
+			if f == nil || math.Abs(f.A-0.9) > 1e-12 || math.Abs(f.B-2) > 1e-12 {
+				t.Fatalf("%s λ = %g: fit %+v, want a = 0.9, b = 2", svc, l.Loads[i], f)
+			}
+		}
+		for _, r := range l.Rows {
+			if r.Sizes != svc.String() || r.C != LimitVariance(svc) {
+				t.Errorf("%s: %s row has sizes %q, C %g", svc, r.Kind, r.Sizes, r.C)
+			}
+			if r.Kind == LawRowEdge && (math.Abs(r.Law-l.C*0.9*float64(r.Dispatchers-2)) > 1e-12 || math.Abs(r.Ratio-1) > 1e-12) {
+				t.Errorf("%s k = %d λ = %g: law %g, ratio %g; want C·0.9(k−2), 1", svc, r.Dispatchers, r.Load, r.Law, r.Ratio)
+			}
+		}
+		laws = append(laws, l)
+	}
+	p := PoolLaws(laws)
+	for i, f := range p.Pooled {
+		if f == nil || f.Points != 12 || math.Abs(f.A-0.9) > 1e-12 || math.Abs(f.B-2) > 1e-12 {
+			t.Fatalf("λ = %g: pooled fit %+v, want a = 0.9, b = 2 on 12 points", p.Laws[0].Loads[i], f)
+		}
+	}
+	if n := countRows(p.Rows, LawRowFitSizes); n != 2 || !anyContains(p.Notes, "within 10% of the line at all 12 points") ||
+		!anyContains(p.Notes, "sizes erlang:2 (C = 0.5): x = T_edge(1−λ)² within 10% of C·0.9(k−2) at all 8 edges") {
+		t.Errorf("%d fit_sizes rows, notes %q; want 2 and every point within", n, p.Notes)
+	}
+
+	laws[2] = syntheticLaw(sizes[2], exact(0.5, 1.3))
+	p = PoolLaws(laws)
+	if f := p.Pooled[1]; f == nil || math.Abs(f.A-0.9*1.1) > 1e-12 {
+		t.Fatalf("λ = 0.9: pooled fit %+v, want a = 0.9·(1 + 1 + 1.3)/3 = 0.99", f)
+	}
+	if !anyContains(p.Notes, "within 10% of the line at 8 of 12 points; outside: k = 3 erlang:2 (+18.2%)") ||
+		!anyContains(p.Notes, "at none of the 8 edges: k = 3 λ = 0.8 (ratio 1.300)") {
+		t.Errorf("notes %q; want the erlang:2 points outside the pooled line (1.3/1.1 − 1 = +18.2%%) and outside the law (ratio 1.3)", p.Notes)
+	}
+}
+
+// AddScaledMapLimits for C = 1 is AddMapLimits; for erlang:2 (C = 0.5) its
+// limit_map rows are C·x*(k) against C·0.9(k−2), with the same ratio and
+// the fit of x*/C = x*(k).
+func TestLawScaledMapLimits(t *testing.T) {
+	t.Parallel()
+	ks := []int{3, 4, 5, 6}
+	res := make([]MapLimitResult, len(ks))
+	errs := make([]error, len(ks))
+	done := make([]bool, len(ks))
+	for j, k := range ks {
+		done[j] = true
+		res[j] = MapLimitResult{Exists: true, Value: 0.8 * (float64(k) - 1.5), Err: 1e-3}
+	}
+	edges := func(k int, lam float64) float64 { return 0.9 * float64(k-2) }
+	a, b := syntheticLaw(meanfield.ExpService(), edges), syntheticLaw(meanfield.ExpService(), edges)
+	a.AddMapLimits(ks, res, errs, done, 0.1)
+	b.AddScaledMapLimits(ks, res, errs, done, 0.1)
+	// The rows as text, without sizes and C (AddMapLimits leaves them
+	// unset) and with the fits by value.
+	text := func(l Law) string {
+		var s strings.Builder
+		for _, r := range l.Rows {
+			f := r.Fit
+			r.Sizes, r.C, r.Fit = "", 0, nil
+			fmt.Fprintf(&s, "%v", r)
+			if f != nil {
+				fmt.Fprintf(&s, " %v", *f)
+			}
+			s.WriteString("\n")
+		}
+		return s.String() + strings.Join(l.Notes, "\n")
+	}
+	if ta, tb := text(a), text(b); ta != tb {
+		t.Errorf("C = 1: AddScaledMapLimits differs from AddMapLimits:\n%s\nwant\n%s", tb, ta)
+	}
+	e := syntheticLaw(meanfield.ErlangService(2), edges)
+	e.AddScaledMapLimits(ks, res, errs, done, 0.1)
+	j := 0
+	for _, r := range e.Rows {
+		if r.Kind != LawRowLimitMap {
+			continue
+		}
+		want := 0.5 * res[j].Value
+		if math.Abs(r.X-want) > 1e-12 || math.Abs(r.XSE-0.5e-3) > 1e-15 || math.Abs(r.Law-0.45*float64(ks[j]-2)) > 1e-12 ||
+			math.Abs(r.Ratio-res[j].Value/(0.9*float64(ks[j]-2))) > 1e-12 || r.Sizes != "erlang:2" || e.MapXStar[j] != r.X {
+			t.Errorf("k = %d: %+v; want x = %g ± 0.0005, law %g", ks[j], r, want, 0.45*float64(ks[j]-2))
+		}
+		j++
+	}
+	if f := e.MapFit; j != 4 || f == nil || math.Abs(f.A-0.8) > 1e-12 || math.Abs(f.B-1.5) > 1e-12 || !anyContains(e.Notes, "limit_map rows are C·x*(k), C = 0.5") {
+		t.Errorf("%d limit_map rows, fit %+v, notes %q; want 4, a = 0.8, b = 1.5 and the scaling note", j, f, e.Notes)
+	}
+}
+
+func countRows(rows []LawRow, kind string) int {
+	n := 0
+	for _, r := range rows {
+		if r.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+func anyContains(v []string, s string) bool {
+	for _, x := range v {
+		if strings.Contains(x, s) {
+			return true
+		}
+	}
+	return false
 }

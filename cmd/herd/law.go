@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/meanfield"
 )
 
 // Default flags of herd law: the fit over eight k from 3 to 16 at loads whose
@@ -40,6 +42,11 @@ type lawOutput struct {
 	workers                int
 	ladder                 string  // --ladder as given, for the table's meta
 	limitStep              float64 // grid step of the limit map; 0: skipped
+	// sizes are the job sizes, one Law each (exp unless --sizes); sized
+	// is true when --sizes was given: the table then has the sizes and
+	// scv columns and the pooled fits.
+	sizes []meanfield.Service
+	sized bool
 }
 
 func runLaw(ctx context.Context, e *env, args []string) error {
@@ -47,7 +54,14 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	settings := s.Edges()
+	// One LawSettings per sizes; their edges one after the other.
+	per := make([]compare.LawSettings, len(o.sizes))
+	var settings []meanfield.EdgeSettings
+	for i, svc := range o.sizes {
+		per[i] = s
+		per[i].Service = svc
+		settings = append(settings, per[i].Edges()...)
+	}
 	for _, es := range settings {
 		if err := checkEdge(es.Dispatchers, es.Load); err != nil {
 			return err
@@ -57,27 +71,45 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	pts := computeEdges(ctx, e, "law", o.progress, settings, o.workers, false)
-	l := compare.AnalyseLaw(s, pts)
-	if o.limitStep != 0 { // the heavy-traffic limit map (law_limit.go)
-		mr, merr, mdone := lawMapLimits(ctx, s.Dispatchers, o.limitStep, o.workers)
-		l.AddMapLimits(s.Dispatchers, mr, merr, mdone, s.Band)
+	n := len(settings) / len(o.sizes)
+	laws := make([]compare.Law, len(o.sizes))
+	for i := range laws {
+		laws[i] = compare.AnalyseLaw(per[i], pts[i*n:(i+1)*n])
 	}
-	t := lawTable(s, l, o)
-	err = writeTable(ctx, e, t, o.format, func() error {
-		if o.plot == "" {
-			return nil
+	if o.limitStep != 0 { // the heavy-traffic limit map (law_limit.go), once: x*(k, C) = C·x*(k)
+		mr, merr, mdone := lawMapLimits(ctx, s.Dispatchers, o.limitStep, o.workers)
+		for i := range laws {
+			laws[i].AddScaledMapLimits(s.Dispatchers, mr, merr, mdone, s.Band)
 		}
-		return plotLaw(o.plot, s.Dispatchers, l)
+	}
+	var p compare.LawSizes
+	if o.sized {
+		p = compare.PoolLaws(laws)
+	} else { // exp alone, as before --sizes: no headings, no pooled rows
+		l := laws[0]
+		p = compare.LawSizes{Laws: laws, Rows: l.Rows, Notes: l.Notes, Warnings: l.Warnings, Failures: l.Failures}
+	}
+	t := lawTable(s, p, o)
+	err = writeTable(ctx, e, t, o.format, func() error {
+		switch {
+		case o.plot == "":
+			return nil
+		case o.sized:
+			return plotLawSizes(o.plot, s.Dispatchers, p)
+		}
+		return plotLaw(o.plot, s.Dispatchers, laws[0])
 	})
 	if err != nil {
 		return err
 	}
-	if len(l.Failures) > 0 {
-		return fmt.Errorf("%d edge(s) failed: %s", len(l.Failures), l.Failures[0])
+	if len(p.Failures) > 0 {
+		return fmt.Errorf("%d edge(s) failed: %s", len(p.Failures), p.Failures[0])
 	}
-	for _, f := range l.Fits {
-		if f != nil {
-			return nil
+	for _, l := range laws {
+		for _, f := range l.Fits {
+			if f != nil {
+				return nil
+			}
 		}
 	}
 	return fmt.Errorf("no load has the %d edges a fit needs (see the warnings): nothing was fitted", lawMinDispatchers)
@@ -93,11 +125,12 @@ func parseLaw(e *env, args []string) (compare.LawSettings, lawOutput, error) {
 	load := loadList(fs, lawDefaultLoads, "in (0, 1); x_edge = a(k − b) is fitted at each")
 	ladder := fs.String("ladder", lawDefaultLadder, "loads λ, in (0, 1), from which x*(k) = lim_{λ→1} x_edge is extrapolated in 1 − λ (list of at least 2)")
 	order := fs.Int("order", 0, "highest order of the extrapolation polynomial in 1 − λ, in [1, ladder size − 1]; 0 means ladder size − 1")
-	band := fs.Float64("band", 0.1, "relative band of the verdict: the edge x is 'within' the law when |x/(0.9(k−2)) − 1| ≤ band, in (0, 1)")
+	band := fs.Float64("band", 0.1, "relative band of the verdict: the edge x is 'within' the law when |x/(C·0.9(k−2)) − 1| ≤ band (C = 1 for exp), in (0, 1)")
+	sizes := sizesFlag(fs, "job sizes of the edges, each judged against C·0.9(k−2) with C its squared coefficient of variation (x/C fitted per load and sizes, and pooled over the sizes)", sizesValues+" (list)")
 	relTol := addToleranceFlag(fs)
 	limitStep := fs.Float64("limit-step", compare.DefaultMapLimitStep, "grid step of the heavy-traffic limit map in scaled queue units q = (1−λ)Q (x*(k) from steps h and h/2, extrapolated), in [0.001, 0.5]; 0 skips the limit map")
 	out := addOutputFlags(fs, "edges computed")
-	plotFile := plotFlag(fs, "x_edge against k per load with the fitted lines, the extrapolated limit and the limit map's x*(k) with error bars and their lines, and the law,")
+	plotFile := plotFlag(fs, "x_edge against k per load with the fitted lines, the extrapolated limit and the limit map's x*(k) with error bars and their lines, and the law (with --sizes: x_edge/C per load and sizes, the fit_sizes lines, the limit map's x*(k) and the law),")
 	progMode := addProgressFlag(fs)
 	full := fs.Bool("full-ladder", false, "default --load to "+lawFullLoads+" and --ladder to "+lawFullLadder+" (slow: each edge at λ ≥ 0.975 costs thousands of maps)")
 	if err := parse(fs, args); err != nil {
@@ -116,12 +149,15 @@ func parseLaw(e *env, args []string) (compare.LawSettings, lawOutput, error) {
 	if err := checkProgressMode(*progMode); err != nil {
 		return s, o, err
 	}
-	o = lawOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers, ladder: *ladder, limitStep: *limitStep}
+	o = lawOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers, ladder: *ladder, limitStep: *limitStep, sized: fs.Changed("sizes")}
 	s = compare.LawSettings{Order: *order, Band: *band, RelTol: *relTol}
 	if s.Dispatchers, s.FitLoads, s.Ladder, err = lawLists(*dispatchers, *load, *ladder); err != nil {
 		return s, o, err
 	}
 	if err := checkLawDispatchers(*dispatchers, s.Dispatchers); err != nil {
+		return s, o, err
+	}
+	if o.sizes, err = lawSizes(*sizes); err != nil {
 		return s, o, err
 	}
 	if *order != 0 && (*order < 1 || *order > len(s.Ladder)-1) {
@@ -192,8 +228,36 @@ func lawLists(dispatchers, load, ladder string) (ks []int, fitLoads, ladderLoads
 	return
 }
 
+// lawSizes parses --sizes: a comma list of distinct sizes the refresh map
+// takes (modelSizes).
+func lawSizes(list string) ([]meanfield.Service, error) {
+	parts, err := splitList("sizes", list)
+	if err != nil {
+		return nil, err
+	}
+	var out []meanfield.Service
+	seen := map[string]bool{} // looked up only
+	for _, p := range parts {
+		_, svc, err := modelSizes(p)
+		if err != nil {
+			return nil, err
+		}
+		name := svc.String()
+		if seen[name] {
+			return nil, usagef("--sizes: %s given twice", name)
+		}
+		seen[name] = true
+		out = append(out, svc)
+	}
+	return out, nil
+}
+
+// lawSizesColumns are the columns herd law --sizes puts after row: the
+// sizes and C, their squared coefficient of variation.
+var lawSizesColumns = []table.Column{{Name: "sizes"}, {Name: "scv", Digits: 4}}
+
 // lawTable is herd law's table.
-func lawTable(s compare.LawSettings, l compare.Law, o lawOutput) *table.Table {
+func lawTable(s compare.LawSettings, p compare.LawSizes, o lawOutput) *table.Table {
 	t := &table.Table{
 		Title: "herd law: the edge against 0.9(k−2) — fit x_edge = a(k − b) per load, heavy-traffic limit x*(k) = lim_{λ→1} x_edge, verdict",
 		Meta: []table.Field{
@@ -208,10 +272,28 @@ func lawTable(s compare.LawSettings, l compare.Law, o lawOutput) *table.Table {
 		},
 		Columns: lawColumns,
 	}
-	for _, r := range l.Rows {
-		t.AddRow(lawCells(r)...)
+	if o.sized {
+		t.Title = "herd law: the edge against C·0.9(k−2), C = scv the sizes' squared coefficient of variation — fit x_edge/C = a(k − b) per load and sizes and pooled over the sizes (fit_sizes), heavy-traffic limit x*(k) = lim_{λ→1} x_edge, verdict"
+		var names []string
+		for _, svc := range o.sizes {
+			names = append(names, svc.String())
+		}
+		t.Meta = append(t.Meta, table.Field{Key: "sizes", Value: strings.Join(names, ",")},
+			table.Field{Key: "fit_sizes", Value: "per load: x_edge/C of every sizes, unit weights, as the per-load fits"})
+		t.Columns = append(append([]table.Column{lawColumns[0]}, lawSizesColumns...), lawColumns[1:]...)
 	}
-	t.Notes, t.Warnings = l.Notes, l.Warnings
+	for _, r := range p.Rows {
+		cells := lawCells(r)
+		if o.sized {
+			var sizes any
+			if r.Sizes != "" {
+				sizes = r.Sizes
+			}
+			cells = append([]any{cells[0], sizes, r.C}, cells[1:]...)
+		}
+		t.AddRow(cells...)
+	}
+	t.Notes, t.Warnings = p.Notes, p.Warnings
 	return t
 }
 
@@ -269,6 +351,50 @@ func plotLaw(path string, ks []int, l compare.Law) error {
 		if l.MapFit != nil {
 			fig.Series = append(fig.Series, line("", "limit map", l.MapFit))
 		}
+	}
+	fig.Series = append(fig.Series, lawSeries(ks))
+	if err := plotting.Save(fig, path); err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	return nil
+}
+
+// plotLawSizes draws herd law --sizes: x/C against k per load and sizes
+// (one colour per load, one glyph per series), the pooled line per load,
+// the limit map's x*(k) (variance 1: x*(k, C)/C) and the law.
+func plotLawSizes(path string, ks []int, p compare.LawSizes) error {
+	fig := plotting.Figure{
+		Title:  "edge/C against k: per load and sizes, pooled fits, limit map, law",
+		XLabel: "dispatchers k",
+		YLabel: "T_edge (1−λ)² / C",
+	}
+	fk := make([]float64, len(ks))
+	for j, k := range ks {
+		fk[j] = float64(k)
+	}
+	for i, lam := range p.Laws[0].Loads {
+		group := "λ = " + strconv.FormatFloat(lam, 'g', -1, 64)
+		for _, l := range p.Laws {
+			y := make([]float64, len(ks))
+			for j := range ks {
+				y[j] = l.X[i][j] / l.C
+			}
+			fig.Series = append(fig.Series, plotting.Series{Name: group + ", " + l.Service.String(), Group: group, X: fk, Y: y})
+		}
+		if f := p.Pooled[i]; f != nil {
+			line := plotting.Series{Group: group, Line: true}
+			for _, k := range fk {
+				line.X, line.Y = append(line.X, k), append(line.Y, f.A*(k-f.B))
+			}
+			fig.Series = append(fig.Series, line)
+		}
+	}
+	if l := p.Laws[0]; l.MapXStar != nil {
+		y, e := make([]float64, len(ks)), make([]float64, len(ks))
+		for j := range ks {
+			y[j], e[j] = l.MapXStar[j]/l.C, l.MapXStarSE[j]/l.C
+		}
+		fig.Series = append(fig.Series, plotting.Series{Name: "limit map x*(k)", Group: "limit map", Line: true, X: fk, Y: y, YErr: e})
 	}
 	fig.Series = append(fig.Series, lawSeries(ks))
 	if err := plotting.Save(fig, path); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,6 +135,11 @@ func TestLawBadInput(t *testing.T) {
 		{[]string{"law", "--workers", "0"}, "--workers 0"},
 		{[]string{"law", "--format", "xml"}, "--format \"xml\""},
 		{[]string{"law", "--plot", "x.tiff"}, "--plot \"x.tiff\": want a file name ending in .png, .svg, .pdf or .eps"},
+		{[]string{"law", "--sizes", ""}, "--sizes is empty"},
+		{[]string{"law", "--sizes", "exp,,h2:2"}, "--sizes \"exp,,h2:2\": empty item in the list"},
+		{[]string{"law", "--sizes", "exp,pareto"}, "--sizes \"pareto\": want exp, h2:C"},
+		{[]string{"law", "--sizes", "h2:0.5"}, "--sizes \"h2:0.5\""},
+		{[]string{"law", "--sizes", "erlang:2,exp,erlang:2"}, "--sizes: erlang:2 given twice"},
 	}
 	for _, tc := range cases {
 		out, errs, code := herd(t, tc.args...)
@@ -166,5 +172,96 @@ func TestLawNoFit(t *testing.T) {
 		"--limit-step", "0", "--tolerance", "1e-3", "--format", "csv")
 	if code != 1 || !strings.Contains(errs, "no load has the 3 edges a fit needs") || !strings.Contains(out, "edge,4,0.8") {
 		t.Errorf("exit %d, stderr %q, stdout %q; want exit 1 after the table, saying nothing was fitted", code, errs, out)
+	}
+}
+
+// herd law --sizes exp,erlang:2 on lawSmall's cheap grid: the exp rows are
+// the rows of plain herd law (the sizes and scv columns aside); the
+// erlang:2 rows have scv 0.5, the law 0.5·0.9(k−2) and limit_map rows
+// half of exp's (x*(k, C) = C·x*(k), one map scaled); the fits are of x/C;
+// fit_sizes pools x/C per load (λ = 0.7: k = 5, 6 of each; λ = 0.75: all
+// six). The SVG plot is written.
+func TestLawSizes(t *testing.T) {
+	t.Parallel()
+	plain, errs, code := herd(t, append(lawSmall, "--format", "csv")...)
+	if code != 0 {
+		t.Fatalf("plain: exit %d: %s", code, errs)
+	}
+	plot := filepath.Join(t.TempDir(), "law.svg")
+	sized, errs, code := herd(t, append(lawSmall, "--format", "csv", "--sizes", "exp,erlang:2", "--plot", plot)...)
+	if code != 0 {
+		t.Fatalf("--sizes: exit %d: %s", code, errs)
+	}
+	read := func(s string) [][]string {
+		recs, err := csv.NewReader(strings.NewReader(s)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recs
+	}
+	p, z := read(plain), read(sized)
+	if h := strings.Join(z[0][:4], ","); h != "row,sizes,scv,dispatchers" {
+		t.Fatalf("--sizes header starts %q, want row,sizes,scv,dispatchers", h)
+	}
+	nc := len(lawColumns) // the table's own columns; meta_ columns follow
+	var exp, erl, pooled [][]string
+	for _, r := range z[1:] {
+		switch r[1] {
+		case "exp":
+			exp = append(exp, append([]string{r[0]}, r[3:nc+2]...))
+		case "erlang:2":
+			erl = append(erl, r)
+		case "":
+			pooled = append(pooled, r)
+		}
+	}
+	if len(exp) != len(p)-1 {
+		t.Fatalf("%d exp rows, want the %d rows of plain herd law", len(exp), len(p)-1)
+	}
+	for i, r := range exp {
+		if got, want := strings.Join(r, ","), strings.Join(p[i+1][:nc], ","); got != want {
+			t.Errorf("exp row %d: %s\nwant %s", i, got, want)
+		}
+	}
+	col := map[string]int{} // looked up only
+	for j, c := range z[0] {
+		col[c] = j
+	}
+	num := func(r []string, c string) float64 {
+		v, err := strconv.ParseFloat(r[col[c]], 64)
+		if err != nil {
+			t.Fatalf("%s %q: %v", c, r[col[c]], err)
+		}
+		return v
+	}
+	var expMap []float64
+	for _, r := range z[1:] {
+		if r[1] == "exp" && r[0] == "limit_map" {
+			expMap = append(expMap, num(r, "x"))
+		}
+	}
+	j := 0
+	for _, r := range erl {
+		if num(r, "scv") != 0.5 {
+			t.Errorf("erlang:2 row %v: scv %s, want 0.5", r[:4], r[2])
+		}
+		if r[0] == "edge" || r[0] == "limit_map" {
+			// law = C·0.9(k−2), C = 1/2 (compare.LawScaled).
+			if k := num(r, "dispatchers"); math.Abs(num(r, "law")-0.45*(k-2)) > 1e-12 {
+				t.Errorf("erlang:2 %s k = %g: law %s, want 0.45(k−2)", r[0], k, r[col["law"]])
+			}
+		}
+		if r[0] == "limit_map" {
+			if x := num(r, "x"); x != 0.5*expMap[j] {
+				t.Errorf("erlang:2 limit_map %d: x = %g, want half of exp's %g", j, x, expMap[j])
+			}
+			j++
+		}
+	}
+	if len(pooled) != 2 || pooled[0][0] != "fit_sizes" || pooled[0][col["points"]] != "4" || pooled[1][col["points"]] != "6" {
+		t.Errorf("pooled rows %v; want two fit_sizes rows, of 4 and 6 points", pooled)
+	}
+	if b, err := os.ReadFile(plot); err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "λ = 0.75, erlang:2") {
+		t.Errorf("plot: %v, %d bytes; want an SVG with a series per load and sizes", err, len(b))
 	}
 }
