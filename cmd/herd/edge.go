@@ -316,6 +316,9 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 	weights := make([]float64, len(settings))
 	for i, s := range settings {
 		labels[i] = fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
+		if s.Service.Kind != meanfield.ServiceExp {
+			labels[i] += " sizes " + s.Service.String() // herd law --sizes runs several
+		}
 		weights[i] = compare.EdgeCost(s)
 	}
 	// A search in progress ends within a map of Ctrl-C (it is then left
