@@ -22,6 +22,8 @@ type MapLimitSettings struct {
 	// means 1, exponential sizes); Step is in units of it, so that the
 	// grid error, like the edge, scales by C.
 	Variance float64
+	// Stop is passed to meanfield.LimitEdgeSettings.Stop (herd's Ctrl-C).
+	Stop func() bool
 }
 
 // DefaultMapLimitStep is MapLimit's default coarse grid step: with its
@@ -45,10 +47,18 @@ type MapLimitResult struct {
 }
 
 // LimitVariance is the departure variance of the limit map for the model's
-// service law: its squared coefficient of variation C = E[S²] − 1 (1 for
-// exponential sizes, C for h2:C, 1/K for Erlang-K; meanfield.Limit, "Other
+// service law: its squared coefficient of variation C (1 for exponential
+// sizes, C for h2:C, 1/K for Erlang-K, each exact; meanfield.Limit, "Other
 // job sizes").
-func LimitVariance(svc meanfield.Service) float64 { return svc.SecondMoment() - 1 }
+func LimitVariance(svc meanfield.Service) float64 {
+	switch svc.Kind {
+	case meanfield.ServiceH2:
+		return svc.SCV
+	case meanfield.ServiceErlang:
+		return 1 / float64(svc.Phases)
+	}
+	return 1
+}
 
 // MapLimit computes x*(k) = lim_{λ→1} T_edge(1 − λ)² directly, as the edge
 // of the heavy-traffic limit map (meanfield.Limit, meanfield.LimitEdge) on
@@ -74,10 +84,10 @@ func MapLimit(k int, s MapLimitSettings) (MapLimitResult, error) {
 	if v == 0 {
 		v = 1
 	}
-	if res.Coarse, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: v * s.Step, RelTol: s.RelTol, Variance: s.Variance}); err != nil {
+	if res.Coarse, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: v * s.Step, RelTol: s.RelTol, Variance: s.Variance, Stop: s.Stop}); err != nil {
 		return res, fmt.Errorf("compare: map limit k = %d, h = %g: %w", k, s.Step, err)
 	}
-	if res.Fine, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: v * s.Step / 2, RelTol: s.RelTol, Variance: s.Variance}); err != nil {
+	if res.Fine, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: v * s.Step / 2, RelTol: s.RelTol, Variance: s.Variance, Stop: s.Stop}); err != nil {
 		return res, fmt.Errorf("compare: map limit k = %d, h = %g: %w", k, s.Step/2, err)
 	}
 	if res.Coarse.Exists != res.Fine.Exists {

@@ -416,6 +416,10 @@ type LimitEdgeSettings struct {
 	// Variance is the map's Limit.Variance (zero means 1); the grid
 	// (Step, Length, zero meaning the defaults) is in its units.
 	Variance float64
+	// Stop, when not nil, is polled after every map; once it reports
+	// true LimitEdge ends with an error wrapping ErrStopped (herd's
+	// Ctrl-C). It is not a setting of the computation.
+	Stop func() bool `json:"-"`
 }
 
 func (s LimitEdgeSettings) withDefaults() LimitEdgeSettings {
@@ -465,6 +469,11 @@ type LimitState struct {
 // above 1e-9: the herd, which in the limit spreads without bound), or
 // maxIter applications (neither; err wraps ErrNotConverged).
 func IterateLimit(m *LimitMap, p0 []float64, tol float64, maxIter int) (LimitState, error) {
+	return iterateLimit(m, p0, tol, maxIter, nil)
+}
+
+// iterateLimit is IterateLimit, polling stop (if not nil) after every map.
+func iterateLimit(m *LimitMap, p0 []float64, tol float64, maxIter int, stop func() bool) (LimitState, error) {
 	p := append([]float64(nil), p0...)
 	q := make([]float64, len(p))
 	var st LimitState
@@ -483,6 +492,8 @@ func IterateLimit(m *LimitMap, p0 []float64, tol float64, maxIter int) (LimitSta
 		case d <= tol:
 			st.Balanced = true
 			return st, nil
+		case stop != nil && stop():
+			return st, fmt.Errorf("meanfield: limit map k = %d, x = %g: after %d maps: %w", m.set.Dispatchers, m.set.Period, it, ErrStopped)
 		}
 	}
 	return st, fmt.Errorf("meanfield: limit map k = %d, x = %g: no convergence in %d iterations (change %.3g): %w",
@@ -530,7 +541,7 @@ func LimitEdge(k int, s LimitEdgeSettings) (LimitEdgeResult, error) {
 		if err != nil {
 			return LimitState{}, nil, err
 		}
-		st, err := IterateLimit(m, m.LimitBoardPoint(), s.Tol, s.MaxIter)
+		st, err := iterateLimit(m, m.LimitBoardPoint(), s.Tol, s.MaxIter, s.Stop)
 		res.Maps += st.Iterations
 		return st, m, err
 	}

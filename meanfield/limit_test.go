@@ -1,6 +1,7 @@
 package meanfield
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -420,5 +421,15 @@ func TestLimitVariance(t *testing.T) {
 		if err != nil || same != one {
 			t.Errorf("k = %d: Variance 1 gives %+v (%v), want the default's %+v", k, same, err, one)
 		}
+	}
+}
+
+// LimitEdge stops within a map of Stop reporting true (herd's Ctrl-C),
+// with ErrStopped.
+func TestLimitEdgeStop(t *testing.T) {
+	t.Parallel()
+	r, err := LimitEdge(5, LimitEdgeSettings{Stop: func() bool { return true }})
+	if !errors.Is(err, ErrStopped) || r.Maps != 1 {
+		t.Errorf("after a stop: %+v, %v; want ErrStopped after one map", r, err)
 	}
 }

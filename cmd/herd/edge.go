@@ -54,16 +54,17 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "herd edge: "+w)
 	}
 	exact, anchors := splitEdges(settings, o)
-	limits := startMapLimits(settings, o)
+	limits := startMapLimits(settings, o, stopOn(ctx))
 	all := computeEdges(ctx, e, "edge", o.progress, append(exact, anchors...), o.workers, o.confirm)
 	pts := all[:len(exact)]
 	exps, expErrs := edgeExpansions(ctx, limits, all)
-	t, failures := edgeTable(mergeEdgeRows(settings, o, pts, exps, expErrs), pts, o)
+	rows := mergeEdgeRows(settings, o, pts, exps, expErrs)
+	t, failures := edgeTable(rows, pts, o)
 	err = writeTable(ctx, e, t, o.format, func() error {
 		if o.plot == "" {
 			return nil
 		}
-		return plotEdge(o.plot, pts, o.ks, o.loads)
+		return plotEdge(o.plot, rows, o.ks, o.loads)
 	})
 	if err != nil {
 		return err
@@ -134,8 +135,13 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 		settings[i].Workers = min(max(o.workers/len(settings), 1), 64)
 	}
 	for i, s := range settings {
-		if o.expansion[i] {
-			continue // no map at this load
+		if o.expansion[i] { // no map at this load; its anchors' loads must be in range
+			for _, lam := range compare.ExpansionLoads {
+				if err := checkEdge(s.Dispatchers, lam); err != nil {
+					return nil, o, err
+				}
+			}
+			continue
 		}
 		if err := checkEdge(s.Dispatchers, s.Load); err != nil {
 			return nil, o, err
@@ -275,21 +281,40 @@ func formatGaps(gaps []meanfield.EdgeGap) string {
 	return strings.Join(parts, "; ")
 }
 
-func plotEdge(path string, pts []compare.EdgePoint, ks []int, loads []float64) error {
+func plotEdge(path string, rows []edgeRow, ks []int, loads []float64) error {
 	fig := plotting.Figure{
 		Title:  "edge of the balanced state (refresh map, N → ∞)",
 		XLabel: "dispatchers k",
 		YLabel: "T_edge (1−λ)²",
 	}
 	for _, lam := range loads {
-		sr := plotting.Series{Name: "λ = " + strconv.FormatFloat(lam, 'g', -1, 64)}
-		for _, p := range pts {
-			if p.Done && p.Settings.Load == lam && p.Result.Status == meanfield.Found {
-				sr.X = append(sr.X, float64(p.Settings.Dispatchers))
-				sr.Y = append(sr.Y, p.Result.Scaled)
+		name := "λ = " + strconv.FormatFloat(lam, 'g', -1, 64)
+		exact := plotting.Series{Name: name}
+		expansion := plotting.Series{Name: name + " (expansion, an approximation)"}
+		for _, r := range rows {
+			c := r.cells
+			if c == nil || c.load != lam {
+				continue
 			}
+			x, ok := c.edgeScaled.(float64)
+			if !ok {
+				continue
+			}
+			if c.method == methodExpansion {
+				expansion.X = append(expansion.X, float64(c.dispatchers))
+				expansion.Y = append(expansion.Y, x)
+				expansion.YErr = append(expansion.YErr, c.edgeError.(float64))
+				continue
+			}
+			exact.X = append(exact.X, float64(c.dispatchers))
+			exact.Y = append(exact.Y, x)
 		}
-		fig.Series = append(fig.Series, sr)
+		if len(exact.X) > 0 || len(expansion.X) == 0 {
+			fig.Series = append(fig.Series, exact)
+		}
+		if len(expansion.X) > 0 {
+			fig.Series = append(fig.Series, expansion)
+		}
 	}
 	fig.Series = append(fig.Series, lawSeries(ks))
 	if err := plotting.Save(fig, path); err != nil {

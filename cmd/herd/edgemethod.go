@@ -54,7 +54,9 @@ func splitEdges(settings []meanfield.EdgeSettings, o edgeOutput) (exact, anchors
 		}
 	}
 	for i, s := range settings {
-		if !o.expansion[i] {
+		// k ≤ 2 has no limit edge (meanfield.LimitEdge: balanced down to
+		// x = 0.02), so its expansion needs no anchors.
+		if !o.expansion[i] || s.Dispatchers <= 2 {
 			continue
 		}
 		for _, lam := range compare.ExpansionLoads {
@@ -71,27 +73,34 @@ func splitEdges(settings []meanfield.EdgeSettings, o edgeOutput) (exact, anchors
 	return exact, anchors
 }
 
-// mapLimit is the limit map's x*(k) or its error, when done.
+// mapLimit is one k's limit map: x*(k) or its error, when done.
 type mapLimit struct {
+	k   int
 	res compare.MapLimitResult
 	err error
+	ch  chan struct{} // closed when res and err are set
 }
 
 // startMapLimits starts the limit map of each k that settings answer by
-// the expansion, one goroutine each, to run beside the exact searches.
-func startMapLimits(settings []meanfield.EdgeSettings, o edgeOutput) map[int]chan mapLimit {
+// the expansion, in the order of settings, at most workers at once, to run
+// beside the exact searches; each stops within a map of Ctrl-C (stop).
+func startMapLimits(settings []meanfield.EdgeSettings, o edgeOutput, stop func() bool) []*mapLimit {
 	v := compare.LimitVariance(o.base.Service)
-	limits := map[int]chan mapLimit{}
+	var limits []*mapLimit
+	seen := map[int]bool{}
 	for i, s := range settings {
-		k := s.Dispatchers
-		if _, ok := limits[k]; ok || !o.expansion[i] {
-			continue
+		if k := s.Dispatchers; o.expansion[i] && !seen[k] {
+			seen[k] = true
+			limits = append(limits, &mapLimit{k: k, ch: make(chan struct{})})
 		}
-		ch := make(chan mapLimit, 1)
-		limits[k] = ch
+	}
+	sem := make(chan struct{}, max(o.workers, 1))
+	for _, l := range limits {
 		go func() {
-			r, err := compare.MapLimit(k, compare.MapLimitSettings{Variance: v})
-			ch <- mapLimit{r, err}
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			l.res, l.err = compare.MapLimit(l.k, compare.MapLimitSettings{Variance: v, Stop: stop})
+			close(l.ch)
 		}()
 	}
 	return limits
@@ -100,14 +109,17 @@ func startMapLimits(settings []meanfield.EdgeSettings, o edgeOutput) map[int]cha
 // edgeExpansions makes the expansion of each k of limits, from the exact
 // edges among all (the searches and anchors of splitEdges, done) and the
 // limit map; a k whose expansion cannot be made has its error. After
-// Ctrl-C none is made.
-func edgeExpansions(ctx context.Context, limits map[int]chan mapLimit, all []compare.EdgePoint) (map[int]compare.EdgeExpansion, map[int]error) {
+// Ctrl-C none is made (the limit maps stop within a map).
+func edgeExpansions(ctx context.Context, limits []*mapLimit, all []compare.EdgePoint) (map[int]compare.EdgeExpansion, map[int]error) {
 	exps, errs := map[int]compare.EdgeExpansion{}, map[int]error{}
-	for k, ch := range limits {
-		l := <-ch
-		if ctx.Err() != nil {
-			continue
-		}
+	for _, l := range limits {
+		<-l.ch
+	}
+	if ctx.Err() != nil {
+		return exps, errs
+	}
+	for _, l := range limits {
+		k := l.k
 		var exact [3]float64
 		for j, lam := range compare.ExpansionLoads {
 			exact[j] = anchorEdge(all, k, lam)
@@ -211,7 +223,8 @@ const exactCostSeconds = 162.0 / 2.5e7
 
 // exactWarning is what herd edge says before exact searches above
 // autoExactMax (--method exact): their estimated time, and that the
-// expansion answers in seconds; "" when none is that dear.
+// expansion needs only its exact edges at compare.ExpansionLoads, and
+// their cost; "" when none is that dear.
 func exactWarning(settings []meanfield.EdgeSettings, o edgeOutput, workers int) string {
 	var cost float64
 	var dear []string
@@ -226,6 +239,26 @@ func exactWarning(settings []meanfield.EdgeSettings, o edgeOutput, workers int) 
 		return ""
 	}
 	t := time.Duration(cost * exactCostSeconds * 2 / float64(max(workers, 2)) * float64(time.Second)).Round(time.Second)
-	return fmt.Sprintf("the exact search at %s is estimated at about %v (k²/(1−λ)³ scaled from k = 5, λ = 0.99: 162 s on two cores); --method auto answers above λ = %g by the heavy-traffic expansion in seconds",
-		strings.Join(dear, ", "), t, autoExactMax)
+	return fmt.Sprintf("the exact search at %s is estimated at about %v (k²/(1−λ)³ scaled from k = 5, λ = 0.99: 162 s on two cores); --method auto answers above λ = %g by the heavy-traffic expansion instead, whose exact edges at λ = %g, %g and %g cost about %v",
+		strings.Join(dear, ", "), t, autoExactMax, compare.ExpansionLoads[0], compare.ExpansionLoads[1], compare.ExpansionLoads[2], anchorCost(settings, workers))
+}
+
+// anchorCost is the rough time of the exact edges the expansion would
+// need for the points of settings above autoExactMax (each k ≥ 3 once, at
+// compare.ExpansionLoads), on workers cores, scaled as exactWarning's.
+func anchorCost(settings []meanfield.EdgeSettings, workers int) time.Duration {
+	var cost float64
+	seen := map[int]bool{}
+	for _, s := range settings {
+		if s.Load <= autoExactMax || s.Dispatchers <= 2 || seen[s.Dispatchers] {
+			continue
+		}
+		seen[s.Dispatchers] = true
+		for _, lam := range compare.ExpansionLoads {
+			a := s
+			a.Load = lam
+			cost += compare.EdgeCost(a)
+		}
+	}
+	return time.Duration(cost * exactCostSeconds * 2 / float64(max(workers, 2)) * float64(time.Second)).Round(time.Second)
 }
