@@ -98,7 +98,9 @@ func (p *mapProgress[R]) end(i int) { p.beat.End(i, "done") }
 func (p *mapProgress[R]) report(i int, r R) {
 	now := time.Now()
 	m := &mapPace[R]{r: &r, at: now}
-	if prev := p.last[i].Load(); prev != nil {
+	// The first map's time includes the run's setup (a start board, a
+	// resumed checkpoint): the pace starts from the second.
+	if prev := p.last[i].Load(); prev != nil && prev.r != nil {
 		d := now.Sub(prev.at)
 		m.per = d
 		if prev.per > 0 {
