@@ -1,7 +1,7 @@
 // Package atomicfile writes a file so that readers see either the old
 // file or the whole new one, never a part: the data go to a temporary
-// file in the same directory, which is then renamed over the path (a
-// rename within one file system is atomic on POSIX systems).
+// file in the same directory, synced to disk, which is then renamed over
+// the path (a rename within one file system is atomic on POSIX systems).
 package atomicfile
 
 import (
@@ -27,6 +27,12 @@ func WriteFile(path string, data []byte) (err error) {
 		return err
 	}
 	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	// On disk before the rename, so that a crash of the machine (not only
+	// of herd) cannot leave path naming an empty file: a checkpoint of
+	// hours must survive a power cut.
+	if err = f.Sync(); err != nil {
 		return err
 	}
 	if err = f.Close(); err != nil {
