@@ -137,6 +137,9 @@ func render(fig Figure, format string) ([]byte, error) {
 	if !(w > 0 && h > 0) || math.IsInf(w, 0) || math.IsInf(h, 0) {
 		return nil, fmt.Errorf("plotting: figure size %gx%g inches: want positive", fig.Width, fig.Height)
 	}
+	if format == "pdf" || format == "eps" {
+		fig = fig.ascii()
+	}
 	b, err := build(fig)
 	if err != nil {
 		return nil, err
@@ -210,4 +213,52 @@ func fixEPS(b []byte) []byte {
 	b = bytes.Replace(b, []byte("%%!PS-Adobe"), []byte("%!PS-Adobe"), 1)
 	b = bytes.Replace(b, []byte("%%Creator "), []byte("%%Creator: "), 1)
 	return creationDate.ReplaceAll(b, nil)
+}
+
+// asciiText spells the non-ASCII characters herd's figure texts use in
+// ASCII, for the PDF and EPS writers, whose fonts encode Latin-1 or
+// cp1252 only and print a UTF-8 λ as "Î»" (gonum/plot's vgpdf has no
+// Unicode text). Any other non-ASCII character becomes "?".
+var asciiText = strings.NewReplacer(
+	"λ", "lambda", "Λ", "Lambda", "μ", "mu", "σ", "sigma", "β", "beta", "α", "alpha",
+	"φ", "phi", "Φ", "Phi", "ρ", "rho", "τ", "tau", "θ", "theta", "Δ", "Delta", "δ", "delta",
+	"ε", "eps", "η", "eta", "γ", "gamma", "ν", "nu", "χ", "chi",
+	"→", "->", "←", "<-", "∞", "inf", "−", "-", "–", "-", "—", "-", "²", "^2", "³", "^3",
+	"·", "*", "×", "x", "≈", "~", "≤", "<=", "≥", ">=", "±", "+/-", "√", "sqrt", "…", "...",
+	"′", "'", "’", "'", "‘", "'", "“", "\"", "”", "\"", "₀", "0", "₁", "1", "₂", "2", "∗", "*",
+)
+
+// ascii returns fig with every text spelled in ASCII (asciiText).
+func (fig Figure) ascii() Figure {
+	conv := func(s string) string {
+		s = asciiText.Replace(s)
+		if !isASCII(s) {
+			s = strings.Map(func(r rune) rune {
+				if r < 0x80 {
+					return r
+				}
+				return '?'
+			}, s)
+		}
+		return s
+	}
+	fig.Title, fig.XLabel, fig.YLabel = conv(fig.Title), conv(fig.XLabel), conv(fig.YLabel)
+	fig.Series = append([]Series(nil), fig.Series...)
+	for i := range fig.Series {
+		fig.Series[i].Name = conv(fig.Series[i].Name)
+	}
+	fig.Bands = append([]Band(nil), fig.Bands...)
+	for i := range fig.Bands {
+		fig.Bands[i].Label = conv(fig.Bands[i].Label)
+	}
+	return fig
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -538,3 +538,23 @@ func TestIsolatedLinePoint(t *testing.T) {
 		t.Errorf("got %d dots, want 3 (each value stands alone)", got)
 	}
 }
+
+// PDF and EPS fonts have no Unicode text: their figures spell herd's
+// symbols in ASCII, and anything else becomes "?"; SVG and PNG keep them.
+func TestASCIIForPDF(t *testing.T) {
+	t.Parallel()
+	fig := Figure{Title: "edge (refresh map, N → ∞)", XLabel: "load λ", YLabel: "T_edge (1−λ)²",
+		Series: []Series{{Name: "λ = 0.9 ± s.e.", X: []float64{1}, Y: []float64{1}}}, Bands: []Band{{Label: "bistable ≈ 中"}}}
+	a := fig.ascii()
+	for got, want := range map[string]string{
+		a.Title: "edge (refresh map, N -> inf)", a.XLabel: "load lambda", a.YLabel: "T_edge (1-lambda)^2",
+		a.Series[0].Name: "lambda = 0.9 +/- s.e.", a.Bands[0].Label: "bistable ~ ?",
+	} {
+		if got != want {
+			t.Errorf("ascii: %q, want %q", got, want)
+		}
+	}
+	if fig.Series[0].Name != "λ = 0.9 ± s.e." || fig.Bands[0].Label != "bistable ≈ 中" {
+		t.Errorf("ascii changed the figure it was given: %q, %q", fig.Series[0].Name, fig.Bands[0].Label)
+	}
+}
