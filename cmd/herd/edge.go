@@ -81,7 +81,7 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	var o edgeOutput
 	fs := newFlags(e, "edge", "edge [--dispatchers LIST] [--load LIST] [flags]   (plain herd runs this)")
 	dispatchers := dispatchersList(fs, "2,3,4,5,6,8,10", "integers in [1, 256]")
-	load := loadList(fs, "0.8,0.9,0.95", edgeLoadHelp)
+	load := loadList(fs, "0.8,0.9,0.95", fmt.Sprintf("in [%g, 1); the exact search (--method) needs T = 0.9(k−2)/(1−λ)² ≤ %g where it starts", modelMinLoad, modelMaxRefresh))
 	relTol := addToleranceFlag(fs)
 	herdFull := fs.Bool("herd", false, "classify the herd below each edge fully (up to 400 maps; by default at most 40 maps and no more work than the edge search)")
 	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached and below_balanced")
