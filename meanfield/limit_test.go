@@ -128,19 +128,7 @@ func TestLimitRBMKernelMonteCarlo(t *testing.T) {
 		}
 		for _, jz := range []int{10, 40, 100, 250} { // cell boundaries (jz + ½)h
 			zb := (float64(jz) + 0.5) * h
-			s := tail[a]
-			for j := jz + 1; j < n; j++ {
-				s += row[j]
-			}
-			var cnt int
-			for _, z := range zs {
-				if z > zb {
-					cnt++
-				}
-			}
-			p := float64(cnt) / runs
-			pse := math.Sqrt(s * (1 - s) / runs)
-			if math.Abs(p-s) > 5*pse+1e-12 {
+			if s, p, pse := tailAgainstSample(row, tail[a], jz, zs, zb); math.Abs(p-s) > 5*pse+1e-12 {
 				t.Errorf("%s: P(Z > %g) kernel %.5f, Monte Carlo %.5f, diff %.2g > 5 s.e. %.2g", c.name, zb, s, p, p-s, 5*pse)
 			}
 		}
@@ -389,18 +377,7 @@ func TestLimitVariance(t *testing.T) {
 		for _, zb := range []float64{0.01, 0.5 * sd, sd, 2 * sd} {
 			jz := int(zb/h - 0.5)
 			zb = (float64(jz) + 0.5) * h // a cell boundary
-			s := tail
-			for j := jz + 1; j < n; j++ {
-				s += row[j]
-			}
-			var cnt int
-			for _, z := range zs {
-				if z > zb {
-					cnt++
-				}
-			}
-			p := float64(cnt) / runs
-			if pse := math.Sqrt(s * (1 - s) / runs); math.Abs(p-s) > 5*pse+1e-12 {
+			if s, p, pse := tailAgainstSample(row, tail, jz, zs, zb); math.Abs(p-s) > 5*pse+1e-12 {
 				t.Errorf("y = %g, x = %g, v = %g: P(Z > %g) kernel %.5f, Monte Carlo %.5f, diff %.2g > 5 s.e. %.2g", c.y, c.x, c.v, zb, s, p, p-s, 5*pse)
 			}
 		}
@@ -432,4 +409,23 @@ func TestLimitEdgeStop(t *testing.T) {
 	if !errors.Is(err, ErrStopped) || r.Maps != 1 {
 		t.Errorf("after a stop: %+v, %v; want ErrStopped after one map", r, err)
 	}
+}
+
+// tailAgainstSample returns a kernel row's mass above cell jz (its cells
+// past jz plus the mass beyond the last, tail), P(Z > zb) for the cell's
+// upper boundary zb, beside the share p of the sample zs above zb and
+// p's binomial standard error at the kernel's value.
+func tailAgainstSample(row []float64, tail float64, jz int, zs []float64, zb float64) (s, p, pse float64) {
+	s = tail
+	for _, v := range row[jz+1:] {
+		s += v
+	}
+	var cnt int
+	for _, z := range zs {
+		if z > zb {
+			cnt++
+		}
+	}
+	p = float64(cnt) / float64(len(zs))
+	return s, p, math.Sqrt(s * (1 - s) / float64(len(zs)))
 }
