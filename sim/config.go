@@ -436,6 +436,10 @@ type Config struct {
 	FirstDiffCap int
 	// KeepTrace keeps every board record (time, mean, min, max) of a run.
 	KeepTrace bool
+	// Tail measures the 99th percentile of the response time
+	// (Result.ResponseP99, Summary.ResponseP99). It changes no random draw
+	// and is not part of Key: a run's other results are the same with it.
+	Tail bool
 	// Observe, if set, is called at every board record (from time 0) and
 	// may stop the run by returning false (compare's tipping detector).
 	Observe func(BoardStat) bool

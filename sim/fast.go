@@ -58,6 +58,7 @@ func (r *runner) arriveWater(stop float64, limit int64) {
 	log := r.log
 	k := uint64(r.k)
 	t, sum, jobs, arrivals := lp.next, lp.sum, lp.jobs, lp.arrivals
+	hist := lp.hist
 	end := arrivals + limit
 	var u uint64
 	for t < stop && arrivals < end {
@@ -123,6 +124,9 @@ func (r *runner) arriveWater(stop float64, limit int64) {
 		if t >= warm {
 			sum += dep - t
 			jobs++
+			if hist != nil {
+				hist.add(dep - t)
+			}
 		}
 		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
 		gap := float64(uint32(u)) * zigW[uint8(u>>32)]
@@ -165,6 +169,7 @@ func (r *runner) arriveSq2Live(stop float64, limit int64) {
 	k := uint64(r.k)
 	m := uint64(r.n)
 	t, sum, jobs, arrivals := lp.next, lp.sum, lp.jobs, lp.arrivals
+	hist := lp.hist
 	a0 := arrivals
 	end := arrivals + limit
 	var u uint64
@@ -222,6 +227,9 @@ func (r *runner) arriveSq2Live(stop float64, limit int64) {
 		if t >= warm {
 			sum += dep - t
 			jobs++
+			if hist != nil {
+				hist.add(dep - t)
+			}
 		}
 		u, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
 		gap := float64(uint32(u)) * zigW[uint8(u>>32)]

@@ -38,12 +38,15 @@ type Summary struct {
 	Config   Config
 	Runs     int
 	Response Stat // mean time in system, service times
-	Board    Stat // mean board value at refreshes (samples when live)
-	Probes   Stat // probes per job
-	Jobs     int64
-	Arrivals int64
-	Stopped  int // runs ended early by Config.Observe
-	Results  []Result
+	// ResponseP99 is the runs' 99th percentiles of the time in system
+	// (Config.Tail; zero otherwise): its mean over runs and standard error.
+	ResponseP99 Stat
+	Board       Stat // mean board value at refreshes (samples when live)
+	Probes      Stat // probes per job
+	Jobs        int64
+	Arrivals    int64
+	Stopped     int // runs ended early by Config.Observe
+	Results     []Result
 }
 
 // Summarize combines replications of c.
@@ -52,7 +55,11 @@ func Summarize(c Config, results []Result) Summary {
 	resp := make([]float64, 0, len(results))
 	board := make([]float64, 0, len(results))
 	probes := make([]float64, 0, len(results))
+	var p99 []float64
 	for _, r := range results {
+		if s.Config.Tail {
+			p99 = append(p99, r.ResponseP99)
+		}
 		resp = append(resp, r.ResponseMean)
 		board = append(board, r.BoardMean)
 		probes = append(probes, r.ProbesMean)
@@ -63,6 +70,9 @@ func Summarize(c Config, results []Result) Summary {
 		}
 	}
 	s.Response, s.Board, s.Probes = NewStat(resp), NewStat(board), NewStat(probes)
+	if s.Config.Tail {
+		s.ResponseP99 = NewStat(p99)
+	}
 	return s
 }
 

@@ -18,8 +18,11 @@ type Result struct {
 	// ResponseMean is the mean time in system (waiting + service) of the
 	// jobs that arrived in [Warmup, end), in service times.
 	ResponseMean float64
-	Jobs         int64 // jobs measured
-	Arrivals     int64 // all jobs simulated, warm-up included
+	// ResponseP99 is the 99th percentile of the same jobs' times in system
+	// when Config.Tail is set (within 0.4%: tail.go), else 0.
+	ResponseP99 float64
+	Jobs        int64 // jobs measured
+	Arrivals    int64 // all jobs simulated, warm-up included
 	// BoardMean is the mean board value over the records at or after the
 	// warm-up (refreshes, or samples on a live board); Records counts them.
 	BoardMean float64
@@ -473,6 +476,7 @@ type loop struct {
 	records  int
 	stopped  bool
 	trace    []BoardStat
+	hist     *responseHist // measured response times (Config.Tail); nil: not kept
 }
 
 // run simulates from the start state to the horizon.
@@ -497,6 +501,9 @@ func (r *runner) begin() {
 		r.chunk = 1
 	}
 	r.arrive = r.arrivalLoop()
+	if r.c.Tail {
+		r.lp.hist = newResponseHist()
+	}
 }
 
 // record makes the board record at time t; false stops the run.
@@ -579,6 +586,7 @@ func (r *runner) arriveGeneric(stop float64, limit int64) {
 	warm := r.c.Warmup
 	// The hot counters live in locals and go back to lp on exit.
 	t, sum, jobs, arrivals := lp.next, lp.sum, lp.jobs, lp.arrivals
+	hist := lp.hist
 	end := arrivals + limit
 	for t < stop && arrivals < end {
 		d := 0
@@ -606,6 +614,9 @@ func (r *runner) arriveGeneric(stop float64, limit int64) {
 		if t >= warm {
 			sum += dep - t
 			jobs++
+			if hist != nil {
+				hist.add(dep - t)
+			}
 		}
 		t += r.rng.ExpFloat64() * invRate
 	}
@@ -624,6 +635,9 @@ func (r *runner) result() Result {
 	}
 	if lp.jobs > 0 {
 		res.ResponseMean = lp.sum / float64(lp.jobs)
+	}
+	if lp.hist != nil && lp.hist.n > 0 {
+		res.ResponseP99 = lp.hist.quantile(TailQuantile)
 	}
 	if lp.records > 0 {
 		res.BoardMean = lp.boardSum / float64(lp.records)
