@@ -157,6 +157,58 @@ follow row; fit_sizes rows leave them empty). Text output ends with the
 fitted lines and the verdicts in words.
 `,
 
+	"plan": `What it computes. Is my fleet in the herd? Takes a fleet as its
+operator knows it (backends, proxy or router replicas each balancing on its
+own view, the interval at which that view is refreshed, the mean service
+time, the utilisation or the request rate, the request-size law) and
+converts it into herd's units: T = refresh/service, λ = rate × service /
+servers. Then, in order:
+
+  1. The model (N → ∞). For least loaded with tallies, the refresh map (go
+     doc herd/meanfield) from a quiet start (an empty fleet) and after a
+     surge (half the backends holding 0.1·T of work, the herd's basin):
+     balanced, bistable (balanced now, trapped after a surge) or herd.
+     Partitioned dispatchers and a shared tally are the map with k = 1.
+     Least loaded and sqd:D without a tally are the classic periodic-update
+     models (exp sizes), random is M/M/1 (M/G/1 for other sizes). Policies
+     with no model here (p2c or sqd:D with a tally, a scaled tally) are
+     answered by the simulator alone, and the rows say so.
+  2. The edge, as herd edge computes it at the converted (k, λ, sizes), and
+     the margin T/T_edge. Where the exact search would take more than a
+     minute (heavy tails, λ > 0.99) the edge comes from the heavy-traffic
+     limit map instead, labelled an approximation with its error.
+  3. The changes: the longest shorter refresh period that is balanced from
+     both starts, a refresh 10% past the edge (bistable), the most
+     dispatchers that are balanced, a shared tally, a tally scaled by k,
+     partitioned dispatchers, power of two. Each is answered by the model
+     where one covers it.
+  4. The simulator at the fleet's own N: --runs runs of every row (the fleet
+     from both starts, each change from a quiet start), --refreshes refresh
+     periods each, with the mean and 99th percentile of the response time
+     and the runs the tipping detector calls tipped; and herd bracket's
+     bracket of the edge at N with the same run length (least loaded with
+     own tallies; --no-bracket skips it).
+
+The title gives the verdict (the model's, or the simulator's where no model
+tells states apart); the rows are the fleet from both starts, then the
+changes ranked by predicted mean response (the model's where it has one).
+Every time is in milliseconds; the notes give the edge as a refresh period
+and the bracket at N in the fleet's units.
+
+Columns (CSV order): option, change, start, refresh_ms, dispatchers,
+model_state, model_response_ms, sim_response_ms, sim_response_ci_ms (95%
+Student-t half-width, runs − 1 d.f.), sim_p99_ms, sim_p99_ci_ms (the same
+plus the 0.4% binning of each run's percentile), sim_tipped, source (model
+and simulator, or simulator only). Meta: the fleet, verdict,
+verdict_source, edge_ms, edge_scaled, edge_method (exact or limit), margin,
+edge_n_lower_ms and edge_n_upper_ms (the bracket at N).
+
+Sizes from a file (--sizes-file): the file's mean and squared coefficient
+of variation C give h2:C (C > 1.05), exp or erlang:K (K = round(1/C)); the
+notes show the fit and its quantiles beside the samples', and a warning
+says when the samples' 99.9th percentile exceeds the fit's by more than
+20% (the answer is then optimistic about the long requests).
+`,
 	"point": `What it computes. Iterates the refresh map (go doc herd/meanfield) from a
 start board to its attractor, a fixed point, a periodic orbit or an
 aperiodic herd, and reports it; lists give one row per combination.

@@ -56,6 +56,7 @@ func commands() []command {
 		{"merge", "combine the part files of a sharded sweep into the unsharded output", runMerge},
 		{"scaling", "fit edge(N) = edge(∞) + a·N^(−β) to the brackets", runScaling},
 		{"edge", "the tipping point of the balanced state for each (k, λ), from the refresh map (the default job)", runEdge},
+		{"plan", "is my fleet in the herd? a fleet in real units (backends, proxies, scrape interval, ms, requests/s): verdict, margin, costs and fixes", runPlan},
 		{"point", "iterate the refresh map from a start board to its attractor", runPoint},
 		{"validate", "check closed forms, models and the simulator against the published figures", runValidate},
 		{"sim", "simulate N servers with k dispatchers on a stale board (one row per flag combination)", runSim},

@@ -452,6 +452,7 @@ func TestHelpColumns(t *testing.T) {
 		"hysteresis": {"hysteresis", "--refresh", "1100", "--starts", "balanced", "--bistable=false"},
 		"sim":        {"sim", "--servers", "10", "--horizon", "100", "--runs", "2"},
 		"balls":      {"balls", "--bins", "64", "--runs", "2"},
+		"plan":       {"plan", "--servers", "20", "--dispatchers", "2", "--refresh", "50ms", "--service", "50ms", "--load", "0.5", "--runs", "2", "--refreshes", "20", "--no-bracket"},
 		"law":        {"law", "--dispatchers", "4,5,6", "--load", "0.8", "--ladder", "0.8,0.85", "--limit-step", "0"},
 	}
 	colsRE := regexp.MustCompile(`(?s)Columns \(CSV order\): (.*?)\.(\s|$)|CSV columns: (.*?)\.(\s|$)`)
