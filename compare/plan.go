@@ -126,13 +126,13 @@ func PlanModelAt(f PlanFleet, stop func() bool) (PlanModel, error) {
 		if f.Tally == sim.TallyNone {
 			return planClassic(f, meanfield.ClassicSettings{Policy: "ll", Load: f.Load, Refresh: f.Refresh, Stop: stop}, "periodic-update least loaded (no tally)")
 		}
-		return PlanModel{Why: fmt.Sprintf("least loaded with a %s tally over %d dispatchers has no mean-field model here", f.Tally, f.Dispatchers)}, nil
+		return PlanModel{Why: fmt.Sprintf("least loaded with --tally %s over %d dispatchers has no mean-field model here", f.Tally, f.Dispatchers)}, nil
 	case sim.BestOfD:
 		if f.Tally == sim.TallyNone {
 			return planClassic(f, meanfield.ClassicSettings{Policy: "sqd", Choices: f.Policy.D, Load: f.Load, Refresh: f.Refresh, Stop: stop},
 				fmt.Sprintf("periodic-update SQ(%d) (no tally)", f.Policy.D))
 		}
-		return PlanModel{Why: fmt.Sprintf("sqd:%d with a %s tally has no mean-field model here", f.Policy.D, f.Tally)}, nil
+		return PlanModel{Why: fmt.Sprintf("sqd:%d with --tally %s has no mean-field model here", f.Policy.D, f.Tally)}, nil
 	case sim.RoundRobin:
 		if f.Dispatchers == 1 || f.Partitioned {
 			n := f.Servers / f.Dispatchers
@@ -278,7 +278,8 @@ func PlanFewerDispatchers(f PlanFleet, stop func() bool) (int, error) {
 // PlanFixes are the changes herd plan weighs for f, other than the ones
 // that need a search (PlanShorterRefresh, a longer refresh past the edge,
 // PlanFewerDispatchers): a shared tally, a tally scaled by k, partitioned
-// dispatchers and power of two, each where it differs from f.
+// dispatchers, least loaded and power of two, each where it differs from
+// f.
 func PlanFixes(f PlanFleet) []PlanFix {
 	var fixes []PlanFix
 	add := func(name, change, note string, g PlanFleet) {
@@ -286,7 +287,7 @@ func PlanFixes(f PlanFleet) []PlanFix {
 			fixes = append(fixes, PlanFix{Name: name, Change: change, Fleet: g, Note: note})
 		}
 	}
-	if f.Dispatchers > 1 && f.Policy.Kind == sim.LeastLoaded {
+	if f.Dispatchers > 1 && (f.Policy.Kind == sim.LeastLoaded || f.Policy.Kind == sim.BestOfD) {
 		g := f
 		g.Tally = sim.TallyShared
 		add("shared-tally", "--tally shared", "every dispatcher adds all dispatchers' sends: they must share a counter (or gossip sends) between refreshes", g)
@@ -298,6 +299,11 @@ func PlanFixes(f PlanFleet) []PlanFix {
 		g := f
 		g.Partitioned = true
 		add("partitioned", "--partitioned", fmt.Sprintf("each dispatcher owns a block of N/k = %d servers: a block's load is no longer shared with the others", f.Servers/f.Dispatchers), g)
+	}
+	if f.Policy.Kind != sim.LeastLoaded {
+		g := f
+		g.Policy = sim.Policy{Kind: sim.LeastLoaded}
+		add("least-loaded", "--policy ll", "each request to the least loaded backend on the view (with the same tally)", g)
 	}
 	if f.Policy.Kind != sim.BestOfD || f.Policy.D != 2 {
 		g := f

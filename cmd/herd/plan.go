@@ -176,7 +176,11 @@ func (f planFlagSet) fleet(fs *pflag.FlagSet, in *planInput) error {
 	} else if !modelLoad(lam) {
 		return usagef("--load %v: want a utilisation in [%g, 1)", lam, modelMinLoad)
 	}
-	pol, err := sim.ParsePolicy(*f.policy)
+	name := *f.policy
+	if name == "p2c" { // the operators' name of best of two
+		name = "sqd:2"
+	}
+	pol, err := sim.ParsePolicy(name)
 	if err != nil || !planPolicy(pol) {
 		return usagef("--policy %q: want ll, p2c, sqd:D (D in [2, 1024]), rr or random", *f.policy)
 	}

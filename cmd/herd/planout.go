@@ -155,7 +155,7 @@ func planVerdict(in planInput, r planResult) planVerdictText {
 // tell a balanced state from a short herd by its board mean: below
 // x = meanfield.SeparableScaled (4·max(1, C)·(1−λ)), as herd point notes.
 func planInconclusive(in planInput, r planResult) bool {
-	if r.model.State == compare.PlanHerd {
+	if !r.model.Covered || r.model.State == "" || r.model.State == compare.PlanHerd {
 		return false
 	}
 	svc, err := compare.ModelService(in.fleet.Sizes)
