@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"herd/fixedpoint/root"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -940,17 +941,13 @@ func modelCrossing() (float64, error) {
 	if !(a < random && b > random) {
 		return math.NaN(), fmt.Errorf("compare: the least-loaded model does not cross %g in T = [%g, %g] (%.5g, %.5g)", random, lo, hi, a, b)
 	}
-	for hi-lo > 1e-3 {
-		mid := (lo + hi) / 2
-		x, err := resp(mid)
-		if err != nil {
-			return math.NaN(), err
-		}
-		if x < random {
-			lo = mid
-		} else {
-			hi = mid
-		}
+	worse := func(T float64) (bool, error) { // false at lo, true at hi
+		x, err := resp(T)
+		return !(x < random), err
+	}
+	lo, hi, err = root.Bisect(worse, lo, hi, root.Midpoint(1e-3, 0))
+	if err != nil {
+		return math.NaN(), err
 	}
 	return (lo + hi) / 2, nil
 }

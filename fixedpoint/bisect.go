@@ -1,27 +1,17 @@
 package fixedpoint
 
-import "math"
+import "herd/fixedpoint/root"
 
 // BisectInt bisects a predicate on the integers that is false at lo and
 // true at hi (lo < hi; neither end is evaluated): it evaluates pred at
 // lo + (hi − lo)/2 and keeps the half across which pred changes until
 // hi − lo ≤ width (width ≥ 1), and returns the final hi, the smallest
 // integer found true. It assumes pred is monotone. An error of pred ends
-// the bisection and is returned with the current hi.
+// the bisection and is returned with the current hi. It is root.Bisect
+// with the rule root.Integer(width).
 func BisectInt(pred func(n int) (bool, error), lo, hi, width int) (int, error) {
-	for hi-lo > width {
-		mid := lo + (hi-lo)/2
-		ok, err := pred(mid)
-		if err != nil {
-			return hi, err
-		}
-		if ok {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi, nil
+	_, hi, err := root.Bisect(pred, lo, hi, root.Integer(width))
+	return hi, err
 }
 
 // BisectGeometric bisects a predicate on (0, ∞) in log μ: pred is true at
@@ -33,18 +23,8 @@ func BisectInt(pred func(n int) (bool, error), lo, hi, width int) (int, error) {
 // spanning decades. pred may keep state of its own between calls (for
 // example a warm start taken from the last point where it held). An
 // error of pred ends the bisection and is returned with the current ends.
+// It is root.Bisect with the rule root.Geometric(relTol).
 func BisectGeometric(pred func(mu float64) (bool, error), good, bad, relTol float64) (float64, float64, error) {
-	for math.Abs(math.Log(bad/good)) > relTol {
-		mid := math.Sqrt(bad * good)
-		ok, err := pred(mid)
-		if err != nil {
-			return good, bad, err
-		}
-		if ok {
-			good = mid
-		} else {
-			bad = mid
-		}
-	}
-	return good, bad, nil
+	bad, good, err := root.Bisect(pred, bad, good, root.Geometric(relTol))
+	return good, bad, err
 }

@@ -25,9 +25,10 @@
 // Err is ErrNotConverged), with residuals and truncation mass where they
 // apply. They take one settings struct each (ClassicSettings, EdgeSettings,
 // TipSettings, …), whose zero fields mean their defaults. The search
-// algorithms (branch following, border-collision location, bisection)
-// are fixedpoint's: Follow, BorderEstimate, Refine, BisectInt,
-// BisectGeometric.
+// algorithms (branch following, border-collision location, bisection,
+// root finding) are fixedpoint's: Follow (with BorderEstimate), Sweep and
+// BisectInt, and its leaf package root's Bisect (the edge's batched
+// bisection takes its points from root.Finest) and Brent.
 //
 // # 2. The refresh map
 //

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"herd/fixedpoint"
+	"herd/fixedpoint/root"
 )
 
 // Crossing kinds of EdgeResult.Crossing.
@@ -1240,17 +1241,18 @@ func (e *edgeRun) bracketUp(edgeT, tHi float64, below failedRun, all bool, up []
 	return rhi, hiAtt, rlo, below, nil
 }
 
-// refine is fixedpoint.Refine of the protocol (all low boards, or the
-// empty board's alone) on [lo, hi], where it holds at lo when valueLo and
-// at hi otherwise, to relative width tol: the same evaluations in the same
-// order, two levels of the bisection per batch (protocolsBy). The batch is
-// the midpoint, the midpoint of the half left when the protocol holds
-// there, and that of the half left when it fails; the quarter the
-// midpoint's verdict calls for runs next and the other is skipped, so with
-// Workers > 1 the first quarter runs while the midpoint does (a run that
-// reaches the balanced state takes the longer: at k = 12, λ = 0.95, 54–61
-// maps against 27–34). seen, if not nil, is called with each verdict in
-// that order. It returns the final bracket.
+// refine bisects the protocol (all low boards, or the empty board's
+// alone) on [lo, hi], where it holds at lo when valueLo and at hi
+// otherwise, to relative width tol: the evaluations of root.Bisect with
+// the rule root.Finest(tol), in the same order, two levels of the
+// bisection per batch (protocolsBy). The batch is the midpoint, the
+// midpoint of the half left when the protocol holds there, and that of
+// the half left when it fails; the quarter the midpoint's verdict calls
+// for runs next and the other is skipped, so with Workers > 1 the first
+// quarter runs while the midpoint does (a run that reaches the balanced
+// state takes the longer: at k = 12, λ = 0.95, 54–61 maps against
+// 27–34). seen, if not nil, is called with each verdict in that order. It
+// returns the final bracket.
 func (e *edgeRun) refine(lo, hi float64, valueLo, all bool, tol float64, seen func(mu float64, v verdict)) (float64, float64, error) {
 	return bisectBatched(lo, hi, valueLo, tol, func(ts []float64, next func(int, verdict) int) []verdict {
 		return e.protocolsBy(ts, all, next)
@@ -1258,18 +1260,15 @@ func (e *edgeRun) refine(lo, hi float64, valueLo, all bool, tol float64, seen fu
 }
 
 // bisectBatched is refine's bisection on a batch evaluator with
-// protocolsBy's contract.
+// protocolsBy's contract. It is root.Bisect's loop unrolled by one level,
+// not a call of it: a batch holds the midpoint and the next midpoint on
+// either side of it, run at once, which a predicate evaluated one point
+// at a time cannot express. Its points are root.Finest's, so both visit
+// the same points (TestBisectBatched).
 func bisectBatched(lo, hi float64, valueLo bool, tol float64, batch func(ts []float64, next func(int, verdict) int) []verdict, seen func(mu float64, v verdict)) (float64, float64, error) {
 	// mid is the bracket's midpoint, or false once it is as narrow as tol
-	// or no float64 lies strictly inside (fixedpoint.Refine's tests).
-	mid := func(lo, hi float64) (float64, bool) {
-		w := hi - lo
-		if w <= tol*math.Max(math.Abs(lo), math.Abs(hi)) {
-			return 0, false
-		}
-		m := lo + w/2
-		return m, m > lo && m < hi
-	}
+	// or no float64 lies strictly inside.
+	mid := root.Finest(tol)
 	for {
 		m, ok := mid(lo, hi)
 		if !ok {

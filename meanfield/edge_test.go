@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"herd/fixedpoint"
+	"herd/fixedpoint/root"
 )
 
 // TestEdgeK5 checks the edge at k = 5, λ = 0.9 against the published
@@ -535,18 +535,32 @@ func TestSeparableFooting(t *testing.T) {
 }
 
 // TestBisectBatched: refine's bisection, two levels per batch, makes
-// fixedpoint.Refine's evaluations in the same order and ends with its
-// bracket, with the protocol holding at either end, for thresholds all
-// over the bracket; an error ends it.
+// root.Bisect's evaluations (rule root.Finest) in the same order and ends
+// with its bracket, with the protocol holding at either end, for
+// thresholds all over the bracket; an error ends it.
 func TestBisectBatched(t *testing.T) {
+	type evaluation struct {
+		mu    float64
+		value bool
+	}
 	for _, valueLo := range []bool{false, true} {
 		for _, x := range []float64{1.0001, 1.3, 1.5, 1.77, 1.999} {
 			holds := func(mu float64) bool { return (mu >= x) != valueLo }
-			want, err := fixedpoint.Refine(holds, 1, 2, valueLo, &fixedpoint.LocateSettings{RelTol: 1e-6})
+			var want []evaluation
+			// root.Bisect's ends: where the protocol fails, where it holds.
+			no, yes := 1.0, 2.0
+			if valueLo {
+				no, yes = yes, no
+			}
+			no, yes, err := root.Bisect(func(mu float64) (bool, error) {
+				want = append(want, evaluation{mu, holds(mu)})
+				return holds(mu), nil
+			}, no, yes, root.Finest(1e-6))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []fixedpoint.Evaluation
+			wantLo, wantHi := min(no, yes), max(no, yes)
+			var got []evaluation
 			batches := 0
 			batch := func(ts []float64, next func(int, verdict) int) []verdict {
 				batches++
@@ -557,12 +571,15 @@ func TestBisectBatched(t *testing.T) {
 				return vs
 			}
 			lo, hi, err := bisectBatched(1, 2, valueLo, 1e-6, batch, func(mu float64, v verdict) {
-				got = append(got, fixedpoint.Evaluation{Mu: mu, Value: v.ok})
+				got = append(got, evaluation{mu, v.ok})
 			})
-			if err != nil || lo != want.Lo || hi != want.Hi || !reflect.DeepEqual(got, want.Evaluations) {
-				t.Errorf("valueLo %v, x = %v: [%v, %v] after %v (%v); Refine: [%v, %v] after %v", valueLo, x, lo, hi, got, err, want.Lo, want.Hi, want.Evaluations)
+			if err != nil || lo != wantLo || hi != wantHi || !reflect.DeepEqual(got, want) {
+				t.Errorf("valueLo %v, x = %v: [%v, %v] after %v (%v); root.Bisect: [%v, %v] after %v", valueLo, x, lo, hi, got, err, wantLo, wantHi, want)
 			}
-			if n := len(want.Evaluations); batches != (n+1)/2 {
+			if n := len(want); n < 19 {
+				t.Errorf("valueLo %v, x = %v: %d evaluations, want at least 19 (halving width 1 to 1e-6·2)", valueLo, x, n)
+			}
+			if n := len(want); batches != (n+1)/2 {
 				t.Errorf("valueLo %v, x = %v: %d batches for %d evaluations, want %d", valueLo, x, batches, n, (n+1)/2)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/dsp/fourier"
+
+	"herd/fixedpoint/root"
 )
 
 // Limit is the heavy-traffic limit of the refresh map (package doc, §2 and
@@ -578,18 +580,16 @@ func LimitEdge(k int, s LimitEdgeSettings) (LimitEdgeResult, error) {
 			res.BoardMean, res.Nodes = st.BoardMean, m.Nodes()
 		}
 	}
-	for hi-lo > s.RelTol*hi {
-		mid := 0.5 * (lo + hi)
-		st, m, err := classify(mid)
-		if err != nil {
-			return res, err
-		}
-		if st.Balanced {
-			hi = mid
+	balanced := func(x float64) (bool, error) {
+		st, m, err := classify(x)
+		if err == nil && st.Balanced {
 			res.BoardMean, res.Nodes = st.BoardMean, m.Nodes()
-		} else {
-			lo = mid
 		}
+		return st.Balanced, err
+	}
+	lo, hi, err := root.Bisect(balanced, lo, hi, root.Midpoint(0, s.RelTol))
+	if err != nil {
+		return res, err
 	}
 	res.Lo, res.Hi, res.Edge, res.Exists = lo, hi, 0.5*(lo+hi), true
 	return res, nil

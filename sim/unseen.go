@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"herd/fixedpoint/root"
 )
 
 // UnseenWork is the fraction of the mean job size carried by jobs rarer
@@ -55,20 +57,14 @@ func (z Sizes) UnseenWork(n float64) float64 {
 }
 
 // quantileAbove returns q with surv(q) = p for a decreasing survival
-// function with surv(0) = 1 > p > 0, by bisection to relative 1e-12;
-// scale is a size at which to start looking.
+// function with surv(0) = 1 > p > 0, by bisection to relative 1e-12
+// (root.Midpoint); scale is a size at which to start looking.
 func quantileAbove(surv func(float64) float64, p, scale float64) float64 {
 	lo, hi := 0.0, scale
 	for surv(hi) > p {
 		lo, hi = hi, 2*hi
 	}
-	for hi-lo > 1e-12*hi {
-		mid := (lo + hi) / 2
-		if surv(mid) > p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
+	below := func(q float64) (bool, error) { return !(surv(q) > p), nil } // false at lo, true at hi
+	_, hi, _ = root.Bisect(below, lo, hi, root.Midpoint(0, 1e-12))
 	return hi
 }

@@ -22,17 +22,19 @@ type importRule struct {
 // importRules are the module's import rules, one entry per package
 // directory of the module: the chain is cmd → compare → {meanfield →
 // fixedpoint, sim}. sim's non-test code never imports meanfield or
-// fixedpoint (a shared bug would be invisible to compare); cmd/internal's
-// rendering packages import no herd package but the shared file writer;
-// compare's leaf packages (sweep, atomicfile, progress: the sharded
-// sweeps' contract, the one atomic file writer, progress reports) import
-// no model package and nothing of cmd; only cmd imports pflag and
-// gonum/plot; library code never imports math/rand (v1).
+// fixedpoint (a shared bug would be invisible to compare), only the leaf
+// fixedpoint/root (herd's one bisection and Brent's method; it imports no
+// herd package); cmd/internal's rendering packages import no herd package
+// but the shared file writer; compare's leaf packages (sweep, atomicfile,
+// progress: the sharded sweeps' contract, the one atomic file writer,
+// progress reports) import no model package and nothing of cmd; only cmd
+// imports pflag and gonum/plot; library code never imports math/rand (v1).
 var importRules = map[string]importRule{
-	"fixedpoint":            {},
-	"meanfield":             {herd: []string{"herd/fixedpoint"}},
-	"sim":                   {},
-	"compare":               {herd: []string{"herd/meanfield", "herd/fixedpoint", "herd/sim"}},
+	"fixedpoint":            {herd: []string{"herd/fixedpoint/root"}},
+	"fixedpoint/root":       {},
+	"meanfield":             {herd: []string{"herd/fixedpoint", "herd/fixedpoint/root"}},
+	"sim":                   {herd: []string{"herd/fixedpoint/root"}},
+	"compare":               {herd: []string{"herd/meanfield", "herd/fixedpoint", "herd/fixedpoint/root", "herd/sim"}},
 	"compare/sweep":         {herd: []string{"herd/compare/atomicfile"}},
 	"compare/atomicfile":    {},
 	"compare/progress":      {},

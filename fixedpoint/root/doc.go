@@ -1,0 +1,24 @@
+// Package root finds where a function of one real variable changes sign,
+// or a predicate changes value, from a bracket: herd's one bisection
+// (Bisect, with the midpoint and stopping rule of a Split: Midpoint,
+// Finest, Geometric, Integer) and its one Brent's method (Brent). The
+// models (meanfield, fixedpoint's sweeps), the comparisons (compare) and
+// the simulator (sim) all bracket with it; it imports no herd package, so
+// the simulator stays independent of the models (sim imports root and no
+// other herd package).
+//
+// A bisection is defined by its rule as much as by its loop: two
+// bisections of one predicate that compute the midpoint as (lo + hi)/2 and
+// as lo + (hi − lo)/2, or stop on an absolute and on a relative width,
+// visit different points. Each Split is therefore one caller's exact
+// arithmetic, kept so that results do not change by a bit, and the loop
+// that applies it exists once.
+//
+// # References
+//
+//   - R. P. Brent, Algorithms for Minimization without Derivatives,
+//     Prentice-Hall, 1973, ch. 4 (procedure zero).
+//   - W. H. Press, S. A. Teukolsky, W. T. Vetterling and B. P. Flannery,
+//     Numerical Recipes, 3rd ed., Cambridge University Press, 2007, §9.1
+//     (bisection) and §9.3 (Brent's method, zbrent).
+package root
