@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -242,226 +240,28 @@ func (f planFlagSet) sizesAndService(fs *pflag.FlagSet, in *planInput) error {
 	return nil
 }
 
-// planOption is one row of herd plan: the fleet as it is or a change to
-// it, from one start, with the model's answer and the simulator's runs.
-type planOption struct {
-	fix      compare.PlanFix // Name "now" for the fleet as it is
-	start    compare.PlanStart
-	model    compare.PlanModel
-	modelErr error
-	sim      compare.SimRow
-	simDone  bool
-}
-
-// planEdge is the refresh map's edge for the fleet: T_edge in service
-// times, how it was found, and its error where it is an approximation.
-type planEdge struct {
-	found           bool
-	refresh, scaled float64
-	method          string // "exact" or "limit"
-	err             float64
-	point           *compare.EdgePoint
-	failure         error
-}
-
-// planResult is everything herd plan computed.
-type planResult struct {
-	model      compare.PlanModel
-	modelErr   error
-	edge       planEdge
-	options    []planOption
-	bracket    *compare.BracketResult
-	bracketErr error
-	noShorter  bool // no shorter refresh period is balanced
-	stopped    bool
-}
-
-// planStages are herd plan's progress stages, in order.
-var planStages = []string{"model", "edge", "changes", "simulator", "bracket"}
-
-// computePlan does herd plan's work: the model, its edge, the changes to
-// weigh, the simulator's runs of each and the bracket at N.
-func computePlan(ctx context.Context, e *env, in planInput) planResult {
-	stop := stopOn(ctx)
-	prog := newPlanProgress(e, in.progress)
-	defer prog.close()
-	var r planResult
-	prog.stage(0)
-	r.model, r.modelErr = compare.PlanModelAt(in.fleet, stop)
-	prog.stage(1)
-	r.edge = planEdgeOf(ctx, e, in, stop)
-	prog.stage(2)
-	r.options = planOptions(in, r, stop)
-	if ctx.Err() != nil {
-		r.stopped = true
-		return r
-	}
-	prog.stage(3)
-	planSimulate(ctx, in, r.options, prog)
-	if in.bracket && r.edge.found && planBracketable(in.fleet) && ctx.Err() == nil {
-		prog.stage(4)
-		r.bracket, r.bracketErr = planBracket(ctx, in, r.edge, prog)
-	}
-	r.stopped = ctx.Err() != nil
-	return r
-}
-
-// planBracketable reports whether herd bracket's system is the fleet's:
-// least loaded with own tallies, not partitioned.
-func planBracketable(f compare.PlanFleet) bool {
-	return f.Policy.Kind == sim.LeastLoaded && f.Tally == sim.TallyOwn && !f.Partitioned && f.Dispatchers >= 2
-}
-
 // planExactBudget is the longest exact edge search herd plan makes, by
 // exactWarning's estimate; a dearer one is answered by the heavy-traffic
 // limit map instead (labelled as an approximation).
 const planExactBudget = 60 * time.Second
 
-// planEdgeOf is the fleet's edge: herd edge's exact search at the same
-// (k, λ, sizes) when it fits planExactBudget, else the limit map's x*(k)
-// scaled by C, T_edge ≈ C·x*(k)/(1−λ)².
-func planEdgeOf(ctx context.Context, e *env, in planInput, stop func() bool) planEdge {
-	s, ok, err := compare.PlanEdgeSettings(in.fleet)
-	if err != nil || !ok {
-		return planEdge{failure: err}
-	}
-	s.RelTol = meanfield.DefaultEdgeRelTol
-	s.Workers = min(max(in.workers, 1), 64)
-	// Heavy tails cost more: the edge's T and the board's rows grow like
-	// C, the windows' phases with them (measured: k = 5, λ = 0.9 took
-	// about 1 s with exp sizes and 14 minutes with h2:10), so C³.
-	c := math.Max(compare.LimitVariance(s.Service), 1)
-	cost := time.Duration(compare.EdgeCost(s) * c * c * c * exactCostSeconds * 2 / float64(max(in.workers, 2)) * float64(time.Second))
-	if s.Load > autoExactMax || cost > planExactBudget {
-		return planLimitEdge(s, stop)
-	}
-	pts := computeEdges(ctx, e, "plan", progressNever(in.progress), []meanfield.EdgeSettings{s}, in.workers, false)
-	p := pts[0]
-	if p.Err != nil || p.Result.Status != meanfield.Found {
-		return planEdge{failure: p.Err, point: &p}
-	}
-	return planEdge{found: true, refresh: p.Result.Refresh, scaled: p.Result.Scaled, method: methodExact, point: &p}
-}
-
-// planLimitEdge is the edge from the heavy-traffic limit map.
-func planLimitEdge(s meanfield.EdgeSettings, stop func() bool) planEdge {
-	l, err := compare.MapLimit(s.Dispatchers, compare.MapLimitSettings{Variance: compare.LimitVariance(s.Service), Stop: stop})
-	if err != nil || !l.Exists {
-		return planEdge{failure: err}
-	}
-	d := (1 - s.Load) * (1 - s.Load)
-	return planEdge{found: true, refresh: l.Value / d, scaled: l.Value, method: "limit", err: l.Err}
-}
-
-// progressNever is the mode of the edge search's own progress inside herd
-// plan: plan's stages already show it.
-func progressNever(string) string { return "never" }
-
-// planOptions lists the rows: the fleet from both starts, then each
-// change the model or the simulator can weigh.
-func planOptions(in planInput, r planResult, stop func() bool) []planOption {
-	now := compare.PlanFix{Name: "now", Change: "(as it is)", Fleet: in.fleet}
-	opts := []planOption{{fix: now, start: compare.PlanQuiet}, {fix: now, start: compare.PlanLoaded}}
-	opts[0].model, opts[0].modelErr = r.model, r.modelErr
-	opts[1].model, opts[1].modelErr = r.model, r.modelErr
-	fixes := planSearchFixes(in, r, stop)
-	fixes = append(fixes, compare.PlanFixes(in.fleet)...)
-	for _, fx := range fixes {
-		o := planOption{fix: fx, start: compare.PlanQuiet}
-		o.model, o.modelErr = compare.PlanModelAt(fx.Fleet, stop)
-		opts = append(opts, o)
-	}
-	return opts
-}
-
-// planSearchFixes are the changes found by a search on the model: a
-// shorter refresh period, a longer one past the edge, fewer dispatchers.
-// They apply where the model is the refresh map and the fleet is not
-// balanced from both starts.
-func planSearchFixes(in planInput, r planResult, stop func() bool) []compare.PlanFix {
-	f := in.fleet
-	if !r.model.Covered || r.model.State == "" || r.model.State == compare.PlanBalanced {
-		return nil
-	}
-	var fixes []compare.PlanFix
-	if T, err := compare.PlanShorterRefresh(f, stop); err == nil {
-		g := f
-		g.Refresh = T
-		fixes = append(fixes, compare.PlanFix{Name: "shorter-refresh", Change: "--refresh " + fmtDuration(in.seconds(T)), Fleet: g,
-			Note: "the longest refresh period (within 9%) at which the model is balanced from a quiet start and after a surge"})
-	}
-	if r.edge.found && r.model.State == compare.PlanHerd && 1.1*r.edge.refresh > f.Refresh && 1.1*r.edge.refresh <= modelMaxRefresh {
-		g := f
-		g.Refresh = 1.1 * r.edge.refresh
-		fixes = append(fixes, compare.PlanFix{Name: "longer-refresh", Change: "--refresh " + fmtDuration(in.seconds(g.Refresh)), Fleet: g,
-			Note: "10% past the edge: the balanced state exists, but a fleet-wide surge can still trap the fleet in the herd (bistable)"})
-	}
-	if k, err := compare.PlanFewerDispatchers(f, stop); err == nil && k > 0 {
-		g := f
-		g.Dispatchers = k
-		fixes = append(fixes, compare.PlanFix{Name: "fewer-dispatchers", Change: "--dispatchers " + strconv.Itoa(k), Fleet: g,
-			Note: "the most dispatchers at which the model is balanced from both starts at this refresh period"})
-	}
-	return fixes
-}
-
-// planSimulate runs every option's simulator runs at N, with a tipping
-// watch on each.
-func planSimulate(ctx context.Context, in planInput, opts []planOption, prog *planProgress) {
-	var tasks []sim.Task
-	for _, o := range opts {
-		c := compare.PlanSimConfig(o.fix.Fleet, o.start, in.refreshes)
-		key := c.Key()
-		for i := 0; i < in.runs; i++ {
-			tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(in.seed, key, i)})
-		}
-	}
-	watch := make([]*compare.TipWatch, len(tasks))
-	costs := make([]float64, len(tasks))
-	for i := range tasks {
-		watch[i] = compare.NewTipWatch(tasks[i].Config)
-		tasks[i].Config.Observe = watch[i].Observe
-		costs[i] = compare.RunCost(tasks[i].Config)
-	}
-	prog.weigh(costs)
-	res, done, _ := sim.RunAllNotify(ctx, tasks, in.workers, func(i int, _ sim.Result, _, _ int) { prog.doneCost(costs[i]) })
-	for j := range opts {
-		runs := make([]compare.SimRun, 0, in.runs)
-		ok := true
-		for i := j * in.runs; i < (j+1)*in.runs; i++ {
-			if done == nil || !done[i] {
-				ok = false
-				break
+// computePlan does herd plan's work (compare.Plan) with progress on
+// stderr; the edge's exact search is herd edge's, on the worker pool.
+func computePlan(ctx context.Context, e *env, in planInput) compare.PlanResult {
+	prog := newPlanProgress(e, in.progress)
+	defer prog.close()
+	s := compare.PlanSettings{Fleet: in.fleet, Runs: in.runs, Refreshes: in.refreshes, Bracket: in.bracket, Seed: in.seed, Workers: in.workers,
+		ExactEdge: func(s meanfield.EdgeSettings) (compare.EdgePoint, bool) {
+			// Heavy tails cost more: the edge's T and the board's rows grow
+			// like C, the windows' phases with them (measured: k = 5,
+			// λ = 0.9 took about 1 s with exp sizes and 14 minutes with
+			// h2:10), so C³.
+			c := math.Max(compare.LimitVariance(s.Service), 1)
+			cost := time.Duration(compare.EdgeCost(s) * c * c * c * exactCostSeconds * 2 / float64(max(in.workers, 2)) * float64(time.Second))
+			if s.Load > autoExactMax || cost > planExactBudget {
+				return compare.EdgePoint{}, false
 			}
-			runs = append(runs, compare.SimRun{Result: res[i], Tipped: watch[i].Tipped, TipTime: watch[i].At, Drift: watch[i].Drift()})
-		}
-		if ok {
-			opts[j].sim, opts[j].simDone = compare.SummarizeSimRow(tasks[j*in.runs].Config, runs), true
-		}
-	}
-}
-
-// planBracketResolution is the bracket's resolution in T(1−λ)² inside
-// herd plan: twice herd bracket's default, for a check within seconds
-// (with the run length of plan's simulations, --refreshes, where herd
-// bracket's default is 1,000).
-const planBracketResolution = 0.1
-
-// planBracket brackets the edge at the fleet's N with herd bracket's
-// detector and run length, around the model's edge.
-func planBracket(ctx context.Context, in planInput, edge planEdge, prog *planProgress) (*compare.BracketResult, error) {
-	f := in.fleet
-	s := compare.BracketSettings{Servers: f.Servers, Dispatchers: f.Dispatchers, Load: f.Load, Sizes: f.Sizes,
-		ModelScaled: edge.scaled, Resolution: planBracketResolution, Refreshes: in.refreshes, Cut: in.refreshes, Seed: in.seed, Workers: in.workers}
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	b, err := compare.Bracket(ctx, s, nil, func(done, total int) { prog.growing(done, total) })
-	if err != nil {
-		return nil, err
-	}
-	if math.IsNaN(b.Lower) || math.IsNaN(b.Upper) {
-		return &b, errors.New("the runs did not bracket the edge")
-	}
-	return &b, nil
+			return computeEdges(ctx, e, "plan", "never", []meanfield.EdgeSettings{s}, in.workers, false)[0], true
+		}}
+	return compare.Plan(ctx, s, compare.PlanHooks{Stage: prog.stage, Weigh: prog.weigh, RunDone: prog.doneCost, Bracket: prog.growing})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"sync"
 
+	"herd/compare"
 	"herd/compare/progress"
 )
 
@@ -21,11 +22,11 @@ func newPlanProgress(e *env, mode string) *planProgress {
 	return &planProgress{p: progress.NewStages(e.stderr, isTerminal(e.stderr), progress.Mode(mode), "plan", "fleet", []string{"plan"})}
 }
 
-// stage starts stage i of planStages, whose total is not known.
+// stage starts stage i of compare.PlanStages, whose total is not known.
 func (p *planProgress) stage(i int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.stageName, p.done, p.total = planStages[i], 0, 0
+	p.stageName, p.done, p.total = compare.PlanStages[i], 0, 0
 	p.p.Update(progress.Stage{Name: p.stageName})
 }
 
