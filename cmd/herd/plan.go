@@ -255,9 +255,14 @@ func computePlan(ctx context.Context, e *env, in planInput) compare.PlanResult {
 			// Heavy tails cost more: the edge's T and the board's rows grow
 			// like C, the windows' phases with them (measured: k = 5,
 			// λ = 0.9 took about 1 s with exp sizes and 14 minutes with
-			// h2:10), so C³.
-			c := math.Max(compare.LimitVariance(s.Service), 1)
-			cost := time.Duration(compare.EdgeCost(s) * c * c * c * exactCostSeconds * 2 / float64(max(in.workers, 2)) * float64(time.Second))
+			// h2:10), so C³, and ten times more again for the phase-type
+			// map's work per row (h2:3.92 at k = 5, λ = 0.9 took 150 s of
+			// CPU where C³ alone predicted 10 s).
+			c, scale := math.Max(compare.LimitVariance(s.Service), 1), 1.0
+			if s.Service.Kind != meanfield.ServiceExp {
+				scale = 10
+			}
+			cost := time.Duration(compare.EdgeCost(s) * scale * c * c * c * exactCostSeconds * 2 / float64(max(in.workers, 2)) * float64(time.Second))
 			if s.Load > autoExactMax || cost > planExactBudget {
 				return compare.EdgePoint{}, false
 			}

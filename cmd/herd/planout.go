@@ -97,7 +97,9 @@ func planRow(in planInput, o compare.PlanOption, ms float64) []any {
 		// which the spread cannot show when every run lands in one bin.
 		p99 := o.Sim.ResponseP99
 		row[9], row[10] = p99.Mean*ms, (t*p99.SE+sim.TailBinError*p99.Mean)*ms
-		row[11] = o.Sim.Tipped
+		if planDetectorSees(f) {
+			row[11] = o.Sim.Tipped
+		}
 	}
 	return row
 }
@@ -112,6 +114,19 @@ func mv(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	return fmt.Sprint(v)
+}
+
+// planDetectorSees reports whether the tipping detector's threshold,
+// max(3/(1−λ), 0.1·T), lies above what a balanced fleet's board can reach,
+// BalancedQueueScale·max(1, C)/(1−λ); below it (long-tailed sizes at short
+// refresh periods) a balanced fleet reads as tipped, and sim_tipped is
+// left empty.
+func planDetectorSees(f compare.PlanFleet) bool {
+	c := 1.0 // max(1, C): exp and Erlang have C ≤ 1
+	if f.Sizes.Kind == sim.H2 {
+		c = f.Sizes.Param
+	}
+	return compare.TipThreshold(f.Load, f.Refresh) > meanfield.BalancedQueueScale*c/(1-f.Load)
 }
 
 // changeText is a change's flag in the operator's units: a refresh
@@ -322,7 +337,7 @@ func planWarnings(in planInput, r compare.PlanResult) []string {
 			w = append(w, fmt.Sprintf("%s (%s): the model failed: %v", o.Fix.Name, startName(o.Start), o.ModelErr))
 		}
 	}
-	if q := r.Options[0]; q.SimDone && r.Model.Covered && r.Model.State != compare.PlanHerd && 2*q.Sim.Tipped > q.Sim.Runs {
+	if q := r.Options[0]; q.SimDone && r.Model.Covered && r.Model.State != compare.PlanHerd && !planInconclusive(in, r) && 2*q.Sim.Tipped > q.Sim.Runs {
 		w = append(w, fmt.Sprintf("the simulator's quiet runs at N = %d tipped (%d of %d) where the model (N → ∞) is balanced: a finite fleet's edge lies above the model's", in.fleet.Servers, q.Sim.Tipped, q.Sim.Runs))
 	}
 	if planInconclusive(in, r) {
