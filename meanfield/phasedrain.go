@@ -57,16 +57,17 @@ type phaseDrain struct {
 	// The carried law G_i at the current step, layout i*D*P + d*P + j,
 	// with its absorbed cells; nxt the next step's; acc the interval's
 	// Poisson sum, on rows [alo_i, ahi_i).
-	cur, nxt, acc     []float64
-	abs, absN, absAcc []float64
-	rlo, rhi          []int     // rows [rlo_i, rhi_i) of cur may be nonzero
-	alo, ahi          []int     // the same for acc
-	pre               []float64 // pre[i*(D+1) + d] = Σ_{d' < d} Σ_j G_i(d', j)
-	wDrain            []float64 // Σ_{b still draining} x(b, i): the trimming weights
-	cf                []float64 // cf[i*D + d]: the integral's weight of row d (drainWeights)
-	cutLow, cutHigh   []float64 // weighted mass dropped per phase
-	integral          float64
-	rowEps            float64 // the largest weighted row mass trimmed
+	cur, nxt, acc   []float64
+	abs, absAcc     []float64
+	contrib         []float64 // drainInterval: the phases' parts of the integral, by step
+	rlo, rhi        []int     // rows [rlo_i, rhi_i) of cur may be nonzero
+	alo, ahi        []int     // the same for acc
+	pre             []float64 // pre[i*(D+1) + d] = Σ_{d' < d} Σ_j G_i(d', j)
+	wDrain          []float64 // Σ_{b still draining} x(b, i): the trimming weights
+	cf              []float64 // cf[i*D + d]: the integral's weight of row d (drainWeights)
+	cutLow, cutHigh []float64 // weighted mass dropped per phase
+	integral        float64
+	rowEps          float64 // the largest weighted row mass trimmed
 }
 
 // classTimes sets t_b for the classes b = 1 … top as the window walk
@@ -206,7 +207,6 @@ func (m *phaseMap) drainBuffers(last, steps int) {
 	dr.nxt = grow(dr.nxt, gsz)
 	dr.acc = grow(dr.acc, gsz)
 	dr.abs = grow(dr.abs, P)
-	dr.absN = grow(dr.absN, P)
 	dr.absAcc = grow(dr.absAcc, P)
 	dr.rlo = growInt(dr.rlo, P)
 	dr.rhi = growInt(dr.rhi, P)
@@ -227,62 +227,41 @@ func (m *phaseMap) drainBuffers(last, steps int) {
 // drainInterval carries every G_i over interval iv, Σ_n Pois(Λ_d Δ; n)·Mⁿ,
 // and adds the interval's part of the integral of the classes b ≥ first,
 // all still draining at its end.
+//
+// The laws G_i of the phases i are independent chains: each is carried
+// by drainPhase, the phases of a large interval split in two halves
+// (runPair; each phase's arithmetic unchanged), and their
+// parts of the integral are added afterwards in the order step by step,
+// phase by phase, so the result does not depend on the split.
 func (m *phaseMap) drainInterval(iv, first int) {
 	dr := &m.dr
 	P, D := m.P, m.top
 	gsz := D * P
 	lo0, pmf, tail := dr.ivLo[iv], dr.pmf[dr.ivOff[iv]:dr.ivOff[iv]+dr.ivLen[iv]], dr.tail[dr.ivOff[iv]:dr.ivOff[iv]+dr.ivLen[iv]]
 	end := lo0 + len(pmf) - 1
+	rows := 0
 	for i := 0; i < P; i++ {
 		dr.wDrain[i] = m.s1[(first-1)*P+i]
-		dr.alo[i], dr.ahi[i] = -1, -1
-		dr.absAcc[i] = 0
+		rows += dr.rhi[i] - dr.rlo[i]
 	}
 	integ := !m.boardOnly
 	if integ {
 		m.drainWeights(first)
 	}
-	for n := 0; n <= end; n++ {
+	dr.contrib = grow(dr.contrib, P*end)
+	if P > 1 && (end+1)*rows*P >= drainParWork {
+		runPair(func() { m.drainPhases(0, P/2, lo0, pmf, tail, integ) },
+			func() { m.drainPhases(P/2, P, lo0, pmf, tail, integ) })
+	} else {
+		m.drainPhases(0, P, lo0, pmf, tail, integ)
+	}
+	for n := 0; n < end; n++ {
 		for i := 0; i < P; i++ {
-			var w float64 // Pois(Λ_d Δ; n): G_i's weight in the carried sum
-			if n >= lo0 {
-				lo, hi := dr.rlo[i], dr.rhi[i]
-				if dr.alo[i] < 0 {
-					dr.alo[i], dr.ahi[i] = lo, lo
-				}
-				// The carried rows only rise (lo is nondecreasing), so
-				// acc's rows are [alo, max(ahi, hi)).
-				if hi > dr.ahi[i] {
-					clear(dr.acc[i*gsz+dr.ahi[i]*P : i*gsz+hi*P])
-					dr.ahi[i] = hi
-				}
-				w = pmf[n-lo0]
-				dr.absAcc[i] += w * dr.abs[i]
-			}
-			if n == end {
-				// The last term: no step follows, and its integral weight
-				// P(Pois > end) is 0.
-				lo, hi := dr.rlo[i], dr.rhi[i]
-				axpy(dr.acc[i*gsz+lo*P:i*gsz+hi*P], w, dr.cur[i*gsz+lo*P:i*gsz+hi*P])
-				continue
-			}
-			wl := 0.0 // P(Pois(Λ_d Δ) > n): the step's weight in the integral
-			if integ {
-				wl = 1 // below the pmf's range
-				if n >= lo0 {
-					wl = tail[n-lo0]
-				}
-			}
-			// Adds w·G_i to acc and returns Σ_{b ≥ first} x(b, i)·F(b) as
-			// it reads G_i.
-			f := m.drainMove(i, w, wl != 0)
-			dr.integral += wl * f
+			dr.integral += dr.contrib[i*end+n]
 		}
-		if n == end {
-			break
-		}
+	}
+	if end%2 == 1 { // each phase stepped end times between cur and nxt
 		dr.cur, dr.nxt = dr.nxt, dr.cur
-		dr.abs, dr.absN = dr.absN, dr.abs
 	}
 	// The interval's sum becomes the carried law.
 	for i := 0; i < P; i++ {
@@ -291,6 +270,85 @@ func (m *phaseMap) drainInterval(iv, first int) {
 		dr.abs[i] = dr.absAcc[i]
 	}
 	dr.cur, dr.acc = dr.acc, dr.cur
+}
+
+// drainPhases runs drainPhase for the phases [i0, i1), their parts of the
+// integral in dr.contrib.
+func (m *phaseMap) drainPhases(i0, i1, lo0 int, pmf, tail []float64, integ bool) {
+	end := lo0 + len(pmf) - 1
+	for i := i0; i < i1; i++ {
+		m.drainPhase(i, lo0, pmf, tail, integ, m.dr.contrib[i*end:(i+1)*end])
+	}
+}
+
+// drainParWork is the work (steps × rows × phases) above which
+// drainInterval carries the phases in two halves (runPair). Below about
+// this size the two halves gained nothing (h2:10 at T = 800 on a herd
+// board, h2:30 at T = 2,900; idle 2-core machine).
+const drainParWork = 1 << 18
+
+// drainRun is the state of one phase's law while drainPhase carries it:
+// its rows [lo, hi), the rows [alo, ahi) of the interval's sum (alo < 0:
+// none yet), the absorbed cell and its sum, and the mass trimmed at
+// either end.
+type drainRun struct {
+	lo, hi, alo, ahi        int
+	abs, absAcc             float64
+	cutLow, cutHigh, wDrain float64
+}
+
+// drainPhase carries G_i over the interval whose Poisson law is pmf on
+// [lo0, …) with tails tail: Σ_n Pois(Λ_d Δ; n)·Mⁿ G_i into acc, and
+// contrib[n] = P(Pois(Λ_d Δ) > n)·Σ_{b ≥ first} x(b, i)·F(b) for the steps
+// n < end (with integ; 0 otherwise). It reads and writes phase i's rows of
+// cur, nxt and acc and its entries of the drain's per-phase slices only.
+func (m *phaseMap) drainPhase(i, lo0 int, pmf, tail []float64, integ bool, contrib []float64) {
+	dr := &m.dr
+	P, D := m.P, m.top
+	gsz := D * P
+	cur, nxt, acc := dr.cur[i*gsz:(i+1)*gsz], dr.nxt[i*gsz:(i+1)*gsz], dr.acc[i*gsz:(i+1)*gsz]
+	r := drainRun{lo: dr.rlo[i], hi: dr.rhi[i], alo: -1, ahi: -1, abs: dr.abs[i],
+		cutLow: dr.cutLow[i], cutHigh: dr.cutHigh[i], wDrain: dr.wDrain[i]}
+	cf := dr.cf[i*D : (i+1)*D]
+	end := lo0 + len(pmf) - 1
+	for n := 0; n <= end; n++ {
+		var w float64 // Pois(Λ_d Δ; n): G_i's weight in the carried sum
+		if n >= lo0 {
+			if r.alo < 0 {
+				r.alo, r.ahi = r.lo, r.lo
+			}
+			// The carried rows only rise (lo is nondecreasing), so
+			// acc's rows are [alo, max(ahi, hi)).
+			if r.hi > r.ahi {
+				clear(acc[r.ahi*P : r.hi*P])
+				r.ahi = r.hi
+			}
+			w = pmf[n-lo0]
+			r.absAcc += w * r.abs
+		}
+		if n == end {
+			// The last term: no step follows, and its integral weight
+			// P(Pois > end) is 0.
+			axpy(acc[r.lo*P:r.hi*P], w, cur[r.lo*P:r.hi*P])
+			break
+		}
+		wl := 0.0 // P(Pois(Λ_d Δ) > n): the step's weight in the integral
+		if integ {
+			wl = 1 // below the pmf's range
+			if n >= lo0 {
+				wl = tail[n-lo0]
+			}
+		}
+		// Adds w·G_i to acc and returns Σ_{b ≥ first} x(b, i)·F(b) as
+		// it reads G_i.
+		f := m.drainMove(&r, cur, nxt, acc, cf, w, wl != 0)
+		contrib[n] = wl * f
+		cur, nxt = nxt, cur
+	}
+	dr.rlo[i], dr.rhi[i] = r.lo, r.hi
+	dr.alo[i], dr.ahi[i] = r.alo, r.ahi
+	dr.absAcc[i] = r.absAcc
+	dr.cutLow[i], dr.cutHigh[i] = r.cutLow, r.cutHigh
 }
 
 // drainWeights sets cf_i(d) = Σ_{b > d, b ≥ first} (b − d)·x(b, i) on the
@@ -374,50 +432,36 @@ func (m *phaseMap) classMass(b int) float64 {
 	return s
 }
 
-// drainMove moves g_i one uniformised step (rows [rlo, rhi) to
-// [rlo, rhi + 1), completions from row D − 1 into the absorbed cell) and
-// trims its bottom and top rows within the budget. As it reads each row of
-// g_i it adds w·g_i to the interval's sum acc (w ≠ 0; acc covers
-// [rlo, rhi)) and, with lin, returns Σ_d cf_i(d)·Σ_j g_i(d, j)
+// drainMove moves g_i (rows [r.lo, r.hi) of gi) one uniformised step into
+// gn (rows [r.lo, r.hi + 1), completions from row D − 1 into the absorbed
+// cell r.abs) and trims its bottom and top rows within the budget. As it
+// reads each row of g_i it adds w·g_i to the interval's sum acc (w ≠ 0;
+// acc covers [r.lo, r.hi)) and, with lin, returns Σ_d cf(d)·Σ_j g_i(d, j)
 // (drainWeights).
-func (m *phaseMap) drainMove(i int, w float64, lin bool) (f float64) {
+func (m *phaseMap) drainMove(r *drainRun, gi, gn, ac, cf []float64, w float64, lin bool) (f float64) {
 	dr := &m.dr
 	P, D := m.P, m.top
 	ph := &m.ph
-	gi := dr.cur[i*D*P : (i+1)*D*P]
-	gn := dr.nxt[i*D*P : (i+1)*D*P]
-	ac := dr.acc[i*D*P : (i+1)*D*P]
-	lo, hi := dr.rlo[i], dr.rhi[i]
-	cf := dr.cf[i*D : (i+1)*D]
+	lo, hi := r.lo, r.hi
 	inv := dr.inv
 	var prev float64 // completions from row d − 1, over Λ_d
-	if P == 2 && len(ph.moves) == 0 && w != 0 {
+	if P == 2 && len(ph.moves) == 0 {
 		// h2 (and any two parallel phases): the loop below unrolled, the
 		// same arithmetic per entry.
-		e0, e1 := ph.exit[0], ph.exit[1]
-		s0, s1 := dr.self[0], dr.self[1]
-		a0, a1 := ph.alpha[0], ph.alpha[1]
-		g, ng, a := gi[lo*2:hi*2], gn[lo*2:hi*2], ac[lo*2:hi*2]
-		if lin {
-			c := cf[lo:hi]
-			for x := 0; x+1 < len(g); x += 2 {
-				y0, y1 := g[x], g[x+1]
-				a[x] += w * y0
-				a[x+1] += w * y1
-				f += c[x/2] * (y0 + y1)
-				ng[x] = s0*y0 + a0*prev
-				ng[x+1] = s1*y1 + a1*prev
-				prev = (e0*y0 + e1*y1) * inv
-			}
-		} else {
-			for x := 0; x+1 < len(g); x += 2 {
-				y0, y1 := g[x], g[x+1]
-				a[x] += w * y0
-				a[x+1] += w * y1
-				ng[x] = s0*y0 + a0*prev
-				ng[x+1] = s1*y1 + a1*prev
-				prev = (e0*y0 + e1*y1) * inv
-			}
+		c := drainCoef2{
+			w: w, s0: dr.self[0], s1: dr.self[1], a0: ph.alpha[0], a1: ph.alpha[1],
+			e0: ph.exit[0], e1: ph.exit[1], inv: inv,
+		}
+		g, ng := gi[lo*2:hi*2], gn[lo*2:hi*2]
+		switch {
+		case w != 0 && lin:
+			prev, f = c.stepAccLin(ng, ac[lo*2:hi*2], g, cf[lo:hi])
+		case w != 0:
+			prev = c.stepAcc(ng, ac[lo*2:hi*2], g)
+		case lin:
+			prev, f = c.stepLin(ng, g, cf[lo:hi])
+		default:
+			prev = c.step(ng, g)
 		}
 	} else {
 		for d := lo; d < hi; d++ {
@@ -440,7 +484,6 @@ func (m *phaseMap) drainMove(i int, w float64, lin bool) (f float64) {
 			prev = comp * inv
 		}
 	}
-	dr.absN[i] = dr.abs[i]
 	if hi < D {
 		nrow := gn[hi*P : hi*P+P]
 		for j := range nrow {
@@ -448,35 +491,109 @@ func (m *phaseMap) drainMove(i int, w float64, lin bool) (f float64) {
 		}
 		hi++
 	} else {
-		dr.absN[i] += prev
+		r.abs += prev
 	}
-	clear(gi[lo*P : dr.rhi[i]*P])
+	// g_i's rows are left as they are: every reader of the carried law
+	// (the next step, drainPrefix, drainJoin, G at T) and of the
+	// interval's sum stays inside its rows [rlo, rhi) and [alo, ahi), and
+	// a buffer's rows are written (or cleared, acc's) before they join
+	// its range.
 	// Trim rows whose mass, weighted by the classes of phase i still
 	// draining, is below rowEps, while each end's total dropped stays below
 	// trimEps/4 (checked).
-	wi := dr.wDrain[i] // Σ_{b still draining} x(b, i)
+	wi := r.wDrain // Σ_{b still draining} x(b, i)
 	for hi-lo > 1 {
 		row := gn[lo*P : lo*P+P]
 		s := sumSlice(row) * wi
-		if s >= dr.rowEps || dr.cutLow[i]+s >= m.trimEps/4 {
+		if s >= dr.rowEps || r.cutLow+s >= m.trimEps/4 {
 			break
 		}
-		dr.cutLow[i] += s
+		r.cutLow += s
 		clear(row)
 		lo++
 	}
 	for hi-lo > 1 {
 		row := gn[(hi-1)*P : hi*P]
 		s := sumSlice(row) * wi
-		if s >= dr.rowEps || dr.cutHigh[i]+s >= m.trimEps/4 {
+		if s >= dr.rowEps || r.cutHigh+s >= m.trimEps/4 {
 			break
 		}
-		dr.cutHigh[i] += s
+		r.cutHigh += s
 		clear(row)
 		hi--
 	}
-	dr.rlo[i], dr.rhi[i] = lo, hi
+	r.lo, r.hi = lo, hi
 	return f
+}
+
+// drainCoef2 holds drainMove's step coefficients for two parallel phases
+// (h2): the weight w of the step in the interval's sum, 1 − out_j/Λ_d,
+// α_j, the exit rates s_j and 1/Λ_d.
+type drainCoef2 struct {
+	w, s0, s1, a0, a1, e0, e1, inv float64
+}
+
+// stepAccLin is drainMove's step for two parallel phases on the rows g
+// (two values a row) into ng, adding w·g to acc and returning the
+// completions of the last row over Λ_d and Σ_d cf(d)·(g(d, 0) + g(d, 1)):
+// per entry the same arithmetic as the generic loop.
+func (c *drainCoef2) stepAccLin(ng, acc, g, cf []float64) (prev, f float64) {
+	w, s0, s1, a0, a1, e0, e1, inv := c.w, c.s0, c.s1, c.a0, c.a1, c.e0, c.e1, c.inv
+	n := len(cf)
+	g, ng, acc = g[:2*n], ng[:2*n], acc[:2*n]
+	for x := 0; x < len(g)-1; x += 2 {
+		y0, y1 := g[x], g[x+1]
+		acc[x] += w * y0
+		acc[x+1] += w * y1
+		f += cf[x/2] * (y0 + y1)
+		ng[x] = s0*y0 + a0*prev
+		ng[x+1] = s1*y1 + a1*prev
+		prev = (e0*y0 + e1*y1) * inv
+	}
+	return prev, f
+}
+
+// stepAcc is stepAccLin without the weighted sum.
+func (c *drainCoef2) stepAcc(ng, acc, g []float64) (prev float64) {
+	w, s0, s1, a0, a1, e0, e1, inv := c.w, c.s0, c.s1, c.a0, c.a1, c.e0, c.e1, c.inv
+	ng, acc = ng[:len(g)], acc[:len(g)]
+	for x := 0; x < len(g)-1; x += 2 {
+		y0, y1 := g[x], g[x+1]
+		acc[x] += w * y0
+		acc[x+1] += w * y1
+		ng[x] = s0*y0 + a0*prev
+		ng[x+1] = s1*y1 + a1*prev
+		prev = (e0*y0 + e1*y1) * inv
+	}
+	return prev
+}
+
+// stepLin is stepAccLin without the interval's sum (w = 0).
+func (c *drainCoef2) stepLin(ng, g, cf []float64) (prev, f float64) {
+	s0, s1, a0, a1, e0, e1, inv := c.s0, c.s1, c.a0, c.a1, c.e0, c.e1, c.inv
+	n := len(cf)
+	g, ng = g[:2*n], ng[:2*n]
+	for x := 0; x < len(g)-1; x += 2 {
+		y0, y1 := g[x], g[x+1]
+		f += cf[x/2] * (y0 + y1)
+		ng[x] = s0*y0 + a0*prev
+		ng[x+1] = s1*y1 + a1*prev
+		prev = (e0*y0 + e1*y1) * inv
+	}
+	return prev, f
+}
+
+// step is the step alone (w = 0, no weighted sum).
+func (c *drainCoef2) step(ng, g []float64) (prev float64) {
+	s0, s1, a0, a1, e0, e1, inv := c.s0, c.s1, c.a0, c.a1, c.e0, c.e1, c.inv
+	ng = ng[:len(g)]
+	for x := 0; x < len(g)-1; x += 2 {
+		y0, y1 := g[x], g[x+1]
+		ng[x] = s0*y0 + a0*prev
+		ng[x+1] = s1*y1 + a1*prev
+		prev = (e0*y0 + e1*y1) * inv
+	}
+	return prev
 }
 
 // growInt is grow for ints (zeroed).

@@ -106,7 +106,7 @@ type phaseMap struct {
 	full, cut     phasePlan
 	hcur, hnxt    []float64 // the plan's completion-law steps
 	hacc          []float64
-	xcol, ycol    []float64 // high-row columns of the convolution
+	xcols, ycols  [][]float64 // high-row columns of the convolutions: per phase i, per (i, j)
 
 	trimEps, chainEps, pmfEps float64
 	trunc                     float64
@@ -810,20 +810,28 @@ func stepSlice(nx, c, cm []float64, lv, lim int, a, inv float64, ph *phaseType, 
 
 // highRows moves the water's levels [hi, hiAll), which never empty in the
 // window, into out: level q, phase i moves to q + s, phase j with the
-// kernel K_ij(s); it returns their node means q + k u/W − E[N_i(u)].
+// kernel K_ij(s); it returns their node means q + k u/W − E[N_i(u)]. The
+// P² convolutions are independent: those of a large window run in two
+// halves (runPair, the phases i split in two), each into its own column, and
+// the columns are added to out afterwards in the order (i, j), so the
+// result does not depend on the split.
 func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHigh [64]float64) {
 	k, P := m.k, m.P
 	nodes := pl.nodes
 	if hi < hiAll {
 		nh := hiAll - hi
-		m.xcol = grow(m.xcol, nh)
-		m.ycol = grow(m.ycol, nh+pl.klen-1)
+		if len(m.xcols) < P {
+			m.xcols = make([][]float64, P)
+			m.ycols = make([][]float64, P*P)
+		}
 		var first, mass float64
 		for i := 0; i < P; i++ {
+			m.xcols[i] = grow(m.xcols[i], nh)
+			xcol := m.xcols[i]
 			var mi float64
 			for q := hi; q < hiAll; q++ {
 				y := m.water[1+(q-1)*P+i]
-				m.xcol[q-hi] = y
+				xcol[q-hi] = y
 				mi += y
 				first += float64(q) * y
 			}
@@ -834,11 +842,16 @@ func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHi
 			for node := 0; node < nodes; node++ {
 				nodeHigh[node] -= mi * pl.nodeN[node*P+i]
 			}
+		}
+		if P > 1 && nh*pl.klen*P*P >= highParWork {
+			runPair(func() { m.highConv(pl, 0, P/2, nh) }, func() { m.highConv(pl, P/2, P, nh) })
+		} else {
+			m.highConv(pl, 0, P, nh)
+		}
+		for i := 0; i < P; i++ {
 			for j := 0; j < P; j++ {
-				clear(m.ycol)
-				convolveAdd(m.ycol, m.xcol, pl.kern[(i*P+j)*pl.klen:(i*P+j+1)*pl.klen])
 				// ycol[t] is level hi − dm + t ≥ 1.
-				for t, y := range m.ycol {
+				for t, y := range m.ycols[i*P+j] {
 					out[1+(hi-pl.dm+t-1)*P+j] += y
 				}
 			}
@@ -851,6 +864,23 @@ func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHi
 
 	return nodeHigh
 }
+
+// highConv convolves the high levels' columns of the phases [i0, i1)
+// (nh levels each) with the kernels K_ij into their own columns.
+func (m *phaseMap) highConv(pl *phasePlan, i0, i1, nh int) {
+	P := m.P
+	for i := i0; i < i1; i++ {
+		for j := 0; j < P; j++ {
+			y := grow(m.ycols[i*P+j], nh+pl.klen-1)
+			m.ycols[i*P+j] = y
+			convolveAdd(y, m.xcols[i], pl.kern[(i*P+j)*pl.klen:(i*P+j+1)*pl.klen])
+		}
+	}
+}
+
+// highParWork is the work (levels × kernel length × P²) above which
+// highRows runs its convolutions in two halves (runPair).
+const highParWork = 1 << 16
 
 // nodeIntegral returns ∫ E[q] over the window piece: the Gauss–Legendre
 // nodes' means of the water (the chain's slices weighted by the

@@ -1,0 +1,72 @@
+package meanfield
+
+import "testing"
+
+// BenchmarkPhaseMapLarge times one phase-type map of the size issue 43
+// quotes at 22–44 s: k = 10, λ = 0.95, h2:30, T = 20,000, from a herd-like
+// board (half the servers at 1.2·T, one map on: tens of thousands of
+// rows). It is long (its setup is two maps); select it with
+// -bench 'PhaseMapLarge'. -bench=. skips it under -short.
+func BenchmarkPhaseMapLarge(b *testing.B) {
+	if testing.Short() {
+		b.Skip("long: one map takes tens of seconds")
+	}
+	r := Refresh{Dispatchers: 10, Load: 0.95, Period: 20000, Service: H2Service(30)}
+	m, err := NewRefreshMap(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := r.Service.Lift(BoardHalf(24000))
+	res, err := m.Apply(nil, x)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x = res.Next
+	var dst []float64
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err = m.Apply(dst, x)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dst = res.Next
+	}
+	b.ReportMetric(float64(res.Rows), "rows")
+	b.ReportMetric(float64(res.Steps), "steps")
+}
+
+// BenchmarkEdgeGoals times the edges of issue 43's goals that
+// BenchmarkEdge lacks, on an idle 2-core machine with two workers as herd
+// edge runs them: (k, λ) = (16, 0.95) under 3 s and h2:10 sizes at
+// (5, 0.9) under 30 s; the third, (5, 0.99) under 60 s, is
+// BenchmarkEdge/k5_l0.99_w2. h2:10 takes minutes: select it with
+// -bench 'EdgeGoals/h2'; -bench=. skips both under -short.
+func BenchmarkEdgeGoals(b *testing.B) {
+	if testing.Short() {
+		b.Skip("long: minutes per edge")
+	}
+	cases := []struct {
+		name string
+		k    int
+		load float64
+		svc  Service
+	}{
+		{"k16_l0.95", 16, 0.95, Service{}},
+		{"h2_10_k5_l0.9", 5, 0.9, H2Service(10)},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			var r EdgeResult
+			var err error
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err = Edge(EdgeSettings{Dispatchers: c.k, Load: c.load, Service: c.svc, Workers: 2})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(r.Maps), "maps")
+			b.ReportMetric(r.Scaled, "edge_scaled")
+		})
+	}
+}
