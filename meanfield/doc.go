@@ -378,4 +378,150 @@
 //   - J. M. Harrison, Brownian Motion and Stochastic Flow Systems, Wiley,
 //     1985, §1.8, and J. F. C. Kingman, On queues in heavy traffic,
 //     J. R. Stat. Soc. B 24, 1962 (§6).
+//
+// # 8. Finite fleets
+//
+// The models above hold for N → ∞; this section gives the refresh map's
+// picture at N servers (FiniteN, Linearise, FiniteMean, FiniteEdge). The
+// state is the empirical board x of N servers (§2's p, or with phase-type
+// sizes the joint law of queue and phase), which fluctuates about the
+// map's balanced fixed point x* by O(N^(−1/2)).
+//
+// (8.1) One server's law. Given the board, the mean field's window
+// schedule τ_v is fixed, and a server of board class b follows it alone:
+// it drains until τ_b and then receives exactly k jobs, uniform on each
+// window, cut at T (§2). Its law at T is M_b, and the map is
+// F(p) = Σ_b p_b·M_b. serverLaws computes every M_b by the (queue, arrivals
+// so far) chain of §2, class by class (windows past the top of the board
+// as one operator raised to a power); Σ_b p_b·M_b reproduces the map's
+// image to about 10⁻¹³ in L1 (LinearNoise.MapCheck).
+//
+// (8.2) One period's noise. Given the board, the N servers draw their next
+// states independently from their M_b, so the empirical next board has
+// covariance Q_ind/N with Q_ind = Σ_b p_b (diag(M_b) − M_b·M_bᵀ) (a
+// multinomial per class). On top of it the period's arrivals are shared:
+// their total is Poisson(λNT), not λNT, and a surplus moves the water of
+// every dispatcher ahead. Spreading the surplus evenly over the period,
+// it is a load λ(1 + ε) with Var ε = 1/(λNT), whose effect on the next
+// board is ε·λ·∂F/∂λ (the windows W_v = kF(v)/λ shrink with it, the
+// services do not change). With a = (λ/T)·∂F/∂λ (the change per unit of
+// time by which the arrivals run ahead) the period's noise is
+//
+//	Cov(x_{n+1} | x_n) = Q/N,  Q = Q_ind + (T/λ)·a·aᵀ.
+//
+// The timing of the surplus within the period (a Brownian bridge),
+// dispatchers drifting out of lock-step (each holds its own Poisson
+// stream; at N = 100 they part by about √(λT/(kN)) ≈ 0.7 of a pass by the
+// end of a period at k = 5, λ = 0.9, T = 290), and sampling servers
+// without replacement within a pass are not in Q. With phase-type sizes
+// Q_ind is taken as the multinomial of the next state, diag(p') − p'·p'ᵀ,
+// as if a server forgot its class over one period (an upper bound).
+//
+// (8.3) Linear noise. To first order the fluctuation y_n = x_n − x* obeys
+// y_{n+1} = J·y_n + ε_n, J = DF(x*) (fixedpoint.Jacobian on one-sided
+// kink-aware differences, on the rows holding at least RowMin), so its
+// stationary covariance is Σ/N with
+//
+//	Σ = J·Σ·Jᵀ + Q,
+//
+// a discrete Lyapunov equation, solved by Smith's doubling
+// (DiscreteLyapunov).
+//
+// (8.4) Refined mean field. To second order the stationary mean is
+// E x = x* + c/N with c = (I − J)⁻¹·½ Σ_ij ∂²F/∂x_i∂x_j·Σ_ij, and an
+// observable R (the response) has E R = R(x*) + (∇R·c + ½ Σ_ij
+// ∂²R/∂x_i∂x_j·Σ_ij)/N: the discrete-time form of Gast and Van Houdt's
+// refined mean field. The contraction with Σ is taken along Σ's
+// eigenvectors by central second differences on the piece of the map that
+// holds x* (LinearNoise.RefinedBoardMean, RefinedResponse).
+//
+// (8.5) The border. The edge is a border collision at the end of the cut
+// window, τ_{c+1} = T (§5). At N the end moves: s = τ_{c+1}(x) − T − η,
+// with ∂τ_v/∂p_b = (k/λ)(v − b)⁺ and η = Tε the water's lead by the
+// arrivals' surplus (Var η = T/(λN)). LinearNoise gives s's distance
+// (Border), standard deviation (BorderSD), Border/BorderSD (BorderZ), the
+// chance per period of s < 0 and of entering s < 0 (bivariate normal with
+// the lag-one correlation of s).
+//
+// What the linear-noise picture says, and where it stops. At k = 5,
+// λ = 0.9 its standard deviations are large against a window: at
+// N = 100 the board mean's is 0.7–1.6 jobs and s's 4–9 mean service
+// times, while a window lasts k/λ = 5.6 and the node sits 0.07–1.9 from
+// its border at T(1−λ)² = 2.9–3.5 (BorderZ 0.01–0.34). The window a
+// period is cut in is then random from period to period, and the map the
+// fleet sees is not one smooth piece: the first-order picture (a Gaussian
+// around x* on the piece that holds it) and the 1/N series built on it
+// fail below N of order 10⁴, where BorderZ reaches 3 (the 1/N terms,
+// −10…−140 for the board mean and −20…−200 for the response at
+// T(1−λ)² = 2.9–3.5, vary tenfold as T moves the node within its window,
+// and at N = 100 they are larger than the finite-N effect itself and of
+// the other sign; compare/finiten.go's table). Crossing the border is
+// therefore not tipping: at N = 100 s is negative in a third of the
+// periods at T(1−λ)² = 3.2–3.5, where runs of 1,000 periods do not tip.
+//
+// (8.6) The particle map, FiniteEdge's and FiniteMean's method. Where the
+// linear-noise picture is not enough, the fleet is run as N servers on the
+// map's own schedule: each period, the board x_n (a board of N servers)
+// gives the next board as the empirical law of N independent draws from
+// F(x_n) computed at the load λ(1 + ε_n), ε_n ~ N(0, 1/(λNT)) (rounded to
+// quarter standard deviations). It keeps (8.2)'s shared arrival noise and
+// the exact nonlinear map across all its pieces, and stays a board of N
+// servers (no Gaussian tails cut at zero). Its assumptions: the
+// dispatchers move in lock-step and each server receives exactly k jobs
+// per window, uniform on it (the mean field's schedule, §2); the servers
+// are independent given the board; and a server's next state is drawn
+// from the board's next law F(x_n), not from its own class's M_b (a server
+// forgets its class in one period). That overstates Q_ind, but little
+// where it matters: at k = 5, λ = 0.9, T = 300–470, Q_ind carries 69–83%
+// of one period's variance of the board mean, and forgetting the class
+// adds 0.2–6% to it.
+// FiniteEdge runs it from the empty board (herd bracket's start) with herd
+// bracket's detector (board mean above max(3/(1−λ), 0.1·T) for 5 periods
+// in a row) and run length, fits a constant hazard κ(T) = exp(α + βT) to
+// the runs' tips and exposures by maximum likelihood, and reports T_½
+// with κ(T_½)·R = ln 2 and its 95% interval (delta method); the hazard's
+// constancy is an assumption (a run's first periods, spent leaving the
+// empty board, tip more often). Nothing in it is fitted to brackets.
+//
+// Checks (issue 45's table, compare/finiten.go; herd bracket's brackets
+// with its default 6 runs of 1,000 refreshes, the prediction with 6–8 runs
+// per period, seed 0; nothing tuned). Edge, exponential sizes: at k = 3,
+// 5, 10 and λ = 0.8, 0.9, 0.95 (k = 3 at λ = 0.8 has no edge, §5; k = 10
+// at λ = 0.95 was not run) and N = 25, 100, 400 and 1,600 (N = 1,600 at
+// k = 10 for λ = 0.9 only), the predicted T_½(1−λ)² lies inside the
+// bracket in 24 of 27 cells and within 0.03–0.11 bracket widths of it in
+// the other 3; the prediction took 7–55 s per cell at k ≤ 5 and 11–63 s
+// at k = 10 on two busy cores. With h2:4 sizes (k = 5, λ = 0.9, N = 100;
+// map edge 11.290) it predicts 12.730 against [12.384, 12.666], 0.23
+// bracket widths above, in 12 minutes (a phase-type map costs about
+// 20–40 ms at these periods). The shift from the
+// map's edge scales as N^(−1/2): at k = 5, λ = 0.9, 2.899 (map), 4.007,
+// 3.325, 3.080 at N = 25, 100, 400 against brackets [3.832, 4.077],
+// [3.225, 3.370], [3.044, 3.117], and 2.983 at N = 1,600 against
+// [2.935, 3.008]. Response, below the finite edge at N = 25 and 100 (k = 5,
+// λ = 0.8, 0.9, 0.95; k = 3, λ = 0.9; k = 10, λ = 0.9): the refined mean
+// field's 1/N series is further from herd sim than plain mean field in
+// every cell (its terms hold only while BorderZ is large; at N = 10¹⁰,
+// where it is, a long run of the noisy map confirms them to 4%,
+// TestRefinedMeanLongRun). The particle map is closer than plain mean
+// field in 7 of 10 cells, threefold in one (error −0.03 ± 0.01 against
+// −0.09 at k = 5, λ = 0.9, T = 470, N = 100), and further at k = 10 and
+// at k = 5, λ = 0.8, N = 100. What the particle map lacks lies inside
+// the period, and the likeliest part of it (not yet measured) is the
+// dispatchers leaving lock-step: two of them part by about √(2kT/(λN)),
+// 7 mean service times at k = 5, λ = 0.9, T = 470, N = 100, more than the
+// window k/λ = 5.6, so each server's arrivals are less regular than the
+// exactly-k-per-window schedule every model here assumes.
+//
+// References for this section:
+//
+//   - N. G. van Kampen, Stochastic Processes in Physics and Chemistry,
+//     North-Holland, 1981, Ch. X (the linear-noise approximation).
+//   - N. Gast and B. Van Houdt, A refined mean field approximation, Proc.
+//     ACM Meas. Anal. Comput. Syst. 1(2), article 33, 2017 (the 1/N term,
+//     Theorem 1, here in discrete time).
+//   - R. A. Smith, Matrix equation XA + BX = C, SIAM J. Appl. Math. 16(1),
+//     1968 (the doubling iteration).
+//   - Z. Drezner and G. O. Wesolowsky, On the computation of the bivariate
+//     normal integral, J. Statist. Comput. Simul. 35, 1990.
 package meanfield

@@ -31,6 +31,9 @@ type edgeOutput struct {
 	// answered by the heavy-traffic expansion instead of the exact search
 	// (--method).
 	expansion []bool
+	// servers is --servers: 0 for N → ∞, else the finite fleet's N
+	// (runEdgeFinite).
+	servers int
 }
 
 // Edge methods (--method).
@@ -49,6 +52,9 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	settings, o, err := parseEdge(e, args)
 	if err != nil {
 		return err
+	}
+	if o.servers > 0 {
+		return runEdgeFinite(ctx, e, settings, o)
 	}
 	if w := exactWarning(settings, o, o.workers); w != "" {
 		fmt.Fprintln(e.stderr, "herd edge: "+w)
@@ -90,6 +96,7 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	branchFrom := addBranchFromFlag(fs)
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := plotFlag(fs, "edge_scaled against k, one series per load, with the law 0.9(k−2),")
+	servers := fs.Int("servers", 0, "servers N, integer in [2, 1e9]: instead of the map's edge, the edge at N servers for herd bracket's start, detector and run length of 1,000 refreshes (the particle map; go doc herd/meanfield, §8); 0: N → ∞")
 	method := fs.String("method", methodAuto, fmt.Sprintf("exact (the refresh map's search), expansion (the heavy-traffic expansion x*(k) + c₁(1−λ) + c₂(1−λ)², an approximation with an error estimate, λ > %g) or auto (exact up to λ = %g, the expansion above)", compare.ExpansionLoads[2], autoExactMax))
 	if err := parse(fs, args); err != nil {
 		return nil, o, err
@@ -102,6 +109,17 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 		return nil, o, err
 	}
 	o = edgeOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers, confirm: *confirm}
+	if fs.Changed("servers") {
+		if *servers < 2 || *servers > 1e9 {
+			return nil, o, usagef("--servers %d: want an integer in [2, 1e9]", *servers)
+		}
+		for _, f := range []string{"plot", "confirm", "method"} {
+			if fs.Changed(f) {
+				return nil, o, usagef("--servers does not go with --%s", f)
+			}
+		}
+		o.servers = *servers
+	}
 	if o.ks, err = modelDispatchersList(*dispatchers); err != nil {
 		return nil, o, err
 	}
@@ -415,4 +433,61 @@ func edgeStatus(p compare.EdgePoint) string {
 		return "edge " + scaled
 	}
 	return "none"
+}
+
+// runEdgeFinite is herd edge --servers N: for each (k, λ) the map's edge
+// and the period at which a run of 1,000 refreshes from the empty board
+// tips with probability ½ at N servers (meanfield.FiniteEdge; package doc,
+// §8), with the 95% interval of its hazard fit.
+func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSettings, o edgeOutput) error {
+	t := &table.Table{
+		Title: "herd edge --servers: the edge of the balanced state at N servers (particle map, herd bracket's start, detector and run length)",
+		Meta: []table.Field{
+			{Key: "version", Value: version},
+			{Key: "servers", Value: strconv.Itoa(o.servers)},
+			{Key: "refreshes", Value: "1000"},
+			{Key: "replications", Value: "6"},
+			{Key: "seed", Value: "1"},
+		},
+		Columns: []table.Column{
+			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "servers"}, {Name: "model_scaled", Digits: 5},
+			{Name: "edge_scaled", Digits: 4}, {Name: "edge_lower", Digits: 4}, {Name: "edge_upper", Digits: 4},
+			{Name: "edge_refresh", Digits: 5}, {Name: "hazard_fit"}, {Name: "hazard_slope", Digits: 3}, {Name: "points"}, {Name: "maps"},
+		},
+		Notes: []string{
+			"edge_scaled: T(1−λ)² at which a run from the empty board tips within 1,000 refreshes with probability ½ (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes), from a constant-hazard fit to the particle map's runs; [edge_lower, edge_upper] its 95% interval (the search's own bracket where hazard_fit is false); model_scaled: the map's edge (N → ∞)",
+		},
+	}
+	addSizes(t, o.base.Service, false)
+	var failed []string
+	for _, s := range settings {
+		if ctx.Err() != nil {
+			t.Partial = true
+			break
+		}
+		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,
+			Servers: o.servers, Seed: 1, Workers: min(max(o.workers, 1), 64), Stop: stopOn(ctx)})
+		if errors.Is(err, meanfield.ErrStopped) {
+			t.Partial = true
+			break
+		}
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("k=%d λ=%g: %v", s.Dispatchers, s.Load, err))
+			t.AddRow(s.Dispatchers, s.Load, o.servers, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+			continue
+		}
+		if r.Status != meanfield.Found {
+			failed = append(failed, fmt.Sprintf("k=%d λ=%g: runs still tip at twice the map's edge", s.Dispatchers, s.Load))
+		}
+		t.AddRow(s.Dispatchers, s.Load, o.servers, r.ModelScaled, finite(r.Scaled), finite(r.Lower), finite(r.Upper),
+			finite(r.Refresh), r.HazardFit, finite(r.HazardSlope), len(r.Points), r.Maps)
+	}
+	t.Warnings = failed
+	if err := writeTable(ctx, e, t, o.format, nil); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d edge(s) failed: %s", len(failed), failed[0])
+	}
+	return ctx.Err()
 }

@@ -88,6 +88,9 @@ type pointOutput struct {
 	checkpoint string
 	every      time.Duration
 	sharded    bool
+	// servers is --servers: 0 for N → ∞, else the finite fleet's N
+	// (runPointFinite).
+	servers int
 }
 
 // runPointSweep is herd point; with merged set (herd merge) its points are
@@ -96,6 +99,9 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 	fs, shard, jobs, o, err := parsePoint(e, args)
 	if err != nil {
 		return err
+	}
+	if o.servers > 0 && merged == nil {
+		return runPointFinite(ctx, e, jobs, o)
 	}
 	sw := &sweepCmd{e: e, command: "point", fs: fs, flags: shard, merged: merged}
 	compute := make([]compare.PointJob, len(jobs))
@@ -194,8 +200,20 @@ func parsePoint(e *env, args []string) (*pflag.FlagSet, *shardFlags, []pointJob,
 	progMode := addPointProgressFlag(fs)
 	ckpt := addCheckpointFlags(fs)
 	shard := addShardFlags(fs, nil)
+	servers := fs.Int("servers", 0, "servers N, integer in [2, 1e9]: instead of the attractor, the balanced state at N servers from the empty board (linear noise, refined mean field and the particle map; go doc herd/meanfield, §8); 0: N → ∞")
 	if err := parse(fs, args); err != nil {
 		return fs, shard, nil, o, err
+	}
+	if fs.Changed("servers") {
+		if *servers < 2 || *servers > 1e9 {
+			return fs, shard, nil, o, usagef("--servers %d: want an integer in [2, 1e9]", *servers)
+		}
+		for _, f := range []string{"shards", "checkpoint", "start"} {
+			if fs.Changed(f) {
+				return fs, shard, nil, o, usagef("--servers does not go with --%s (the finite fleet starts from the empty board and is not sharded)", f)
+			}
+		}
+		o.servers = *servers
 	}
 	o.sharded = fs.Changed("shards")
 	if err := ckpt.check(fs, o.sharded); err != nil {
@@ -334,4 +352,58 @@ func pointTable(jobs []pointJob, got []pointRun, done []bool, o pointOutput) (*t
 	}
 	t.Warnings = failed
 	return t, failed
+}
+
+// runPointFinite is herd point --servers N: for each (k, λ, T) the
+// balanced fixed point reached from the empty board, its linear-noise
+// picture at N servers and the particle map's mean time in system
+// (meanfield.FiniteMean; package doc, §8).
+func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput) error {
+	run := meanfield.FiniteRun{Workers: min(max(o.workers, 1), 64), Seed: 1, Stop: stopOn(ctx)}
+	t := &table.Table{
+		Title: "herd point --servers: the balanced state of the refresh map at N servers (linear noise, refined mean field, particle map)",
+		Meta: []table.Field{
+			{Key: "version", Value: version},
+			{Key: "servers", Value: strconv.Itoa(o.servers)},
+			{Key: "periods", Value: "1000"},
+			{Key: "replications", Value: "8"},
+			{Key: "seed", Value: "1"},
+		},
+		Columns: []table.Column{
+			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "refresh", Exact: true}, {Name: "servers"},
+			{Name: "board_mean", Digits: 6}, {Name: "board_mean_refined", Digits: 6}, {Name: "board_mean_sd", Digits: 3},
+			{Name: "response_mean", Digits: 6}, {Name: "response_refined", Digits: 6},
+			{Name: "response_particle", Digits: 5}, {Name: "response_particle_se", Digits: 2}, {Name: "particle_tipped"},
+			{Name: "border", Digits: 4}, {Name: "border_sd", Digits: 4}, {Name: "border_z", Digits: 3},
+			{Name: "cross_per_period", Digits: 3}, {Name: "spectral_radius", Digits: 3},
+		},
+		Notes: []string{
+			"board_mean, response_mean: mean field (N → ∞); *_refined: plus the 1/N term of the refined mean field, valid only while border_z is large (the fluctuation stays within the node's window); response_particle: the particle map's mean (N servers drawn each period from the map at a noisy load), ± its standard error over runs that did not tip",
+			"border: τ_{c+1} − T, the node's distance to its window's end; border_sd its standard deviation at N (linear noise); cross_per_period: P(the end falls before T) in one period",
+		},
+	}
+	addSizes(t, o.svc, false)
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			t.Partial = true
+			break
+		}
+		f, err := meanfield.FiniteMean(meanfield.FiniteN{Refresh: j.Refresh, Servers: o.servers}, run)
+		if errors.Is(err, meanfield.ErrStopped) {
+			t.Partial = true
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("k=%d λ=%g T=%g: %w", j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, err)
+		}
+		l := f.Linear
+		t.AddRow(j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, o.servers,
+			l.BoardMean, l.RefinedBoardMean, l.BoardMeanSD, l.Response, l.RefinedResponse,
+			finite(f.Response), finite(f.ResponseSE), f.Tipped,
+			l.Border, l.BorderSD, l.BorderZ, l.CrossPerPeriod, l.SpectralRadius)
+	}
+	if err := writeTable(ctx, e, t, o.format, nil); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
