@@ -1,72 +1,63 @@
-// Package fixedpoint solves fixed-point problems x = F(x) on R^n, with F
-// given as a function on []float64, and analyses their fixed points: local
-// stability from the spectrum of the Jacobian, continuation along a
-// parameter, and the parameter value at which a property of the solution
-// changes.
+// Package fixedpoint is herd's engine for fixed-point problems x = F(x)
+// on R^n, with F given as a function on []float64: the pieces its callers
+// (package meanfield) build their own iterations from, the local
+// stability of a fixed point from the spectrum of the Jacobian, branches
+// of fixed points followed along a parameter, and the parameter value at
+// which a property of the solution changes. It is sized to its users:
+// every export has a production caller (TestExportsHaveCallers), and
+// what none needs is deleted, not kept for later.
 //
 // # Problems
 //
 // A Problem bundles the map F (a Map, which writes F(x) into dst and may
 // report an error when x lies outside its domain), an optional analytic
-// Jacobian DF, and an optional KinkFunc for piecewise-smooth maps. Write
-// G(x) = F(x) − x; a fixed point is a root of G. All residuals reported by
-// the solvers are ‖G(x)‖∞ = max_i |F(x)_i − x_i|, and every tolerance is an
-// absolute tolerance on that norm, so F should be scaled so that its
-// components are of order one.
+// Jacobian DF, and an optional KinkFunc for piecewise-smooth maps. F
+// should be scaled so that its components are of order one: the
+// finite-difference steps are relative to the size of x.
 //
 // # Methods
 //
-//   - Iterate: plain or damped iteration x_{n+1} = (1−β)x_n + βF(x_n), with
-//     detection of periodic orbits x_{n} = x_{n−p}, p ≤ MaxPeriod, by an
-//     Orbit: the last points of an iteration under a caller's distance
+//   - Orbit: the last points of an iteration under a caller's distance
 //     (states may change length), their smallest period and nearest
 //     return, for callers that iterate their own maps.
-//   - Anderson: Anderson acceleration of depth m with mixing β (Anderson
-//     1965, in the form of Walker & Ni 2011), with the least-squares problem
-//     solved by Householder QR and safeguarded against ill-conditioning.
-//   - Newton: Newton's method on G with a dense Jacobian (supplied or by
-//     one-sided finite differences), LU solves and an Armijo backtracking line
-//     search on ‖G‖₂ (Kelley 1995, ch. 5 and 8).
-//   - NewtonKrylov: inexact Newton with restarted GMRES and matrix-free
-//     Jacobian–vector products by finite differences (Kelley 1995, ch. 6).
-//   - Eigenvalues and Arnoldi: the spectrum of DF at a point, dense
-//     (LAPACK via gonum/mat) or by the Arnoldi process on finite-difference
-//     Jacobian–vector products (Saad 2011, ch. 6); SpectralRadius.
-//   - Continue: natural-parameter continuation of a fixed point of F(·; μ)
-//     with a secant predictor, Newton corrector and step halving (Allgower &
-//     Georg 2003, ch. 1–2), reporting where the branch is lost.
+//   - AndersonMixer: the Anderson acceleration step of depth m (Anderson
+//     1965, in the form of Walker & Ni 2011), with the least-squares
+//     problem solved by Householder QR and safeguarded against
+//     ill-conditioning, for a caller that drives its own iteration.
+//   - Jacobian, Eigenvalues and Arnoldi: DF at a point (supplied or by
+//     one-sided, kink-aware finite differences; Kelley 1995, §5.6) and its
+//     spectrum, dense (LAPACK via gonum/mat) or by the Arnoldi process on
+//     finite-difference Jacobian–vector products (Saad 2011, ch. 6);
+//     SpectralRadius.
 //   - Follow: natural-parameter continuation of a branch of a
 //     piecewise-smooth family down in μ with a caller's corrector (for
 //     example the map's own iteration), a secant predictor within one
-//     smooth piece and border-collision location by regula falsi on the
-//     distance to the border (BorderEstimate), reporting where the branch
-//     is lost to a relative tolerance; with FollowSettings.Chain the
-//     trials that would follow a failure are handed over with it, for a
-//     caller to correct at once (the same result).
+//     smooth piece (Extrapolate; Allgower & Georg 2003, §2.1) and
+//     border-collision location by regula falsi on the distance to the
+//     border (BorderEstimate), reporting where the branch is lost to a
+//     relative tolerance; with FollowSettings.Chain the trials that would
+//     follow a failure are handed over with it, for a caller to correct at
+//     once (the same result).
 //   - Sweep: a branch corrected over the caller's grid of μ (for example
 //     GeometricGrid), each point warm-started from the one before while
 //     that lies on the branch, with the first loss optionally bisected in
 //     log μ (BisectGeometric).
-//   - Locate and Refine: where a boolean predicate of a parameter changes
-//     value, by a grid scan and bisection, evaluating each parameter value
-//     at most once; BisectInt and BisectGeometric bisect predicates on the
-//     integers and in log μ.
+//   - BisectInt and BisectGeometric: where a predicate changes value, on
+//     the integers and in log μ, by the leaf package root's bisection,
+//     herd's one bisection and Brent's method (root.Bisect, root.Brent),
+//     which the simulator may import too.
 //
 // # Affine constraints
 //
 // Many maps preserve an affine set x0 + S, for example probability vectors,
 // for which Σx = 1 is conserved and S = {v : Σv = 0}. On such a set the
-// Jacobian of G is singular in the directions normal to S (for x = xP the
-// eigenvalue 1 of P gives a zero eigenvalue of DG), so Newton's method must
-// be restricted to S. A Subspace describes S by an orthonormal basis Q (an
-// n×r matrix) and an orthogonal projector Π = QQᵀ. When NewtonSettings.Subspace
-// is set, Newton solves the reduced r×r system Qᵀ DG Q y = −Qᵀ G and steps
-// x ← x + Qy, so iterates stay in x0 + S; NewtonKrylov, Arnoldi and
-// Eigenvalues restrict the Jacobian to S in the same way (the spectrum
-// reported is that of QᵀDF Q). Start from an x0 on the wanted affine set
-// (Σx0 = 1 for a probability vector) and use SumZero(n) for S. The map is
-// assumed to map x0 + S into itself, so that G(x) ∈ S; convergence is still
-// judged on the full residual ‖G(x)‖∞.
+// Jacobian of G(x) = F(x) − x is singular in the directions normal to S
+// (for x = xP the eigenvalue 1 of P gives a zero eigenvalue of DG). A
+// Subspace describes S by an orthonormal basis Q (an n×r matrix) and an
+// orthogonal projector Π = QQᵀ; SumZero(n) is S = {Σv = 0}. Arnoldi and
+// Eigenvalues restrict the Jacobian to S (the spectrum reported is that
+// of QᵀDF Q), so that the multipliers normal to S do not mask those along
+// it.
 //
 // # Piecewise-smooth maps
 //
@@ -93,14 +84,11 @@
 //
 // # Errors
 //
-// Solvers return a result and an error. The error is nil exactly when the
-// result's Status is Converged; a solver that stops without converging (the
-// iteration budget is spent, an orbit is periodic, the iterates diverge, the
-// linear algebra or line search fails) returns an error wrapping
-// ErrNotConverged, with the result holding the last point reached, its
-// residual and the iteration counts. Errors returned by the map are wrapped
-// and returned with Status MapFailed. Invalid settings are reported by
-// Validate; mismatched lengths and nil maps are programmer errors and panic.
+// A method that stops without meeting its tolerance returns an error
+// wrapping ErrNotConverged, with its result holding what was reached.
+// Errors returned by the map are wrapped and returned. Invalid settings
+// are reported by Validate; mismatched lengths and nil maps are
+// programmer errors and panic.
 //
 // # References
 //
@@ -110,14 +98,11 @@
 //     iterations, SIAM J. Numer. Anal. 49(4):1715–1735, 2011 (Algorithm AA
 //     and §4 on the QR least-squares solution and dropping columns).
 //   - C. T. Kelley, Iterative Methods for Linear and Nonlinear Equations,
-//     SIAM Frontiers in Applied Mathematics 16, 1995 (GMRES ch. 3; inexact
-//     Newton and forcing terms ch. 6; finite-difference Jacobians and
-//     directional derivatives §5.6, §6.2; Armijo line search ch. 8).
+//     SIAM Frontiers in Applied Mathematics 16, 1995 (finite-difference
+//     Jacobians and directional derivatives §5.6, §6.2).
 //   - Y. Saad, Numerical Methods for Large Eigenvalue Problems, 2nd ed.,
 //     SIAM Classics in Applied Mathematics 66, 2011 (Arnoldi process with
 //     reorthogonalisation §6.2, Ritz residual estimate §6.2.2).
-//   - Y. Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., SIAM,
-//     2003 (GMRES with Givens rotations, Algorithm 6.9).
 //   - M. di Bernardo, C. J. Budd, A. R. Champneys and P. Kowalczyk,
 //     Piecewise-smooth Dynamical Systems: Theory and Applications, Springer
 //     Applied Mathematical Sciences 163, 2008 (ch. 3: border-collision bifurcations

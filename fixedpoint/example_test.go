@@ -4,97 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
 	"herd/fixedpoint"
 )
-
-// x = cos x: plain iteration converges linearly to the Dottie number
-// 0.7390851332… (OEIS A003957).
-func ExampleIterate() {
-	p := fixedpoint.Problem{F: func(dst, x []float64) error {
-		dst[0] = math.Cos(x[0])
-		return nil
-	}}
-	res, err := fixedpoint.Iterate(p, []float64{1}, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("%v x = %.10f after %d steps\n", res.Status, res.X[0], res.Iterations)
-	// Output: converged x = 0.7390851332 after 58 steps
-}
-
-// The logistic map at r = 3.2 has an attracting period-2 orbit
-// ((r+1) ± sqrt((r+1)(r−3)))/(2r) = 0.5130, 0.7995.
-func ExampleIterate_periodic() {
-	const r = 3.2
-	p := fixedpoint.Problem{F: func(dst, x []float64) error {
-		dst[0] = r * x[0] * (1 - x[0])
-		return nil
-	}}
-	res, _ := fixedpoint.Iterate(p, []float64{0.3}, nil)
-	lo, hi := math.Min(res.Orbit[0][0], res.Orbit[1][0]), math.Max(res.Orbit[0][0], res.Orbit[1][0])
-	fmt.Printf("%v, period %d: %.4f %.4f\n", res.Status, res.Period, lo, hi)
-	// Output: periodic, period 2: 0.5130 0.7995
-}
-
-func ExampleAnderson() {
-	p := fixedpoint.Problem{F: func(dst, x []float64) error {
-		dst[0] = math.Cos(x[0])
-		return nil
-	}}
-	res, err := fixedpoint.Anderson(p, []float64{1}, &fixedpoint.AndersonSettings{Depth: 2})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("x = %.10f, residual < 1e-10: %v\n", res.X[0], res.Residual < 1e-10)
-	// Output: x = 0.7390851332, residual < 1e-10: true
-}
-
-// The stationary distribution of a three-state chain, x = xP with Σx = 1:
-// Newton is restricted to {Σv = 0} by SumZero. Solving πP = π by hand gives
-// π = (0.25, 0.5, 0.25).
-func ExampleNewton() {
-	P := [3][3]float64{{0.5, 0.5, 0}, {0.25, 0.5, 0.25}, {0, 0.5, 0.5}}
-	p := fixedpoint.Problem{F: func(dst, x []float64) error {
-		for j := range dst {
-			dst[j] = 0
-			for i := range x {
-				dst[j] += x[i] * P[i][j]
-			}
-		}
-		return nil
-	}}
-	x0 := []float64{1, 0, 0}
-	res, err := fixedpoint.Newton(p, x0, &fixedpoint.NewtonSettings{Subspace: fixedpoint.SumZero(3)})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("π = (%.4f, %.4f, %.4f)\n", res.X[0], res.X[1], res.X[2])
-	// Output: π = (0.2500, 0.5000, 0.2500)
-}
-
-func ExampleNewtonKrylov() {
-	// x_i = 0.5·cos(x_{i+1}) + 0.1 on a ring of 100 components: all equal
-	// at the root of x = 0.5 cos x + 0.1.
-	const n = 100
-	p := fixedpoint.Problem{F: func(dst, x []float64) error {
-		for i := range dst {
-			dst[i] = 0.5*math.Cos(x[(i+1)%n]) + 0.1
-		}
-		return nil
-	}}
-	res, err := fixedpoint.NewtonKrylov(p, make([]float64, n), nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("x_0 = %.8f, x_99 = %.8f\n", res.X[0], res.X[n-1])
-	// Output: x_0 = 0.53112013, x_99 = 0.53112013
-}
 
 // The logistic map's fixed point 1 − 1/r has multiplier 2 − r.
 func ExampleEigenvalues() {
@@ -125,60 +36,6 @@ func ExampleArnoldi() {
 	}
 	fmt.Printf("%.6f %.6f\n", real(res.Values[0]), real(res.Values[1]))
 	// Output: 0.900000 0.500000
-}
-
-// Where does the logistic fixed point 1 − 1/r lose stability? At the flip
-// r = 3, where its multiplier 2 − r reaches −1.
-func ExampleLocate() {
-	stable := func(r float64) bool {
-		p := fixedpoint.Problem{F: func(dst, x []float64) error {
-			dst[0] = r * x[0] * (1 - x[0])
-			return nil
-		}}
-		res, err := fixedpoint.Newton(p, []float64{0.6}, nil)
-		if err != nil {
-			return false
-		}
-		ev, err := fixedpoint.Eigenvalues(p, res.X, nil)
-		return err == nil && fixedpoint.SpectralRadius(ev) < 1
-	}
-	res, err := fixedpoint.Locate(stable, 2, 3.5, &fixedpoint.LocateSettings{AbsTol: 1e-6})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("flip at r = %.5f after %d evaluations\n", res.Mid(), len(res.Evaluations))
-	// Output: flip at r = 3.00000 after 23 evaluations
-}
-
-// Following the stable fixed point x = 2μ of the border-collision map
-// F(x) = x/2 + μ (x ≤ 1), 2x − 3/2 + μ (x > 1) until it meets the unstable
-// one at the border x = 1, μ = 1/2, where both vanish.
-func ExampleContinue() {
-	fam := func(mu float64) fixedpoint.Problem {
-		return fixedpoint.Problem{
-			F: func(dst, x []float64) error {
-				if x[0] <= 1 {
-					dst[0] = 0.5*x[0] + mu
-				} else {
-					dst[0] = 2*x[0] - 1.5 + mu
-				}
-				return nil
-			},
-			Kink: func(x, d []float64) float64 {
-				if (x[0] < 1) == (d[0] > 0) && x[0] != 1 {
-					return math.Abs(1-x[0]) / math.Abs(d[0])
-				}
-				return math.Inf(1)
-			},
-		}
-	}
-	br, err := fixedpoint.Continue(fam, []float64{0}, 0, 1, &fixedpoint.ContinuationSettings{MinStep: 1e-8})
-	fmt.Println(err != nil, br.Lost)
-	fmt.Printf("lost in [%.6f, %.6f], radius before %.3f\n", br.LostAfter, br.LostAt, br.Points[len(br.Points)-2].Radius)
-	// Output:
-	// true true
-	// lost in [0.500000, 0.500000], radius before 0.500
 }
 
 // A border collision followed down in μ: the map x ↦ x/2 + μ/2 for x ≥ 1
@@ -272,22 +129,6 @@ func ExampleJacobian() {
 	// Output: 0.500000
 }
 
-// The subspace of vectors whose entries sum to zero, as the orthogonal
-// complement of (1, 1, 1): the tangent space of probability vectors
-// (SumZero(3) is the same subspace).
-func ExampleOrthogonalComplement() {
-	s, err := fixedpoint.OrthogonalComplement(mat.NewDense(3, 1, []float64{1, 1, 1}))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	n, r := s.Dims()
-	v := []float64{3, 0, 0}
-	s.Project(v, v)
-	fmt.Printf("dimension %d of %d; (3, 0, 0) projects to (%.0f, %.0f, %.0f)\n", r, n, v[0], v[1], v[2])
-	// Output: dimension 2 of 3; (3, 0, 0) projects to (2, -1, -1)
-}
-
 // The stable fixed point x = 1 − 1/μ of the logistic map x ↦ μx(1 − x),
 // swept up in μ on a geometric grid from μ = 1.5: the corrector is
 // Newton's method from the last point (or from x = 0.5 cold) and accepts
@@ -337,18 +178,4 @@ func ExampleBorderEstimate() {
 	mu, ok := fixedpoint.BorderEstimate(0.1, gap(0.1), 0.3, gap(0.3))
 	fmt.Printf("%.3f %v\n", mu, ok)
 	// Output: 0.500 true
-}
-
-// The plane x₃ = 0 of R³ from an orthonormal basis of it: projecting onto
-// it drops the third coordinate.
-func ExampleNewSubspace() {
-	s, err := fixedpoint.NewSubspace(mat.NewDense(3, 2, []float64{1, 0, 0, 1, 0, 0}))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	v := []float64{1, 2, 3}
-	s.Project(v, v)
-	fmt.Println(v)
-	// Output: [1 2 0]
 }

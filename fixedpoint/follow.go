@@ -14,6 +14,33 @@ import (
 // which starts from it. An error ends Follow and Sweep.
 type Corrector func(mu float64, guess []float64, tight bool) (BranchPoint, bool, error)
 
+// BranchPoint is one point of a branch of fixed points, of Follow or
+// Sweep. A caller that keeps more of a point (an attractor, the start it
+// came from) embeds BranchPoint in its own type or keeps it in State.
+type BranchPoint struct {
+	Mu float64
+	// X is the fixed point (for a failed point, where the corrector
+	// stopped).
+	X []float64
+	// Converged reports whether the corrector met its tolerance at Mu.
+	Converged bool
+	// Radius is the spectral radius of DF(X; Mu) (restricted to the
+	// Subspace), or NaN when not computed.
+	Radius float64
+	// Residual and Iterations are the corrector's.
+	Residual   float64
+	Iterations int
+	// Piece and Gap locate a point of a piecewise-smooth family (Follow):
+	// Piece numbers the smooth piece of the map on which X lies, and Gap
+	// is the distance from X to that piece's border in a measure that
+	// falls to 0, smoothly in μ, as the branch approaches a border
+	// collision (NaN when the branch does not approach one).
+	Piece int
+	Gap   float64
+	// State is what the corrector keeps of the point for its caller.
+	State any
+}
+
 // Trial is one corrector call of Follow: μ, the predicted state and
 // tight (Corrector).
 type Trial struct {
@@ -270,4 +297,50 @@ func (f *follower) predict(cur BranchPoint, mu float64) []float64 {
 		return cur.X
 	}
 	return out
+}
+
+// Extrapolate writes into dst (grown as needed, and returned) the secant
+// predictor of natural-parameter continuation, x(μ) ≈ x1 + (x1 − x0)·(μ −
+// μ1)/(μ1 − μ0) (Allgower & Georg 2003, §2.1), for points x0 at μ0 and x1
+// at μ1 of one branch. Vectors of different lengths are padded with zeros
+// (the shorter is read as zero beyond its end), so truncated probability
+// vectors may be extrapolated directly; the caller clips and renormalises
+// where its state space needs it. μ0 = μ1 returns a copy of x1.
+func Extrapolate(dst, x0, x1 []float64, mu0, mu1, mu float64) []float64 {
+	n := max(len(x0), len(x1))
+	if cap(dst) < n {
+		dst = make([]float64, n)
+	}
+	dst = dst[:n]
+	f := 0.0
+	if mu1 != mu0 {
+		f = (mu - mu1) / (mu1 - mu0)
+	}
+	for i := range dst {
+		var a, b float64
+		if i < len(x1) {
+			a = x1[i]
+		}
+		if i < len(x0) {
+			b = x0[i]
+		}
+		dst[i] = a + f*(a-b)
+	}
+	return dst
+}
+
+// BorderEstimate locates a border collision from two points of a branch
+// of a piecewise-smooth map: g0 and g1 are the distances of the fixed
+// point from the border (a kink of the map) at μ0 and μ1, on the same side
+// and smooth in μ between, so that the collision is the root of g(μ). It
+// returns the secant root μ1 − g1(μ1 − μ0)/(g1 − g0) (regula falsi; exact
+// for g linear in μ, as it is to first order near a border collision: di
+// Bernardo et al. 2008, ch. 3) and whether it is usable: g1 and g0 finite
+// and non-negative, g1 < g0 (the branch approaches the border in the
+// direction μ0 → μ1), μ0 ≠ μ1.
+func BorderEstimate(mu0, g0, mu1, g1 float64) (float64, bool) {
+	if !(finite(g0) && finite(g1) && g1 >= 0 && g1 < g0 && mu0 != mu1) {
+		return math.NaN(), false
+	}
+	return mu1 - g1*(mu1-mu0)/(g1-g0), true
 }

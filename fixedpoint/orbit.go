@@ -7,8 +7,8 @@ import "math"
 // newest point closes up, ‖x_n − x_{n−P}‖ ≤ tol. The distance is the
 // caller's (for example L1 for probability vectors, with the shorter
 // padded with zeros, so that the points may change length from map to
-// map, as truncated distributions do). Iterate uses it with the max norm;
-// meanfield's attractor searches with the L1 distance of boards.
+// map, as truncated distributions do): meanfield's attractor searches use
+// the L1 distance of boards.
 type Orbit struct {
 	ring [][]float64 // ring[i%len] = x_i
 	n    int         // index of the newest point

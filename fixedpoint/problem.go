@@ -9,13 +9,13 @@ import (
 )
 
 // ErrNotConverged is wrapped by the error a solver returns when it stops
-// without meeting its tolerance. The accompanying result holds what was
-// reached.
+// without meeting its tolerance (Arnoldi's Ritz residuals, the dense
+// eigenvalue problem). The accompanying result holds what was reached.
 var ErrNotConverged = errors.New("fixedpoint: not converged")
 
 // Map evaluates dst = F(x). It must not retain or modify x, and len(dst) ==
-// len(x). A non-nil error means F is not defined at x; solvers wrap and
-// return it (a line search treats it as a failed trial point instead).
+// len(x). A non-nil error means F is not defined at x; the functions of
+// this package wrap and return it.
 type Map func(dst, x []float64) error
 
 // JacobianFunc evaluates the n×n Jacobian DF(x) into jac, with jac[i][j] =
@@ -33,9 +33,9 @@ type KinkFunc func(x, d []float64) float64
 type Problem struct {
 	// F is the map; it is required.
 	F Map
-	// Jacobian, if not nil, is DF and replaces finite differences in Newton,
-	// Eigenvalues and Jacobian. (NewtonKrylov and Arnoldi are matrix-free and
-	// always use finite differences.)
+	// Jacobian, if not nil, is DF and replaces finite differences in
+	// Eigenvalues and Jacobian. (Arnoldi is matrix-free and always uses
+	// finite differences.)
 	Jacobian JacobianFunc
 	// Kink, if not nil, keeps finite differences on one side of every
 	// border of a piecewise-smooth F.
@@ -49,61 +49,6 @@ func (p *Problem) check(who string, x0 []float64) {
 	if len(x0) == 0 {
 		panic("fixedpoint: " + who + ": empty initial point")
 	}
-}
-
-// Status says how a solver stopped.
-type Status int
-
-const (
-	// NotConverged: the iteration budget was spent.
-	NotConverged Status = iota
-	// Converged: the residual ‖F(x) − x‖∞ met the tolerance.
-	Converged
-	// Periodic: Iterate found a periodic orbit of period Result.Period ≥ 2.
-	Periodic
-	// Diverged: an iterate or residual was not finite.
-	Diverged
-	// Stalled: Newton's linear system was singular, GMRES or the line search
-	// failed to make progress.
-	Stalled
-	// MapFailed: the map returned an error.
-	MapFailed
-)
-
-var statusNames = [...]string{"not converged", "converged", "periodic", "diverged", "stalled", "map failed"}
-
-func (s Status) String() string {
-	if s < 0 || int(s) >= len(statusNames) {
-		return fmt.Sprintf("Status(%d)", int(s))
-	}
-	return statusNames[s]
-}
-
-// Result is the outcome of a solver.
-type Result struct {
-	// X is the last point reached: for Iterate and Anderson the image F(y)
-	// of the last point y at which the residual was measured, for Newton and
-	// NewtonKrylov that point itself.
-	X []float64
-	// Status says how the solver stopped; the solver's error is nil exactly
-	// when Status == Converged.
-	Status Status
-	// Residual is ‖F(y) − y‖∞ at the last point y where F was evaluated (see X).
-	Residual float64
-	// Iterations counts outer iterations (map steps for Iterate and
-	// Anderson, Newton steps for Newton and NewtonKrylov).
-	Iterations int
-	// Evaluations counts calls of the map, finite differences and line
-	// searches included.
-	Evaluations int
-	// LinearIterations counts GMRES iterations (NewtonKrylov only).
-	LinearIterations int
-	// Period and Orbit describe a periodic orbit when Status == Periodic:
-	// Orbit holds x_{n−p+1}, …, x_n in iteration order.
-	Period int
-	Orbit  [][]float64
-	// History holds the residual at each iteration when requested.
-	History []float64
 }
 
 // counter wraps a map and counts its calls.
@@ -155,20 +100,6 @@ func norm2(v []float64) float64 {
 	return scale * math.Sqrt(ssq)
 }
 
-func distInf(a, b []float64) float64 {
-	m := 0.0
-	for i := range a {
-		d := math.Abs(a[i] - b[i])
-		if math.IsNaN(d) {
-			return math.NaN()
-		}
-		if d > m {
-			m = d
-		}
-	}
-	return m
-}
-
 func dot(a, b []float64) float64 {
 	s := 0.0
 	for i := range a {
@@ -179,9 +110,7 @@ func dot(a, b []float64) float64 {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func clone(x []float64) []float64 { return append([]float64(nil), x...) }
-
-// checkTol validates a tolerance field.
+// checkNonNeg validates a tolerance field.
 func checkNonNeg(name string, v float64) error {
 	if v < 0 || math.IsNaN(v) || math.IsInf(v, 1) {
 		return fmt.Errorf("fixedpoint: %s = %v, want a finite value ≥ 0", name, v)

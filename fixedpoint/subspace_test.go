@@ -10,26 +10,9 @@ import (
 func TestSubspaces(t *testing.T) {
 	t.Parallel()
 	const n = 7
-	c := mat.NewDense(n, 2, nil)
-	for i := 0; i < n; i++ {
-		c.Set(i, 0, 1)
-		c.Set(i, 1, float64(i))
-	}
-	comp, err := OrthogonalComplement(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ones := mat.NewDense(n, 1, nil)
-	for i := 0; i < n; i++ {
-		ones.Set(i, 0, 1)
-	}
-	sumComp, err := OrthogonalComplement(ones)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrapped, err := NewSubspace(SumZero(n).Basis())
-	if err != nil {
-		t.Fatal(err)
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
 	}
 	cases := []struct {
 		name string
@@ -37,10 +20,7 @@ func TestSubspaces(t *testing.T) {
 		r    int
 		cons [][]float64 // constraint vectors orthogonal to S
 	}{
-		{"SumZero", SumZero(n), n - 1, [][]float64{mat.Col(nil, 0, c)}},
-		{"complement(1)", sumComp, n - 1, [][]float64{mat.Col(nil, 0, c)}},
-		{"NewSubspace(Helmert)", wrapped, n - 1, [][]float64{mat.Col(nil, 0, c)}},
-		{"complement(1,i)", comp, n - 2, [][]float64{mat.Col(nil, 0, c), mat.Col(nil, 1, c)}},
+		{"SumZero", SumZero(n), n - 1, [][]float64{ones}},
 	}
 	for _, cs := range cases {
 		t.Run(cs.name, func(t *testing.T) {
@@ -75,11 +55,5 @@ func TestSubspaces(t *testing.T) {
 			cs.s.Project(ppv, pv)
 			checkClose(t, "ΠΠv", ppv, pv, 1e-13)
 		})
-	}
-	if _, err := NewSubspace(mat.NewDense(3, 1, []float64{1, 1, 0})); err == nil {
-		t.Error("NewSubspace accepted a non-normalised basis")
-	}
-	if _, err := OrthogonalComplement(mat.NewDense(3, 2, []float64{1, 2, 1, 2, 1, 2})); err == nil {
-		t.Error("OrthogonalComplement accepted dependent constraints")
 	}
 }
