@@ -113,7 +113,7 @@ func SizesQuantile(z sim.Sizes, q float64) float64 {
 		k := z.Param
 		return distuv.Gamma{Alpha: k, Beta: k}.Quantile(q)
 	case sim.H2:
-		p, m1, m2 := h2Phases(z.Param)
+		p, m1, m2 := z.H2Phases()
 		surv := func(x float64) float64 { return p*math.Exp(-x/m1) + (1-p)*math.Exp(-x/m2) }
 		// The quantile lies between the phases' own q-quantiles.
 		lo, hi := -m1*math.Log1p(-q), -m2*math.Log1p(-q)
@@ -122,12 +122,4 @@ func SizesQuantile(z sim.Sizes, q float64) float64 {
 		return x
 	}
 	return math.NaN()
-}
-
-// h2Phases are the balanced-means hyperexponential's phase probability
-// and means at squared coefficient of variation c (meanfield's package
-// doc, §2).
-func h2Phases(c float64) (p, m1, m2 float64) {
-	p = (1 + math.Sqrt((c-1)/(c+1))) / 2
-	return p, 1 / (2 * p), 1 / (2 * (1 - p))
 }

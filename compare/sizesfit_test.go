@@ -23,7 +23,7 @@ func draw(z sim.Sizes, n int) []float64 {
 				xs[i] += r.ExpFloat64() / z.Param
 			}
 		case sim.H2:
-			p, m1, m2 := h2Phases(z.Param)
+			p, m1, m2 := z.H2Phases()
 			if r.Float64() < p {
 				xs[i] = m1 * r.ExpFloat64()
 			} else {
@@ -104,7 +104,7 @@ func TestSizesQuantile(t *testing.T) {
 		}
 		for _, c := range []float64{1, 4, 100} {
 			x := SizesQuantile(sim.Sizes{Kind: sim.H2, Param: c}, q)
-			p, m1, m2 := h2Phases(c)
+			p, m1, m2 := sim.Sizes{Kind: sim.H2, Param: c}.H2Phases()
 			if s := p*math.Exp(-x/m1) + (1-p)*math.Exp(-x/m2); math.Abs(s-(1-q)) > 1e-9 {
 				t.Errorf("h2:%g q=%g: survival at %g is %g, want %g", c, q, x, s, 1-q)
 			}

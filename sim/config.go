@@ -273,6 +273,15 @@ func (z Sizes) String() string {
 	return fmt.Sprintf("sizes(%d)", int(z.Kind))
 }
 
+// H2Phases are the balanced-means hyperexponential's phase-1 probability
+// p and the phases' means 1/(2p) and 1/(2(1 − p)), for squared
+// coefficient of variation c = z.Param (meaningful for Kind H2 only).
+func (z Sizes) H2Phases() (p, m1, m2 float64) {
+	c := z.Param
+	p = (1 + math.Sqrt((c-1)/(c+1))) / 2
+	return p, 1 / (2 * p), 1 / (2 * (1 - p))
+}
+
 // SecondMoment returns E[S²] of the size distribution (+Inf for Pareto with α ≤ 2).
 func (z Sizes) SecondMoment() float64 {
 	switch z.Kind {

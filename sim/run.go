@@ -159,10 +159,7 @@ func newRunner(c Config, seed uint64) *runner {
 func (r *runner) setupSizes() {
 	switch r.c.Sizes.Kind {
 	case H2:
-		cv := r.c.Sizes.Param
-		r.h2p = (1 + math.Sqrt((cv-1)/(cv+1))) / 2
-		r.h2m1 = 1 / (2 * r.h2p)
-		r.h2m2 = 1 / (2 * (1 - r.h2p))
+		r.h2p, r.h2m1, r.h2m2 = r.c.Sizes.H2Phases()
 	case Pareto:
 		r.parXm = (r.c.Sizes.Param - 1) / r.c.Sizes.Param
 		r.parInv = -1 / r.c.Sizes.Param

@@ -28,10 +28,9 @@ func (z Sizes) UnseenWork(n float64) float64 {
 		a := z.Param
 		return math.Pow(n, -(a-1)/a)
 	case H2:
-		c := z.Param
-		p := (1 + math.Sqrt((c-1)/(c+1))) / 2
+		p, m1, m2 := z.H2Phases()
 		ps := [2]float64{p, 1 - p}
-		ms := [2]float64{1 / (2 * p), 1 / (2 * (1 - p))}
+		ms := [2]float64{m1, m2}
 		surv := func(s float64) float64 {
 			var f float64
 			for i := range ps {
