@@ -152,7 +152,9 @@ func (st *RunState) check(P, maxIter int) error {
 		}
 	}
 	for i, s := range st.Recent {
-		if !finite(s.BoardMean) || !finite(s.QueueMean) || !finite(s.CutPhase) || !finite(s.KinkDistance) || s.Window < 0 {
+		// A map of boards only (Edge's, RefreshMap.boardOnly) reports the
+		// queue as NaN.
+		if !finite(s.BoardMean) || !(finite(s.QueueMean) || math.IsNaN(s.QueueMean)) || !finite(s.CutPhase) || !finite(s.KinkDistance) || s.Window < 0 {
 			return bad("map %d's observables %+v", n-len(st.Recent)+i, s)
 		}
 	}

@@ -97,6 +97,12 @@ type EdgeSettings struct {
 	// minutes, between two Progress reports. It is not the search's cost
 	// (EdgeResult.Maps) and, like Stop, not a setting of the computation.
 	Mapped func() `json:"-"`
+	// Journal, when not nil, keeps the search's outcomes as they are
+	// computed and supplies those it already holds (edgejournal.go): a
+	// search stopped part way and run again with its journal continues
+	// where it stopped, with the uninterrupted search's result, Maps and
+	// Work included. Like Stop, it is not a setting of the computation.
+	Journal *EdgeJournal `json:"-"`
 
 	plain bool // no accelerated corrector (edgeaccel.go): every run plain, for comparison
 }
@@ -384,6 +390,14 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 		o.maps, o.work = 0, 0
 		return o
 	}
+	jr := e.s.Journal
+	var key string
+	if jr != nil {
+		key = journalKey("run", start, T, tol, float64(j.low), boolNum(j.warm))
+		if o, ok := jr.run(key); ok {
+			return o
+		}
+	}
 	m, err := e.mapAt(w, T)
 	if err != nil {
 		return runOut{err: err}
@@ -392,6 +406,22 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 	P := e.s.Service.PhaseCount()
 	once := func(acc *edgeAccel) (Attractor, error) {
 		high := 0
+		set := AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}
+		if jr != nil && acc == nil {
+			// A plain run saves its state as it goes and continues from
+			// the state saved (edgejournal.go); the search's Stop ends it
+			// through set.Stop, which saves the state first.
+			base := o.work
+			if st, ok := jr.open(key); ok {
+				set.Resume, high, o.work = st.State, st.High, base+st.Work
+			}
+			set.Stop = e.stopped
+			set.Checkpoint = func(stopping bool, state func() *RunState) {
+				if jr.due(key, stopping) {
+					jr.keepOpen(key, journalOpen{State: state(), High: high, Work: o.work - base})
+				}
+			}
+		}
 		stop := func(r RefreshResult) bool {
 			o.work += float64(r.Windows) * float64(r.Rows)
 			// The test reads the board the map made (the next map's
@@ -403,13 +433,13 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 				high = 0
 			}
 			e.mapped()
-			return high >= edgeLeaveRun || (cancel != nil && cancel()) || e.stopped()
+			return high >= edgeLeaveRun || (cancel != nil && cancel()) || (set.Stop == nil && e.stopped())
 		}
 		var jump boardJump
 		if acc != nil {
 			jump = acc.jump
 		}
-		att, _, err := iterateAccelerated(m, start, AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}, stop, jump)
+		att, _, err := iterateAccelerated(m, start, set, stop, jump)
 		o.maps += att.Maps
 		return att, err
 	}
@@ -438,7 +468,20 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 		return o
 	}
 	o.ok = att.Balanced
+	if cancel != nil && cancel() {
+		jr.dropOpen(key) // its output is discarded
+		return o
+	}
+	jr.keepRun(key, o)
 	return o
+}
+
+// boolNum is 1 for true, 0 for false.
+func boolNum(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // saddleSide reports whether the fixed point att lies on the saddle's side
@@ -1332,7 +1375,15 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 			return nil, 0, err
 		}
 		m.boardOnly = true // the Jacobian of the board map: the same bytes
-		return leadingEigenvalues(m, node.Board, 3)
+		key := journalKey("spectrum", node.Board, T)
+		if ev, maps, ok := e.s.Journal.spectrum(key); ok {
+			return ev, maps, nil
+		}
+		ev, maps, err := leadingEigenvalues(m, node.Board, 3)
+		if err == nil {
+			e.s.Journal.keepSpectrum(key, ev, maps)
+		}
+		return ev, maps, err
 	}
 	// T just past the window end at the node's board: the other piece.
 	var (
@@ -1486,7 +1537,7 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 		// maps: the first map's cost does not bound the rest.
 		hs.maxWork = work - o.work
 	}
-	h, err := findHerdAttractor(m, board, hs)
+	h, err := e.journalHerd(m, T, board, hs)
 	o.maps += h.Maps
 	o.work += h.Work
 	if err != nil && !errors.Is(err, ErrNotConverged) {
@@ -1500,6 +1551,33 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 	}
 	o.h = &h
 	return o
+}
+
+// journalHerd is findHerdAttractor(m, board, hs) through the search's
+// journal (edgejournal.go): taken from it when there, else computed, its
+// state saved as it goes and continued from the state saved.
+func (e *edgeRun) journalHerd(m *RefreshMap, T float64, board []float64, hs HerdSettings) (HerdAttractor, error) {
+	jr := e.s.Journal
+	if jr == nil {
+		return findHerdAttractor(m, board, hs)
+	}
+	key := journalKey("herd", board, T, float64(hs.MaxIter), hs.maxWork)
+	if h, err, ok := jr.herd(key); ok {
+		return h, err
+	}
+	if st, ok := jr.open(key); ok {
+		hs.Resume = st.State
+	}
+	hs.Checkpoint = func(stopping bool, state func() *RunState) {
+		if jr.due(key, stopping) {
+			jr.keepOpen(key, journalOpen{State: state()})
+		}
+	}
+	h, err := findHerdAttractor(m, board, hs)
+	if !e.stopped() {
+		jr.keepHerd(key, h, err)
+	}
+	return h, err
 }
 
 func absMax(ev []complex128) float64 {

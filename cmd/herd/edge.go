@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
@@ -34,6 +35,11 @@ type edgeOutput struct {
 	// servers is --servers: 0 for N → ∞, else the finite fleet's N
 	// (runEdgeFinite).
 	servers int
+	// checkpoint is --checkpoint FILE ("": none), checkpointEvery
+	// --checkpoint-every, checkpointArgs the command it is for.
+	checkpoint      string
+	checkpointEvery time.Duration
+	checkpointArgs  []string
 }
 
 // Edge methods (--method).
@@ -61,7 +67,15 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	}
 	exact, anchors := splitEdges(settings, o)
 	limits := startMapLimits(settings, o, stopOn(ctx))
-	all := computeEdges(ctx, e, "edge", o.progress, append(exact, anchors...), o.workers, o.confirm)
+	searches := append(exact, anchors...)
+	cp, err := openEdgeCheckpoint(e, o, searches)
+	if err != nil {
+		return err
+	}
+	all := computeEdges(ctx, e, "edge", o.progress, searches, o.workers, o.confirm)
+	if err := cp.close(ctx, e); err != nil {
+		return err
+	}
 	pts := all[:len(exact)]
 	exps, expErrs := edgeExpansions(ctx, limits, all)
 	rows := mergeEdgeRows(settings, o, pts, exps, expErrs)
@@ -97,6 +111,7 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := plotFlag(fs, "edge_scaled against k, one series per load, with the law 0.9(k−2),")
 	servers := fs.Int("servers", 0, "servers N, integer in [2, 1e9]: instead of the map's edge, the edge at N servers for herd bracket's start, detector and run length of 1,000 refreshes (the particle map; go doc herd/meanfield, §8); 0: N → ∞")
+	cpFlags := addCheckpointFlags(fs)
 	method := fs.String("method", methodAuto, fmt.Sprintf("exact (the refresh map's search), expansion (the heavy-traffic expansion x*(k) + c₁(1−λ) + c₂(1−λ)², an approximation with an error estimate, λ > %g) or auto (exact up to λ = %g, the expansion above)", compare.ExpansionLoads[2], autoExactMax))
 	if err := parse(fs, args); err != nil {
 		return nil, o, err
@@ -108,12 +123,16 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	if err := checkProgressMode(*progMode); err != nil {
 		return nil, o, err
 	}
-	o = edgeOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers, confirm: *confirm}
+	o = edgeOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers, confirm: *confirm,
+		checkpoint: *cpFlags.path, checkpointEvery: *cpFlags.every, checkpointArgs: checkpointArgs(fs)}
+	if err := cpFlags.check(fs, false); err != nil {
+		return nil, o, err
+	}
 	if fs.Changed("servers") {
 		if *servers < 2 || *servers > 1e9 {
 			return nil, o, usagef("--servers %d: want an integer in [2, 1e9]", *servers)
 		}
-		for _, f := range []string{"plot", "confirm", "method"} {
+		for _, f := range []string{"plot", "confirm", "method", "checkpoint"} {
 			if fs.Changed(f) {
 				return nil, o, usagef("--servers does not go with --%s", f)
 			}
@@ -490,4 +509,57 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		return fmt.Errorf("%d edge(s) failed: %s", len(failed), failed[0])
 	}
 	return ctx.Err()
+}
+
+// edgeCheckpoint is herd edge's checkpoint (--checkpoint FILE) while its
+// searches run: compare.EdgeCheckpointer's file, whose journals the
+// searches take (meanfield.EdgeSettings.Journal). A nil one is none.
+type edgeCheckpoint struct {
+	*compare.EdgeCheckpointer
+	path string
+}
+
+// openEdgeCheckpoint opens --checkpoint's file for the searches and gives
+// each its journal; nil without --checkpoint. A file made for another
+// command is a usage error naming --checkpoint.
+func openEdgeCheckpoint(e *env, o edgeOutput, searches []meanfield.EdgeSettings) (*edgeCheckpoint, error) {
+	if o.checkpoint == "" {
+		return nil, nil
+	}
+	c, err := compare.OpenEdgeCheckpoint(compare.EdgeCheckpointSettings{
+		Path: o.checkpoint, Every: o.checkpointEvery, Version: version, Command: "edge", Args: o.checkpointArgs,
+		Searches: len(searches),
+		Warn: func(err error) {
+			fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s: not written: %v (the run goes on)\n", o.checkpoint, err)
+		},
+	})
+	if err != nil {
+		return nil, usagef("--checkpoint %s: %v", o.checkpoint, err)
+	}
+	for i := range searches {
+		searches[i].Journal = c.Journal(i)
+	}
+	if c.Resumed() {
+		runs, open, maps := c.Counts()
+		fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s: resuming: %d runs finished, %d continued from their saved state (%d maps)\n",
+			o.checkpoint, runs, open, maps)
+	}
+	return &edgeCheckpoint{c, o.checkpoint}, nil
+}
+
+// close writes the file a last time and, when the run was interrupted,
+// tells on stderr what it holds to resume from.
+func (c *edgeCheckpoint) close(ctx context.Context, e *env) error {
+	if c == nil {
+		return nil
+	}
+	if err := c.Close(); err != nil {
+		return fmt.Errorf("--checkpoint %s: %w", c.path, err)
+	}
+	if ctx.Err() != nil {
+		runs, open, maps := c.Counts()
+		fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s holds %d finished runs and %d saved part way (%d maps): the same command with --checkpoint %s resumes\n",
+			c.path, runs, open, maps, c.path)
+	}
+	return nil
 }

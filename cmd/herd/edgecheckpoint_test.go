@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEdgeCheckpointResume: herd edge interrupted (Ctrl-C at the n-th poll
+// of its context, once or twice) with --checkpoint F exits 1 and says that
+// F resumes; the same command with F then prints the bytes of a run never
+// interrupted (JSON, whose meta records the command line), whatever
+// --workers, and a rerun on the finished file prints them again.
+func TestEdgeCheckpointResume(t *testing.T) {
+	t.Parallel()
+	base := []string{"edge", "--dispatchers", "5", "--load", "0.9", "--format", "json"}
+	want, errs, code := herd(t, base...)
+	if code != 0 {
+		t.Fatalf("uninterrupted: exit %d, %s", code, errs)
+	}
+	for _, c := range []struct {
+		cuts    []int
+		workers string
+		every   string
+	}{
+		{[]int{30}, "1", "1ns"},
+		{[]int{20, 60}, "2", "1ns"},
+		{[]int{100}, "2", "2m"},
+	} {
+		name := fmt.Sprintf("cuts %v workers %s every %s", c.cuts, c.workers, c.every)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "e.ckpt")
+			args := append(append([]string(nil), base...), "--workers", c.workers, "--checkpoint", path, "--checkpoint-every", c.every)
+			for _, n := range c.cuts {
+				out, errs, code := herdCtx(newCountdown(n), args...)
+				t.Logf("cut at %d: exit %d, %s", n, code, errs)
+				if code == 0 {
+					continue
+				}
+				if code != 1 || !strings.Contains(errs, "the same command with --checkpoint "+path+" resumes") || !strings.Contains(out, `"partial": true`) {
+					t.Fatalf("cut at %d: exit %d, stderr %q, stdout %s; want 1, partial, and how to resume", n, code, errs, out)
+				}
+			}
+			for i := range 2 {
+				got, errs, code := herd(t, args...)
+				if code != 0 || got != want || !strings.Contains(errs, "resuming") {
+					t.Fatalf("resumed (%d): exit %d, stderr %q; stdout\n%s\nwant (uninterrupted)\n%s", i, code, errs, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestEdgeCheckpointBad: a checkpoint made for other arguments, a file
+// that is not one, and --checkpoint with --servers exit 2 naming
+// --checkpoint.
+func TestEdgeCheckpointBad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	made := filepath.Join(dir, "made.ckpt")
+	if _, errs, code := herdCtx(newCountdown(10), "edge", "--dispatchers", "5", "--load", "0.9", "--checkpoint", made); code != 1 {
+		t.Fatalf("making a checkpoint: exit %d, %s", code, errs)
+	}
+	junk := filepath.Join(dir, "junk.ckpt")
+	if err := os.WriteFile(junk, []byte(`{"format":"herd-point-checkpoint/1"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"edge", "--dispatchers", "6", "--load", "0.9", "--checkpoint", made}, "not this command"},
+		{[]string{"edge", "--dispatchers", "5", "--load", "0.9", "--checkpoint", junk}, "not an edge checkpoint"},
+		{[]string{"edge", "--dispatchers", "5", "--load", "0.9", "--servers", "100", "--checkpoint", made}, "--servers does not go with --checkpoint"},
+		{[]string{"edge", "--dispatchers", "5", "--checkpoint-every", "1m"}, "--checkpoint-every needs --checkpoint"},
+		{[]string{"edge", "--dispatchers", "5", "--checkpoint", made, "--checkpoint-every", "0s"}, "--checkpoint-every"},
+	} {
+		_, errs, code := herd(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || !strings.Contains(errs, "--checkpoint") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package meanfield
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+)
+
+// TestEdgeJournalResume: a search stopped part way several times (within
+// runs, so that plain runs save their state mid-run, and in the herd's
+// classification), its journal encoded and decoded at each stop, and run
+// again each time with the journal, ends with the uninterrupted search's
+// result, Maps and Work included, whatever Workers; and a search given a
+// finished search's journal makes no map.
+func TestEdgeJournalResume(t *testing.T) {
+	t.Parallel()
+	base := EdgeSettings{Dispatchers: 5, Load: 0.9, HerdFull: true, HerdMaps: 120}
+	want, err := Edge(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Runtime, want.Herd.Runtime = 0, 0
+	wantS := fmt.Sprintf("%+v", want)
+
+	j := NewEdgeJournal()
+	var mid int // runs saved part way, over the stops
+	total := 0
+	for i, after := range []int64{25, 60, 45, 80, 100, 1 << 40} {
+		s := base
+		s.Workers = 1 + i%2
+		s.Journal = j
+		var made atomic.Int64
+		s.Mapped = func() { made.Add(1) }
+		s.Stop = func() bool { return made.Load() >= after }
+		r, err := Edge(s)
+		total += int(made.Load())
+		data, merr := j.MarshalBinary()
+		if merr != nil {
+			t.Fatal(merr)
+		}
+		mid += j.Counts().Open
+		j = NewEdgeJournal()
+		if err := j.UnmarshalBinary(data); err != nil {
+			t.Fatal(err)
+		}
+		if err == nil {
+			r.Runtime, r.Herd.Runtime = 0, 0
+			if got := fmt.Sprintf("%+v", r); got != wantS {
+				t.Fatalf("after %d stops: %s\nuninterrupted: %s", i, got, wantS)
+			}
+			if mid == 0 {
+				t.Error("no run was saved part way: the stops fell between runs only")
+			}
+			t.Logf("%d maps over %d searches stopped and resumed; %d uninterrupted (with the herd's)", total, i+1, want.Maps)
+			// A finished search's journal: the same result, and with one
+			// worker (none started ahead, to be cancelled) no map.
+			s.Stop, s.Workers, made = nil, 1, atomic.Int64{}
+			r, err := Edge(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Runtime, r.Herd.Runtime = 0, 0
+			if got := fmt.Sprintf("%+v", r); got != wantS || made.Load() != 0 {
+				t.Errorf("from a finished journal: %d maps made, result %s", made.Load(), got)
+			}
+			return
+		}
+		if !errors.Is(err, ErrStopped) {
+			t.Fatalf("stop %d: %v", i, err)
+		}
+	}
+	t.Fatal("the search did not finish within the stops")
+}
