@@ -381,7 +381,7 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 		if s.Service.Kind != meanfield.ServiceExp {
 			labels[i] += " sizes " + s.Service.String() // herd law --sizes runs several
 		}
-		weights[i] = compare.EdgeCost(s)
+		weights[i] = compare.EdgeCostSized(s)
 	}
 	// A search in progress ends within a map of Ctrl-C (it is then left
 	// out as unfinished), not only the edges not yet started.
@@ -391,6 +391,9 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 		settings[i].Stop = stop
 	}
 	prog := progress.NewItems(e.stderr, isTerminal(e.stderr), progress.Mode(mode), name, "edges", labels, weights)
+	// Before the first edge ends, the estimate is the cost model's
+	// (exactCostSeconds, spread over the workers).
+	prog.SetPrior(exactCostSeconds * 2 / float64(max(workers, 2)))
 	// The maps each search has made and those at its last status: the
 	// heartbeat shows the difference, so one run of minutes is seen to
 	// move.

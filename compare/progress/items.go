@@ -62,6 +62,7 @@ type Items struct {
 	status     []string
 	live       []func() string
 	done, all  float64
+	prior      float64 // seconds per unit of weight by a cost model; 0: none
 	count      int
 	start      time.Time
 	stop       chan struct{}
@@ -92,6 +93,17 @@ func NewItems(w io.Writer, term bool, mode Mode, name, unit string, labels []str
 		p.stop = startBeat(&p.wg, p.heartbeat)
 	}
 	return p
+}
+
+// SetPrior gives a cost model's seconds per unit of weight, for the
+// estimate before any item has finished (until then the time left is
+// otherwise unknown): the whole batch's weight at that rate less the time
+// elapsed, said to come from the cost model. After the first item ends,
+// the estimate is the measured pace's.
+func (p *Items) SetPrior(secondsPerWeight float64) {
+	p.mu.Lock()
+	p.prior = secondsPerWeight
+	p.mu.Unlock()
 }
 
 // Begin records that item i started.
@@ -141,10 +153,17 @@ func (p *Items) left() string {
 	if p.count == len(p.labels) {
 		return ""
 	}
+	el := time.Since(p.start)
+	if p.done <= 0 && p.prior > 0 {
+		est := time.Duration(p.all * p.prior * float64(time.Second))
+		if est <= el {
+			return fmt.Sprintf(", past the cost model's estimate of %s", est.Round(time.Second))
+		}
+		return fmt.Sprintf(", about %s left by the cost model", (est - el).Round(time.Second))
+	}
 	if p.done <= 0 {
 		return ", time left unknown"
 	}
-	el := time.Since(p.start)
 	rest := time.Duration(float64(el) * (p.all - p.done) / p.done)
 	return fmt.Sprintf(", about %s left", rest.Round(time.Second))
 }

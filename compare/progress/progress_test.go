@@ -306,3 +306,26 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Items with a cost model's prior: before any item ends, the time left is
+// the batch's weight at the prior's rate less the time elapsed, said to be
+// the cost model's, and past it once elapsed; after one ends, the
+// measured pace's.
+func TestItemsPrior(t *testing.T) {
+	t.Parallel()
+	p := NewItems(io.Discard, false, Never, "edge", "edges", []string{"a", "b"}, []float64{100, 300})
+	p.SetPrior(1) // 400 s in all
+	p.start = time.Now().Add(-100 * time.Second)
+	if got := p.left(); got != ", about 5m0s left by the cost model" {
+		t.Errorf("before any item ends: %q", got)
+	}
+	p.start = time.Now().Add(-500 * time.Second)
+	if got := p.left(); got != ", past the cost model's estimate of 6m40s" {
+		t.Errorf("past the estimate: %q", got)
+	}
+	p.start = time.Now().Add(-50 * time.Second)
+	p.End(0, "edge")
+	if got := p.left(); got != ", about 2m30s left" {
+		t.Errorf("after one item: %q, want the measured pace's 50 s·300/100", got)
+	}
+}
