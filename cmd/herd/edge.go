@@ -14,6 +14,7 @@ import (
 	"herd/cmd/internal/table"
 	"herd/compare"
 	"herd/compare/progress"
+	"herd/compare/sweep"
 	"herd/meanfield"
 )
 
@@ -514,12 +515,16 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 	return ctx.Err()
 }
 
+// edgeCheckpointFormat names herd edge's checkpoint format.
+const edgeCheckpointFormat = "herd-edge-checkpoint/1"
+
 // edgeCheckpoint is herd edge's checkpoint (--checkpoint FILE) while its
-// searches run: compare.EdgeCheckpointer's file, whose journals the
-// searches take (meanfield.EdgeSettings.Journal). A nil one is none.
+// searches run: a sweep.JournalFile of the searches' journals
+// (meanfield.EdgeSettings.Journal). A nil one is none.
 type edgeCheckpoint struct {
-	*compare.EdgeCheckpointer
-	path string
+	*sweep.JournalFile
+	journals []*meanfield.EdgeJournal
+	path     string
 }
 
 // openEdgeCheckpoint opens --checkpoint's file for the searches and gives
@@ -529,9 +534,18 @@ func openEdgeCheckpoint(e *env, o edgeOutput, searches []meanfield.EdgeSettings)
 	if o.checkpoint == "" {
 		return nil, nil
 	}
-	c, err := compare.OpenEdgeCheckpoint(compare.EdgeCheckpointSettings{
-		Path: o.checkpoint, Every: o.checkpointEvery, Version: version, Command: "edge", Args: o.checkpointArgs,
-		Searches: len(searches),
+	c := &edgeCheckpoint{path: o.checkpoint}
+	var js []sweep.Journal
+	for i := range searches {
+		j := meanfield.NewEdgeJournal()
+		j.Every = o.checkpointEvery
+		c.journals = append(c.journals, j)
+		js = append(js, j)
+		searches[i].Journal = j
+	}
+	f, err := sweep.OpenJournalFile(sweep.JournalFileSettings{
+		Path: o.checkpoint, Format: edgeCheckpointFormat, Every: o.checkpointEvery,
+		Version: version, Command: "edge", Args: o.checkpointArgs, Journals: js,
 		Warn: func(err error) {
 			fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s: not written: %v (the run goes on)\n", o.checkpoint, err)
 		},
@@ -539,15 +553,27 @@ func openEdgeCheckpoint(e *env, o edgeOutput, searches []meanfield.EdgeSettings)
 	if err != nil {
 		return nil, usagef("--checkpoint %s: %v", o.checkpoint, err)
 	}
-	for i := range searches {
-		searches[i].Journal = c.Journal(i)
-	}
-	if c.Resumed() {
-		runs, open, maps := c.Counts()
+	c.JournalFile = f
+	if f.Resumed() {
+		runs, open, maps := c.counts()
 		fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s: resuming: %d runs finished, %d continued from their saved state (%d maps)\n",
 			o.checkpoint, runs, open, maps)
 	}
-	return &edgeCheckpoint{c, o.checkpoint}, nil
+	return c, nil
+}
+
+// counts sums what the journals hold: finished runs, runs saved part way
+// and the maps those have made.
+func (c *edgeCheckpoint) counts() (runs, open, openMaps int) {
+	for _, j := range c.journals {
+		n := j.Counts()
+		runs += n.Runs
+		open += n.Open
+		for _, m := range n.OpenMaps {
+			openMaps += m
+		}
+	}
+	return runs, open, openMaps
 }
 
 // close writes the file a last time and, when the run was interrupted,
@@ -560,7 +586,7 @@ func (c *edgeCheckpoint) close(ctx context.Context, e *env) error {
 		return fmt.Errorf("--checkpoint %s: %w", c.path, err)
 	}
 	if ctx.Err() != nil {
-		runs, open, maps := c.Counts()
+		runs, open, maps := c.counts()
 		fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s holds %d finished runs and %d saved part way (%d maps): the same command with --checkpoint %s resumes\n",
 			c.path, runs, open, maps, c.path)
 	}

@@ -73,7 +73,7 @@ func TestEdgeCheckpointBad(t *testing.T) {
 		want string
 	}{
 		{[]string{"edge", "--dispatchers", "6", "--load", "0.9", "--checkpoint", made}, "not this command"},
-		{[]string{"edge", "--dispatchers", "5", "--load", "0.9", "--checkpoint", junk}, "not an edge checkpoint"},
+		{[]string{"edge", "--dispatchers", "5", "--load", "0.9", "--checkpoint", junk}, "not a checkpoint of this command"},
 		{[]string{"edge", "--dispatchers", "5", "--load", "0.9", "--servers", "100", "--checkpoint", made}, "--servers does not go with --checkpoint"},
 		{[]string{"edge", "--dispatchers", "5", "--checkpoint-every", "1m"}, "--checkpoint-every needs --checkpoint"},
 		{[]string{"edge", "--dispatchers", "5", "--checkpoint", made, "--checkpoint-every", "0s"}, "--checkpoint-every"},
