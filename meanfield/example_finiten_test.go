@@ -39,3 +39,20 @@ func ExampleLinearise() {
 	// board mean 5.489 ± 0.65, response 7.900
 	// window end 2.84 after T, standard deviation 4.2
 }
+
+// The refined mean field of the supermarket model SQ(2) at λ = 0.9
+// (package doc, §8): the mean field's mean queue Σ_i λ^(2^i − 1) = 2.3527
+// (SupermarketTails) and its 1/N term 3.9864, so that at N = 10 servers the
+// mean queue is 2.7513 and the mean time in system 3.0570.
+func ExampleRefinedSupermarket() {
+	r, err := meanfield.RefinedSupermarket{D: 2, Load: 0.9}.Solve()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("mean field %.4f, 1/N term %.4f\n", r.QueueMean, r.QueueTerm)
+	fmt.Printf("N = 10: queue %.4f, response %.4f\n", r.QueueAt(10), r.ResponseAt(10))
+	// Output:
+	// mean field 2.3527, 1/N term 3.9864
+	// N = 10: queue 2.7513, response 3.0570
+}
