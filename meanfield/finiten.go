@@ -198,29 +198,11 @@ func LineariseAt(f FiniteN, x []float64) (LinearNoise, error) {
 	out.Window, out.CutPhase = res.Window, res.CutPhase
 
 	// 1. The Jacobian.
-	maps := 0
-	prob, xs, err := truncatedProblem(m, x, f.RowMin, &maps)
+	prob, err := out.linearise(m, x, f.RowMin, r.Period)
 	if err != nil {
 		return out, err
 	}
-	n := len(xs)
-	J, err := fixedpoint.Jacobian(prob, xs, nil)
-	out.Maps += maps
-	if err != nil {
-		return out, fmt.Errorf("meanfield: finite fleet: jacobian: %w", err)
-	}
-	out.Rows, out.State, out.Jacobian = n, xs, J
-	ev, err := fixedpoint.Eigenvalues(fixedpoint.Problem{F: prob.F, Jacobian: func(dst *mat.Dense, _ []float64) error {
-		dst.Copy(J)
-		return nil
-	}}, xs, &fixedpoint.SpectrumSettings{Subspace: fixedpoint.SumZero(n)})
-	if err != nil {
-		return out, fmt.Errorf("meanfield: finite fleet: spectrum: %w", err)
-	}
-	out.SpectralRadius = fixedpoint.SpectralRadius(ev)
-	if !(out.SpectralRadius < 1) {
-		return out, fmt.Errorf("%w: spectral radius %.4g at T = %v", ErrNotBalanced, out.SpectralRadius, r.Period)
-	}
+	n, J := out.Rows, out.Jacobian
 
 	// 2. The noise.
 	nz, err := periodNoise(r, m, x, res, n)
@@ -250,29 +232,72 @@ func LineariseAt(f FiniteN, x []float64) (LinearNoise, error) {
 	out.RefinedResponse = out.Response + out.ResponseTerm/N
 
 	// 5. The border.
-	k, lam, T := float64(r.Dispatchers), r.Load, r.Period
 	board := x
 	if P > 1 {
 		board = svc.Board(x)
 	}
+	out.border(r, board, a)
+	out.Runtime = time.Since(start)
+	return out, nil
+}
+
+// linearise sets Rows, State, Jacobian and SpectralRadius of ln from the
+// fixed point x of m, step 1 of LineariseAt: J = DF on the rows of x
+// holding at least rowMin (fixedpoint.Jacobian), and its spectral radius
+// on boards of unit mass, which must be below 1 (ErrNotBalanced otherwise;
+// period is T, for the message). It returns the truncated problem, whose
+// map the 1/N terms difference.
+func (ln *LinearNoise) linearise(m *RefreshMap, x []float64, rowMin, period float64) (fixedpoint.Problem, error) {
+	maps := 0
+	prob, xs, err := truncatedProblem(m, x, rowMin, &maps)
+	if err != nil {
+		return prob, err
+	}
+	n := len(xs)
+	J, err := fixedpoint.Jacobian(prob, xs, nil)
+	ln.Maps += maps
+	if err != nil {
+		return prob, fmt.Errorf("meanfield: finite fleet: jacobian: %w", err)
+	}
+	ln.Rows, ln.State, ln.Jacobian = n, xs, J
+	ev, err := fixedpoint.Eigenvalues(fixedpoint.Problem{F: prob.F, Jacobian: func(dst *mat.Dense, _ []float64) error {
+		dst.Copy(J)
+		return nil
+	}}, xs, &fixedpoint.SpectrumSettings{Subspace: fixedpoint.SumZero(n)})
+	if err != nil {
+		return prob, fmt.Errorf("meanfield: finite fleet: spectrum: %w", err)
+	}
+	ln.SpectralRadius = fixedpoint.SpectralRadius(ev)
+	if !(ln.SpectralRadius < 1) {
+		return prob, fmt.Errorf("%w: spectral radius %.4g at T = %v", ErrNotBalanced, ln.SpectralRadius, period)
+	}
+	return prob, nil
+}
+
+// border sets the crossing variable of the cut window's end, step 5 of
+// LineariseAt (package doc, §8, (8.5)), from ln's Window, Jacobian, Cov and
+// Servers: board is the board of the fixed point and a the arrivals'
+// response (8.2).
+func (ln *LinearNoise) border(r Refresh, board, a []float64) {
+	n, P := ln.Rows, r.Service.PhaseCount()
+	J, S, N := ln.Jacobian, ln.Cov, float64(ln.Servers)
+	k, lam, T := float64(r.Dispatchers), r.Load, r.Period
 	tauEnd, tauStart := windowEnds(r.Dispatchers, lam, T, board)
-	out.Border, out.StartBorder = tauEnd-T, T-tauStart
-	g := borderGradient(k, lam, out.Window+1, n, P)
+	ln.Border, ln.StartBorder = tauEnd-T, T-tauStart
+	g := borderGradient(k, lam, ln.Window+1, n, P)
 	vEta := T / (lam * N)
 	vs := quad(S, g)/N + vEta
-	out.BorderSD = math.Sqrt(vs)
-	out.BorderZ = out.Border / out.BorderSD
+	ln.BorderSD = math.Sqrt(vs)
+	ln.BorderZ = ln.Border / ln.BorderSD
 	// Cov(s_n, s_{n+1}) = gᵀJΣg/N − gᵀa·Var η (package doc, §8, (8.5)).
 	var JS mat.Dense
 	JS.Mul(J, S)
 	cov1 := bilinear(&JS, g, g)/N - dotv(g, a)*vEta
-	out.BorderCorrelation = max(-1, min(1, cov1/vs))
-	out.CrossPerPeriod = normalCDF(-out.BorderZ)
-	out.UpcrossPerPeriod = upcross(out.BorderZ, out.BorderCorrelation)
-	gs := borderGradient(k, lam, out.Window, n, P)
-	out.StartBorderZ = out.StartBorder / math.Sqrt(quad(S, gs)/N+vEta)
-	out.Runtime = time.Since(start)
-	return out, nil
+	ln.BorderCorrelation = max(-1, min(1, cov1/vs))
+	ln.CrossPerPeriod = normalCDF(-ln.BorderZ)
+	ln.UpcrossPerPeriod = upcross(ln.BorderZ, ln.BorderCorrelation)
+	gs := borderGradient(k, lam, ln.Window, n, P)
+	ln.StartBorderZ = ln.StartBorder / math.Sqrt(quad(S, gs)/N+vEta)
 }
 
 // normalise scales x to unit sum.
@@ -626,7 +651,6 @@ func serverLaws(k int, lam, T float64, p []float64, minMass float64) (*serverLaw
 
 // serverLawsRows is serverLaws on queue rows 0 … R−1.
 func serverLawsRows(k int, lam, T float64, p []float64, minMass float64, R int) (*serverLawSet, error) {
-	top := len(p) - 1
 	out := &serverLawSet{next: make([]float64, R)}
 	for b, w := range p {
 		if w >= minMass {
@@ -636,13 +660,38 @@ func serverLawsRows(k int, lam, T float64, p []float64, minMass float64, R int) 
 	if len(out.classes) == 0 {
 		return nil, errors.New("meanfield: finite fleet: empty board")
 	}
-	lastClass := out.classes[len(out.classes)-1]
-	ws := &chainWS{R: R, k: k}
-	ws.grow()
 	laws := make([][]float64, len(out.classes))
 	for i := range laws {
 		laws[i] = make([]float64, R)
 	}
+	active := out.followWater(laws, k, lam, T, p, R)
+	// Classes the water never reached drain for the whole period.
+	for c := active; c < len(out.classes); c++ {
+		deathLaw(laws[c], out.classes[c], T)
+	}
+	for c, b := range out.classes {
+		var s float64
+		for q, x := range laws[c] {
+			out.next[q] += p[b] * x
+			s += x
+		}
+		out.lost += p[b] * max(0, 1-s)
+	}
+	out.laws = laws
+	return out, nil
+}
+
+// followWater runs the laws of out's classes (laws[c] for class
+// out.classes[c], on queue rows 0 … R−1) through the water's windows up to
+// T, serverLaws' schedule: class v joins at τ_v with its pure-death law,
+// then each window [τ_v, τ_v + W_v), W_v = kF(v)/λ, applies its chain,
+// the cut window up to T. It sets out.windows and returns the number of
+// classes that joined the water (the first ones).
+func (out *serverLawSet) followWater(laws [][]float64, k int, lam, T float64, p []float64, R int) int {
+	top := len(p) - 1
+	lastClass := out.classes[len(out.classes)-1]
+	ws := &chainWS{R: R, k: k}
+	ws.grow()
 	active := 0 // classes[:active] have joined the water
 	tmp := make([]float64, R)
 	var F, tau float64
@@ -689,22 +738,8 @@ func serverLawsRows(k int, lam, T float64, p []float64, minMass float64, R int) 
 			ws.run(tmp, laws[c], w, l)
 			copy(laws[c], tmp)
 		}
-		break
+		return active
 	}
-	// Classes the water never reached drain for the whole period.
-	for c := active; c < len(out.classes); c++ {
-		deathLaw(laws[c], out.classes[c], T)
-	}
-	for c, b := range out.classes {
-		var s float64
-		for q, x := range laws[c] {
-			out.next[q] += p[b] * x
-			s += x
-		}
-		out.lost += p[b] * max(0, 1-s)
-	}
-	out.laws = laws
-	return out, nil
 }
 
 // deathLaw writes into dst the law at time t of a pure-death process at
