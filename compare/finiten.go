@@ -70,7 +70,8 @@ type FiniteEdgeRow struct {
 }
 
 // FiniteEdgeCheck predicts the edge at one cell and sets it against the
-// simulator's bracket.
+// simulator's bracket. Cancelling ctx stops the prediction within one
+// period of one run (an error wrapping meanfield.ErrStopped).
 func FiniteEdgeCheck(ctx context.Context, s FiniteEdgeSettings) (FiniteEdgeRow, error) {
 	svc, err := ModelService(s.Sizes)
 	if err != nil {
@@ -92,7 +93,8 @@ func FiniteEdgeCheck(ctx context.Context, s FiniteEdgeSettings) (FiniteEdgeRow, 
 	}
 	start := time.Now()
 	e, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc,
-		Servers: s.Servers, Refreshes: s.Refreshes, Replications: s.Replications, ModelScaled: model, Seed: s.Seed, Workers: s.Workers})
+		Servers: s.Servers, Refreshes: s.Refreshes, Replications: s.Replications, ModelScaled: model, Seed: s.Seed, Workers: s.Workers,
+		Stop: func() bool { return ctx.Err() != nil }})
 	row.PredictSeconds = time.Since(start).Seconds()
 	if err != nil {
 		return row, err

@@ -226,6 +226,33 @@ func BracketPlot(results []BracketResult, fit *ScalingFit) *FigurePlot {
 	return p
 }
 
+// AddPrediction adds to a BracketPlot the finite-N edge predicted at each
+// N (PredictScaling; herd scaling --predict): a line through the predicted
+// edges, in increasing N, with each prediction's 95% interval as its bar
+// (meanfield.FiniteEdge's intervals are symmetric; the bar is the larger
+// half). The points sit at 0.94·N, beside the brackets' bars (the cut
+// runs' sit at 1.06·N). A row without a prediction (NaN) breaks the line.
+func AddPrediction(p *FigurePlot, rows []FiniteEdgeRow) {
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	// Increasing N (insertion sort: a handful of rows, ties keep order).
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && rows[idx[j]].Servers < rows[idx[j-1]].Servers; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	line := FigureSeries{Name: "prediction at N (particle map), 95% interval", Line: true, Kind: "model"}
+	for _, i := range idx {
+		r := rows[i]
+		line.X = append(line.X, 0.94*float64(r.Servers))
+		line.Y = append(line.Y, r.Predicted)
+		line.YErr = append(line.YErr, max(r.PredictedUpper-r.Predicted, r.Predicted-r.PredictedLower))
+	}
+	p.Series = append(p.Series, line)
+}
+
 // HysteresisPlot is herd hysteresis's plot: both branches against T on
 // log axes, a model line and simulator points (of N = servers) per start
 // state, in one colour per start, and the model's bistable range shaded.

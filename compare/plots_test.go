@@ -99,3 +99,32 @@ func TestHysteresisPlot(t *testing.T) {
 		t.Errorf("bands %+v after a failed bistable range, want none", p.Bands)
 	}
 }
+
+// AddPrediction draws the predictions as one line in increasing N, beside
+// the brackets (0.94·N), with each 95% interval as a bar; a row without a
+// prediction breaks the line.
+func TestAddPrediction(t *testing.T) {
+	t.Parallel()
+	nan := math.NaN()
+	p := BracketPlot(nil, nil)
+	before := len(p.Series)
+	AddPrediction(p, []FiniteEdgeRow{
+		{Servers: 400, Predicted: 3.1, PredictedLower: 3.0, PredictedUpper: 3.2},
+		{Servers: 25, Predicted: 4.0, PredictedLower: 3.9, PredictedUpper: 4.1},
+		{Servers: 100, Predicted: nan, PredictedLower: nan, PredictedUpper: nan},
+	})
+	if len(p.Series) != before+1 {
+		t.Fatalf("%d series, want %d", len(p.Series), before+1)
+	}
+	s := p.Series[before]
+	wantX := []float64{0.94 * 25, 0.94 * 100, 0.94 * 400}
+	if !s.Line || len(s.X) != 3 || s.X[0] != wantX[0] || s.X[1] != wantX[1] || s.X[2] != wantX[2] {
+		t.Fatalf("series %+v, want a line at %v", s, wantX)
+	}
+	if s.Y[0] != 4.0 || !math.IsNaN(s.Y[1]) || s.Y[2] != 3.1 {
+		t.Errorf("Y = %v, want [4 NaN 3.1]", s.Y)
+	}
+	if math.Abs(s.YErr[0]-0.1) > 1e-12 || math.Abs(s.YErr[2]-0.1) > 1e-12 {
+		t.Errorf("bars %v, want the half-widths 0.1", s.YErr)
+	}
+}

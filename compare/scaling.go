@@ -1,10 +1,14 @@
 package compare
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"herd/meanfield"
 )
 
 // MinScalingBrackets is the fewest complete brackets, at distinct N, that
@@ -118,4 +122,53 @@ func FitScaling(ns []int, lo, hi []float64) (ScalingFit, error) {
 		}
 	}
 	return fit, nil
+}
+
+// PredictScaling predicts the finite-N edge at the N of each bracket
+// (issue 45: herd scaling --predict), by FiniteEdgeCheck with the bracket
+// passed in: meanfield.FiniteEdge with the bracket's dispatchers, load,
+// sizes, run length (Settings.Refreshes; herd bracket's start and
+// detector), seed, and its runs per period as the prediction's
+// replications (where they are in FiniteEdge's [2, 1000], else its
+// default), starting from the bracket's model edge. Nothing is fitted to
+// the brackets. Rows and errors are by index; a row whose prediction
+// failed has NaN predictions and its error beside it. Once ctx is
+// cancelled the rows not finished are left out (rows is shorter than
+// results; the caller sees ctx.Err()). The predictions run one
+// after another, each with workers runs at once; their values do not
+// depend on workers.
+func PredictScaling(ctx context.Context, results []BracketResult, workers int) (rows []FiniteEdgeRow, errs []error) {
+	for _, r := range results {
+		if ctx.Err() != nil {
+			break
+		}
+		s := r.Settings
+		reps := 0
+		if s.Runs >= 2 && s.Runs <= 1000 {
+			reps = s.Runs
+		}
+		model := 0.0
+		if r.ModelScaled > 0 && r.ModelScaled <= 1000 {
+			model = r.ModelScaled
+		}
+		br := r
+		row, err := FiniteEdgeCheck(ctx, FiniteEdgeSettings{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load,
+			Sizes: s.Sizes, ModelScaled: model, Replications: reps, Refreshes: s.Refreshes, Bracket: &br,
+			Seed: s.Seed, Workers: max(workers, 1)})
+		if err != nil {
+			row.Predicted, row.PredictedLower, row.PredictedUpper = math.NaN(), math.NaN(), math.NaN()
+			row.Miss, row.Widths, row.Holds = math.NaN(), math.NaN(), false
+			row.BracketLower, row.BracketUpper = r.Lower, r.Upper
+			if row.ModelScaled == 0 {
+				row.ModelScaled = r.ModelScaled
+			}
+			if errors.Is(err, meanfield.ErrStopped) {
+				break
+			}
+			err = fmt.Errorf("compare: prediction at N = %d: %w", s.Servers, err)
+		}
+		rows = append(rows, row)
+		errs = append(errs, err)
+	}
+	return rows, errs
 }

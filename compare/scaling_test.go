@@ -1,9 +1,12 @@
 package compare
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
+
+	"herd/meanfield"
 )
 
 // lawBrackets draws brackets of half-width 0.05 around e + a·N^(−β), each
@@ -58,5 +61,50 @@ func TestFitScalingBetaOnBound(t *testing.T) {
 	}
 	if !fit.BetaOnBound || fit.Beta != BetaMax {
 		t.Errorf("β = %v, on bound %v; want %v, true", fit.Beta, fit.BetaOnBound, BetaMax)
+	}
+}
+
+// PredictScaling predicts at each bracket's N with the bracket's own
+// settings: the row's prediction is meanfield.FiniteEdge's, bit for bit,
+// with the bracket's run length, runs and seed; a cell without an edge
+// (k = 2, λ = 0.8: meanfield's package doc, §5) gives NaN and its error;
+// a cancelled context predicts nothing. The runs are short (60 refreshes,
+// 2 runs per period: about a second) because only the plumbing is under
+// test; the model edge 3.102502873593299 at k = 5, λ = 0.7 is meanfield.Edge's.
+func TestPredictScaling(t *testing.T) {
+	t.Parallel()
+	const model = 3.102502873593299
+	br := func(n, k int, load float64) BracketResult {
+		return BracketResult{Settings: BracketSettings{Servers: n, Dispatchers: k, Load: load, Runs: 2, Refreshes: 60, Seed: 3},
+			Lower: 3.2, Upper: 3.3, ModelScaled: model}
+	}
+	results := []BracketResult{br(10, 5, 0.7), br(10, 2, 0.8)}
+	results[1].ModelScaled = math.NaN()
+	rows, errs := PredictScaling(context.Background(), results, 2)
+	if len(rows) != 2 || len(errs) != 2 {
+		t.Fatalf("%d rows, %d errors; want 2, 2", len(rows), len(errs))
+	}
+	if errs[0] != nil {
+		t.Fatalf("N = 10, k = 5: %v", errs[0])
+	}
+	e, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: 5, Load: 0.7, Servers: 10, Refreshes: 60, Replications: 2,
+		ModelScaled: model, Seed: 3, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rows[0]
+	if r.Predicted != e.Scaled || r.PredictedLower != e.Lower || r.PredictedUpper != e.Upper || r.ModelScaled != model {
+		t.Errorf("row %+v, want FiniteEdge's %v [%v, %v]", r, e.Scaled, e.Lower, e.Upper)
+	}
+	if miss, widths, _ := bracketMiss(e.Scaled, 3.2, 3.3); r.Miss != miss || r.Widths != widths || r.BracketLower != 3.2 || r.BracketUpper != 3.3 {
+		t.Errorf("miss %v (%v widths), want %v (%v)", r.Miss, r.Widths, miss, widths)
+	}
+	if errs[1] == nil || !strings.Contains(errs[1].Error(), "N = 10") || !math.IsNaN(rows[1].Predicted) || rows[1].Holds {
+		t.Errorf("no-edge cell: row %+v, error %v; want NaN and an error naming N", rows[1], errs[1])
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if rows, errs := PredictScaling(ctx, results, 1); len(rows) != 0 || len(errs) != 0 {
+		t.Errorf("cancelled: %d rows, %d errors; want none", len(rows), len(errs))
 	}
 }
