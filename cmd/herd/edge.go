@@ -133,7 +133,7 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 		if *servers < 2 || *servers > 1e9 {
 			return nil, o, usagef("--servers %d: want an integer in [2, 1e9]", *servers)
 		}
-		for _, f := range []string{"plot", "confirm", "method", "checkpoint"} {
+		for _, f := range []string{"plot", "confirm", "method", "checkpoint", "herd", "tolerance", "branch-from"} {
 			if fs.Changed(f) {
 				return nil, o, usagef("--servers does not go with --%s", f)
 			}

@@ -83,13 +83,12 @@ func TestFiniteServersBadInput(t *testing.T) {
 	}
 }
 
-// TestFiniteServersIgnoredFlags lists flags that --servers ignores today
-// (the finite computation never reads them, so the output is the same with
-// or without): by herd's rule for flags that would change no row they
-// should exit 2 like --plot and --start do. Skipped until edge.go's and
-// point.go's refusal lists name them.
+// TestFiniteServersIgnoredFlags: flags that the finite computation never
+// reads (the map's edge search's and the attractor run's) exit 2 with
+// --servers, naming the flag, like --plot and --start: a flag that would
+// change no row is not quietly accepted.
 func TestFiniteServersIgnoredFlags(t *testing.T) {
-	t.Skip("herd edge --servers ignores --herd, --tolerance, --branch-from; herd point --servers ignores --max-iter, --tol, --settle, --average (edge.go, point.go: not yet refused)")
+	t.Parallel()
 	cases := []struct {
 		args []string
 		flag string

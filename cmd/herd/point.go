@@ -208,9 +208,9 @@ func parsePoint(e *env, args []string) (*pflag.FlagSet, *shardFlags, []pointJob,
 		if *servers < 2 || *servers > 1e9 {
 			return fs, shard, nil, o, usagef("--servers %d: want an integer in [2, 1e9]", *servers)
 		}
-		for _, f := range []string{"shards", "checkpoint", "start"} {
+		for _, f := range []string{"shards", "checkpoint", "start", "max-iter", "tol", "settle", "average"} {
 			if fs.Changed(f) {
-				return fs, shard, nil, o, usagef("--servers does not go with --%s (the finite fleet starts from the empty board and is not sharded)", f)
+				return fs, shard, nil, o, usagef("--servers does not go with --%s (the finite fleet starts from the empty board, is not sharded, and runs its own fixed-point search and particle runs)", f)
 			}
 		}
 		o.servers = *servers
@@ -383,6 +383,7 @@ func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput)
 		},
 	}
 	addSizes(t, o.svc, false)
+	var failed []string
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			t.Partial = true
@@ -394,7 +395,11 @@ func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput)
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("k=%d λ=%g T=%g: %w", j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, err)
+			// The rows already computed are kept; this one is left empty.
+			failed = append(failed, fmt.Sprintf("k=%d λ=%g T=%g: %v", j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, err))
+			t.AddRow(j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, o.servers,
+				nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+			continue
 		}
 		l := f.Linear
 		t.AddRow(j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, o.servers,
@@ -402,8 +407,12 @@ func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput)
 			finite(f.Response), finite(f.ResponseSE), f.Tipped,
 			l.Border, l.BorderSD, l.BorderZ, l.CrossPerPeriod, l.SpectralRadius)
 	}
+	t.Warnings = failed
 	if err := writeTable(ctx, e, t, o.format, nil); err != nil {
 		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d point(s) failed: %s", len(failed), failed[0])
 	}
 	return ctx.Err()
 }
