@@ -483,24 +483,35 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 	}
 	addSizes(t, o.base.Service, false)
 	var failed []string
-	for _, s := range settings {
+	labels := make([]string, len(settings))
+	for i, s := range settings {
+		labels[i] = fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
+	}
+	prog := newFiniteProgress(e, o.progress, "edge", "edges", labels)
+	defer prog.close()
+	for i, s := range settings {
 		if ctx.Err() != nil {
 			t.Partial = true
 			break
 		}
 		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,
-			Servers: o.servers, Seed: 1, Workers: min(max(o.workers, 1), 64), Stop: stopOn(ctx)})
+			Servers: o.servers, Seed: 1, Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i)})
 		if errors.Is(err, meanfield.ErrStopped) {
+			prog.end(i, "stopped")
 			t.Partial = true
 			break
 		}
 		if err != nil {
+			prog.end(i, "failed")
 			failed = append(failed, fmt.Sprintf("k=%d λ=%g: %v", s.Dispatchers, s.Load, err))
 			t.AddRow(s.Dispatchers, s.Load, o.servers, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 			continue
 		}
 		if r.Status != meanfield.Found {
+			prog.end(i, "none")
 			failed = append(failed, fmt.Sprintf("k=%d λ=%g: runs still tip at twice the map's edge", s.Dispatchers, s.Load))
+		} else {
+			prog.end(i, "edge "+strconv.FormatFloat(r.Scaled, 'f', 4, 64))
 		}
 		t.AddRow(s.Dispatchers, s.Load, o.servers, r.ModelScaled, finite(r.Scaled), finite(r.Lower), finite(r.Upper),
 			finite(r.Refresh), r.HazardFit, finite(r.HazardSlope), len(r.Points), r.Maps)

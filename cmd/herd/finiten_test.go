@@ -178,9 +178,12 @@ func TestFiniteEdgeNoEdge(t *testing.T) {
 	if len(rows) != 1 || rows[0]["servers"] != "10" || rows[0]["edge_scaled"] != "" {
 		t.Errorf("rows %v, want one with servers 10 and no edge", rows)
 	}
-	js, _, code := herd(t, append(args, "--format", "json")...)
+	js, jerrs, code := herd(t, append(args, "--format", "json", "--progress", "always")...)
 	if code != 1 {
 		t.Errorf("json: exit %d, want 1", code)
+	}
+	if !strings.Contains(jerrs, "edge 1/1: k=2 λ=0.8: failed in ") {
+		t.Errorf("--progress always: stderr %q, want the cell's progress line", jerrs)
 	}
 	var doc struct {
 		Meta    map[string]any   `json:"meta"`

@@ -359,7 +359,7 @@ func pointTable(jobs []pointJob, got []pointRun, done []bool, o pointOutput) (*t
 // picture at N servers and the particle map's mean time in system
 // (meanfield.FiniteMean; package doc, §8).
 func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput) error {
-	run := meanfield.FiniteRun{Workers: min(max(o.workers, 1), 64), Seed: 1, Stop: stopOn(ctx)}
+	run := meanfield.FiniteRun{Workers: min(max(o.workers, 1), 64), Seed: 1}
 	t := &table.Table{
 		Title: "herd point --servers: the balanced state of the refresh map at N servers (linear noise, refined mean field, particle map)",
 		Meta: []table.Field{
@@ -384,23 +384,33 @@ func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput)
 	}
 	addSizes(t, o.svc, false)
 	var failed []string
-	for _, j := range jobs {
+	labels := make([]string, len(jobs))
+	for i, j := range jobs {
+		labels[i] = fmt.Sprintf("k=%d λ=%g T=%g", j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period)
+	}
+	prog := newFiniteProgress(e, o.progress, "point", "points", labels)
+	defer prog.close()
+	for i, j := range jobs {
 		if ctx.Err() != nil {
 			t.Partial = true
 			break
 		}
+		run.Stop = prog.begin(ctx, i)
 		f, err := meanfield.FiniteMean(meanfield.FiniteN{Refresh: j.Refresh, Servers: o.servers}, run)
 		if errors.Is(err, meanfield.ErrStopped) {
+			prog.end(i, "stopped")
 			t.Partial = true
 			break
 		}
 		if err != nil {
+			prog.end(i, "failed")
 			// The rows already computed are kept; this one is left empty.
 			failed = append(failed, fmt.Sprintf("k=%d λ=%g T=%g: %v", j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, err))
 			t.AddRow(j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, o.servers,
 				nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 			continue
 		}
+		prog.end(i, "done")
 		l := f.Linear
 		t.AddRow(j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, o.servers,
 			l.BoardMean, l.RefinedBoardMean, l.BoardMeanSD, l.Response, l.RefinedResponse,
