@@ -7,6 +7,15 @@ import (
 	"herd/sim"
 )
 
+// The sizes herd balls accepts, beyond sim.BallsConfig.Validate's.
+const (
+	// BallsMaxBins: a run keeps two int32 per bin (loads and the stale
+	// view), so 2²⁷ bins take 1 GiB.
+	BallsMaxBins = 1 << 27
+	// BallsMaxBalls: about 10 ns per probe, so 10¹¹ balls are hours per run.
+	BallsMaxBalls = 100_000_000_000
+)
+
 // BallsRows runs every configuration runs times, each run's seed derived
 // from master, the configuration and the run's index, on at most workers
 // goroutines, and summarizes the rows whose runs all finished: sums holds
@@ -36,10 +45,16 @@ func BallsRows(ctx context.Context, cfgs []sim.BallsConfig, runs int, master uin
 	return sums, rows, err
 }
 
-// BallsRunCost is the relative cost of one run of c, for progress: its
-// balls (each a constant number of probes for the policies herd balls
-// offers, up to D).
-func BallsRunCost(c sim.BallsConfig) float64 {
-	c = c.Normalized()
-	return float64(c.Balls) * float64(max(1, c.Policy.D))
+// BallsRunCosts are the relative costs of BallsRows' runs (runs of each
+// configuration, in order), for progress: a run's balls (each a constant
+// number of probes for the policies herd balls offers, up to D).
+func BallsRunCosts(cfgs []sim.BallsConfig, runs int) []float64 {
+	costs := make([]float64, 0, len(cfgs)*runs)
+	for _, c := range cfgs {
+		c = c.Normalized()
+		for range runs {
+			costs = append(costs, float64(c.Balls)*float64(max(1, c.Policy.D)))
+		}
+	}
+	return costs
 }

@@ -108,6 +108,20 @@ func (s BracketSettings) Validate() error {
 	return nil
 }
 
+// RunConfig is the simulator's configuration of the bracket's runs at
+// x = T(1−λ)²: least loaded with own tallies from a balanced start,
+// Refreshes refresh periods long, with no warm-up.
+func (s BracketSettings) RunConfig(x float64) sim.Config {
+	d := s.withDefaults()
+	T := x / ((1 - s.Load) * (1 - s.Load))
+	return sim.Config{
+		Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Refresh: T,
+		Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
+		Start: sim.Start{Kind: sim.StartBalanced}, Sizes: s.Sizes,
+		Horizon: float64(d.Refreshes) * T, NoWarmup: true,
+	}
+}
+
 // RunRecord is one finished run of a bracket: enough to skip it when a
 // bracket is resumed.
 type RunRecord struct {
@@ -163,6 +177,20 @@ type PointStat struct {
 	Tipped          int     // runs that tipped within the full run length
 	TippedCut       int     // runs that tipped within Cut refreshes
 	MedianTip       float64 // median tipping refresh of the tipped runs; NaN if none
+}
+
+// TippedFraction is the share of the point's runs that tipped within the
+// full run length (Tipped/Runs), and within Cut refreshes
+// (TippedCut/RunsCut); NaN where no run counts.
+func (p PointStat) TippedFraction() (full, cut float64) {
+	full, cut = math.NaN(), math.NaN()
+	if p.Runs > 0 {
+		full = float64(p.Tipped) / float64(p.Runs)
+	}
+	if p.RunsCut > 0 {
+		cut = float64(p.TippedCut) / float64(p.RunsCut)
+	}
+	return full, cut
 }
 
 // BracketResult is the bracket of the edge at one N.
@@ -248,22 +276,17 @@ func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(do
 	s = s.withDefaults()
 	res := BracketResult{Settings: s, Lower: math.NaN(), Upper: math.NaN(), LowerCut: math.NaN(), UpperCut: math.NaN()}
 	if s.ModelScaled == 0 {
-		svc, _ := ModelService(s.Sizes) // checked by Validate
-		e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc,
-			Stop: func() bool { return ctx.Err() != nil }})
-		if errors.Is(err, meanfield.ErrStopped) {
-			return res, ctx.Err()
+		x, err := bracketModelScaled(ctx, s)
+		if err != nil {
+			return res, err
 		}
-		if s.ModelScaled, err = ModelScaledOf(e, err, s.Grid != nil); err != nil {
-			return res, fmt.Errorf("compare: %w", err)
-		}
-		res.Settings.ModelScaled = s.ModelScaled
+		s.ModelScaled, res.Settings.ModelScaled = x, x
 	}
 	res.ModelScaled = s.ModelScaled
 	grid := s.Grid
 	if grid == nil {
 		if math.IsNaN(s.ModelScaled) {
-			return res, fmt.Errorf("compare: the model has no edge for k = %d, λ = %g: give a Grid", s.Dispatchers, s.Load)
+			return res, fmt.Errorf("%w for k = %d, λ = %g: give a Grid", ErrNoModelEdge, s.Dispatchers, s.Load)
 		}
 		for _, f := range []float64{0.8, 0.9, 1, 1.1, 1.2, 1.35, 1.5, 1.7} {
 			grid = append(grid, round6(f*s.ModelScaled))
@@ -283,6 +306,92 @@ func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(do
 	}
 	b.finish()
 	return res, err
+}
+
+// ErrNoModelEdge: the refresh map has no edge at a bracket's k and λ, so
+// a bracket without a Grid has nowhere to start.
+var ErrNoModelEdge = errors.New("compare: the model has no edge")
+
+// bracketModelScaled is the model's edge for s's k, λ and sizes as
+// BracketSettings.ModelScaled wants it (ModelScaledOf), the search stopped
+// with ctx; s has been validated.
+func bracketModelScaled(ctx context.Context, s BracketSettings) (float64, error) {
+	svc, _ := ModelService(s.Sizes) // checked by Validate
+	e, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc,
+		Stop: func() bool { return ctx.Err() != nil }})
+	if errors.Is(err, meanfield.ErrStopped) {
+		return 0, ctx.Err()
+	}
+	x, err := ModelScaledOf(e, err, s.Grid != nil)
+	if err != nil {
+		return 0, fmt.Errorf("compare: %w", err)
+	}
+	return x, nil
+}
+
+// BracketsHooks are the caller's part in Brackets; any may be nil.
+type BracketsHooks struct {
+	// ModelEdge is the model's edge T_edge(1−λ)² for s's k, λ and sizes,
+	// as BracketSettings.ModelScaled takes it (NaN: none), computed in the
+	// caller's schedule (its workers, its progress); nil: as Bracket
+	// computes it.
+	ModelEdge func(s BracketSettings) (float64, error)
+	// Begin is called as the bracket of s begins and returns its notify
+	// (Bracket's), or nil; End is called as it ends, with its result and
+	// error.
+	Begin func(s BracketSettings) (notify func(done, total int))
+	End   func(r BracketResult, err error)
+}
+
+// Brackets brackets the edge at each N of set, one bracket after another
+// (each spreads its runs over its Workers), with runs recorded in and
+// taken from st (if not nil), and returns the brackets that finished.
+// The model's edge depends on k, λ and the sizes only, which the settings
+// of one sweep share: where set[0].ModelScaled is 0 it is computed once
+// and given to every setting whose ModelScaled is 0. It stops at the
+// first bracket that fails, with its error (ErrNoModelEdge where the map
+// has no edge and the bracket has no Grid).
+func Brackets(ctx context.Context, set []BracketSettings, st Store, h BracketsHooks) ([]BracketResult, error) {
+	model := 0.0
+	if len(set) > 0 && set[0].ModelScaled == 0 {
+		var err error
+		switch {
+		case h.ModelEdge != nil:
+			model, err = h.ModelEdge(set[0])
+		default:
+			if err = set[0].Validate(); err == nil {
+				model, err = bracketModelScaled(ctx, set[0].withDefaults())
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	var results []BracketResult
+	for _, s := range set {
+		if s.ModelScaled == 0 {
+			s.ModelScaled = model
+		}
+		r, err := h.bracket(ctx, s, st)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+// bracket is Bracket with h's Begin and End around it.
+func (h BracketsHooks) bracket(ctx context.Context, s BracketSettings, st Store) (BracketResult, error) {
+	var notify func(done, total int)
+	if h.Begin != nil {
+		notify = h.Begin(s)
+	}
+	r, err := Bracket(ctx, s, st, notify)
+	if h.End != nil {
+		h.End(r, err)
+	}
+	return r, err
 }
 
 // adaptive is the sequential bracket's search. It finds the lower end
@@ -549,15 +658,9 @@ func (b *bracketer) record(x float64, rep int) RunRecord {
 // task is replication rep at point x, with its tipping detector.
 func (b *bracketer) task(x float64, rep int) (sim.Task, *Detector) {
 	s := b.s
-	T := x / ((1 - s.Load) * (1 - s.Load))
-	det := NewDetector(s.Load, T, true)
-	c := sim.Config{
-		Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Refresh: T,
-		Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
-		Start: sim.Start{Kind: sim.StartBalanced}, Sizes: s.Sizes,
-		Horizon: float64(s.Refreshes) * T, NoWarmup: true,
-		Observe: det.Observe,
-	}
+	c := s.RunConfig(x)
+	det := NewDetector(s.Load, c.Refresh, true)
+	c.Observe = det.Observe
 	id := fmt.Sprintf("bracket servers=%d dispatchers=%d load=%s scaled=%s refreshes=%d",
 		s.Servers, s.Dispatchers, fstr(s.Load), fstr(x), s.Refreshes) + sizesKey(RecordSizes(s.Sizes))
 	return sim.Task{Config: c, Seed: sim.Seed(s.Seed, id, rep)}, det

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -282,5 +283,49 @@ func TestUpperGap(t *testing.T) {
 	}
 	if got := b.upperGap(1); !math.IsNaN(got) {
 		t.Errorf("point 1.05 asked only \"all\": upperGap(1) = %v, want NaN (its gap to 1 is within the resolution)", got)
+	}
+}
+
+// TippedFraction is Tipped/Runs and TippedCut/RunsCut, NaN with no run;
+// RunConfig is the bracket's run at x = T(1−λ)², T = x/(1−λ)².
+func TestBracketPointHelpers(t *testing.T) {
+	t.Parallel()
+	full, cut := PointStat{Runs: 4, Tipped: 1, RunsCut: 0}.TippedFraction()
+	if full != 0.25 || !math.IsNaN(cut) {
+		t.Errorf("TippedFraction = %v, %v; want 0.25, NaN", full, cut)
+	}
+	c := BracketSettings{Servers: 25, Dispatchers: 5, Load: 0.9, Refreshes: 50}.RunConfig(2)
+	// T = 2/(1 − 0.9)² = 200 (to rounding), horizon 50·T.
+	if math.Abs(c.Refresh-200) > 1e-9 || c.Horizon != 50*c.Refresh || c.Policy.Kind != sim.LeastLoaded || c.Tally != sim.TallyOwn ||
+		c.Start.Kind != sim.StartBalanced || !c.NoWarmup || c.Servers != 25 || c.Dispatchers != 5 {
+		t.Errorf("RunConfig(2) = %+v", c)
+	}
+	if d := (BracketSettings{Servers: 25, Dispatchers: 5, Load: 0.9}).RunConfig(2); d.Horizon != 1000*d.Refresh {
+		t.Errorf("RunConfig without Refreshes: horizon %v, want the default 1000 periods", d.Horizon)
+	}
+}
+
+// Brackets computes nothing it is given: with a fixed grid and the
+// model's edge NaN (none), each bracket is its grid's runs; without a
+// grid and no edge it stops at once with ErrNoModelEdge; the hooks see
+// every bracket begin and end.
+func TestBrackets(t *testing.T) {
+	t.Parallel()
+	set := []BracketSettings{
+		{Servers: 10, Dispatchers: 2, Load: 0.5, Runs: 2, Refreshes: 10, Grid: []float64{0.5}, Fixed: true, ModelScaled: math.NaN()},
+		{Servers: 20, Dispatchers: 2, Load: 0.5, Runs: 2, Refreshes: 10, Grid: []float64{0.5}, Fixed: true, ModelScaled: math.NaN()},
+	}
+	var begun, ended int
+	h := BracketsHooks{
+		Begin: func(BracketSettings) func(done, total int) { begun++; return nil },
+		End:   func(BracketResult, error) { ended++ },
+	}
+	got, err := Brackets(context.Background(), set, nil, h)
+	if err != nil || len(got) != 2 || begun != 2 || ended != 2 || got[1].Settings.Servers != 20 {
+		t.Fatalf("fixed grids: %d results, %v, hooks %d, %d", len(got), err, begun, ended)
+	}
+	edge := func(BracketSettings) (float64, error) { return math.NaN(), nil }
+	if got, err := Brackets(context.Background(), []BracketSettings{{Servers: 10, Dispatchers: 2, Load: 0.5}}, nil, BracketsHooks{ModelEdge: edge}); !errors.Is(err, ErrNoModelEdge) || len(got) != 0 {
+		t.Errorf("no edge, no grid: %d results, %v; want ErrNoModelEdge", len(got), err)
 	}
 }

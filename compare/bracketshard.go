@@ -1,6 +1,10 @@
 package compare
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+	"math"
+)
 
 // Fixed-grid brackets (BracketSettings.Fixed) are a list of runs known in
 // advance, so they can be split over machines (package sweep's shards)
@@ -30,6 +34,28 @@ func FixedGridRuns(set []BracketSettings) []RunRecord {
 		}
 	}
 	return recs
+}
+
+// RunShard does the runs at indices own of runs (FixedGridRuns(set)) for
+// the fixed-grid brackets of set: it brackets each setting of which the
+// shard owns a run still to do, through a ShardStore that hands each run
+// the shard finishes to put, and without the model's edge (only the runs
+// are wanted). h's Begin and End, if set, bracket each bracket.
+func RunShard(ctx context.Context, set []BracketSettings, runs []RunRecord, own []int, put func(i int, r RunRecord), h BracketsHooks) error {
+	st := NewShardStore(runs, own, put)
+	for _, s := range set {
+		if !st.OwnsAny(s) {
+			continue
+		}
+		s.ModelScaled = math.NaN()
+		if _, err := h.bracket(ctx, s, st); err != nil {
+			return err
+		}
+		if err := st.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ShardStore is the Store of one shard of a fixed-grid bracket sweep: Get

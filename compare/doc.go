@@ -10,9 +10,11 @@
 //   - Brackets (bracket.go): the edge at N servers is [last T(1−λ)² where
 //     all runs from a balanced start tipped, first above it where at most
 //     one did], refined by bisecting its widest gap; runs can be recorded
-//     and resumed (Store). A fixed grid's runs are listed in advance
-//     (bracketshard.go: FixedGridRuns) and split over shards (ShardStore)
-//     and merged back (RunSet); BracketsFromTable reads a bracket table.
+//     and resumed (Store); Brackets runs one per N, the model's edge
+//     computed once. A fixed grid's runs are listed in advance
+//     (bracketshard.go: FixedGridRuns), run shard by shard (RunShard,
+//     ShardStore) and merged back (RunSet); BracketsFromTable reads a
+//     bracket table.
 //   - Finite-size scaling (scaling.go): edge(N) = edge(∞) + a·N^(−β) fitted
 //     to at least 4 brackets, with its χ² and degrees of freedom.
 //   - The law (law.go): x_edge = a·(k − b) fitted by least squares
@@ -24,8 +26,19 @@
 //   - Model sweeps (edgesweep.go, lawsweep.go, pointsweep.go,
 //     modelsweep.go, hysteresissweep.go): the points of herd edge, law,
 //     point, model and hysteresis expanded from their lists, computed on
-//     the caller's worker pool (Pool) and returned as typed rows; the law's
-//     rows carry its fits, limits and verdicts (AnalyseLaw).
+//     the caller's worker pool (Pool; NewPool, pool.go, is herd's) and
+//     returned as typed rows; the law's rows carry its fits, limits and
+//     verdicts (AnalyseLaw). The refresh map's inputs herd accepts, with
+//     their reasons, are in limits.go; a simulator start state's board for
+//     the map is StartBoard (startboard.go).
+//   - Simulator sweeps (simsweep.go, ballsweep.go): one configuration per
+//     combination of lists (SimGrid), their seeded runs (SimTasks), a
+//     tipping watch over each run, and each row's summary and warnings
+//     (SimRows); balls into bins likewise (BallsRows).
+//   - herd plan (plan.go, planrun.go, planverdict.go): a fleet in herd's
+//     units, its model and the changes to weigh, the simulator's runs at
+//     its N (Plan), and the verdict and ranking read off the result
+//     (NewPlanVerdict, RankPlanOptions).
 //   - Validation (validate.go, checks.go): one Row per check of the
 //     published figures (validation.md, embedded as Table): pass, fail, or
 //     disputed where the table records an independent re-run and herd
@@ -34,10 +47,11 @@
 //   - Figures (figure*.go): the experiments behind each published figure,
 //     which runs and model points make each series (Figures, MakeFigures).
 //     They return series data (FigurePlot, FigureSeries); cmd/herd draws
-//     and writes them. The figures run at once through one pool of
-//     workers that makes a run or model edge two figures share only once;
-//     every seed is derived before work starts, so the numbers do not
-//     depend on the worker count or the order work finishes in.
+//     and writes them, and the index FigureIndex writes (figureindex.go).
+//     The figures run at once through one pool of workers that makes a
+//     run or model edge two figures share only once; every seed is
+//     derived before work starts, so the numbers do not depend on the
+//     worker count or the order work finishes in.
 //   - The commands' plots (plots.go): SimPlot, BallsPlot, BracketPlot and
 //     HysteresisPlot say which points make which series of --plot, as
 //     FigurePlots.

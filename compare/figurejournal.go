@@ -36,6 +36,7 @@ import (
 // and full length, or of two seeds, never mix. Model points and model
 // edges are not journaled: they are recomputed (deterministically).
 type FigureJournal struct {
+	path     string
 	mu       sync.Mutex
 	f        *os.File
 	w        *bufio.Writer
@@ -72,7 +73,7 @@ func (e *FigureJournalMismatchError) Error() string {
 // OpenFigureJournal opens the journal at path for settings s, creating it
 // if need be, with the units it holds.
 func OpenFigureJournal(path string, s FigureSettings) (*FigureJournal, error) {
-	j := &FigureJournal{runs: map[string]sim.Result{}, brackets: map[string]RunRecord{}, figures: map[string]bool{}}
+	j := &FigureJournal{path: path, runs: map[string]sim.Result{}, brackets: map[string]RunRecord{}, figures: map[string]bool{}}
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -288,6 +289,29 @@ func (j *FigureJournal) Len() int {
 // Reused returns how many units were taken from the journal rather than
 // computed (a unit asked for twice counts twice).
 func (j *FigureJournal) Reused() int { return int(j.reused.Load()) }
+
+// Abandon closes the journal of a run that failed or was interrupted and
+// returns the finished units it keeps for a rerun; one that keeps none
+// is deleted.
+func (j *FigureJournal) Abandon() int {
+	n := j.Len()
+	if n == 0 && j.Close() == nil {
+		os.Remove(j.path)
+	}
+	return n
+}
+
+// Finish closes the journal of a run that made every figure of ids and
+// deletes it, its work done, unless a run on it set out to make figures
+// that ids lack (Covers: an interrupted run of all figures, then one of
+// figure 3 alone): it is then kept for them, and Finish reports false.
+func (j *FigureJournal) Finish(ids []string) (deleted bool, err error) {
+	covered := j.Covers(ids)
+	if err := j.Close(); err != nil || !covered {
+		return false, err
+	}
+	return true, os.Remove(j.path)
+}
 
 // Close flushes and closes the file.
 func (j *FigureJournal) Close() error {

@@ -247,3 +247,40 @@ func TestFigureJournalCovers(t *testing.T) {
 		}
 	}
 }
+
+// Abandon keeps a journal that holds finished runs and deletes one that
+// holds none; Finish deletes the journal once the figures every run on
+// it set out to make are made, and keeps it otherwise.
+func TestFigureJournalEnd(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	set := FigureSettings{Seed: 4}
+	open := func(name string, runs int, figures ...string) *FigureJournal {
+		j, err := OpenFigureJournal(filepath.Join(dir, name), set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.addFigures(figures); err != nil {
+			t.Fatal(err)
+		}
+		for i := range runs {
+			if err := j.putRun(fmt.Sprint(i), sim.Result{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return j
+	}
+	exists := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
+	if n := open("empty", 0, "1").Abandon(); n != 0 || exists("empty") {
+		t.Errorf("Abandon of an empty journal: kept %d, file there %t; want 0, deleted", n, exists("empty"))
+	}
+	if n := open("two", 2, "1").Abandon(); n != 2 || !exists("two") {
+		t.Errorf("Abandon of a journal of 2 runs: kept %d, file there %t; want 2, kept", n, exists("two"))
+	}
+	if deleted, err := open("other", 1, "1", "5").Finish([]string{"1"}); deleted || err != nil || !exists("other") {
+		t.Errorf("Finish of figure 1 on a journal of 1 and 5: deleted %t, %v; want it kept", deleted, err)
+	}
+	if deleted, err := open("done", 1, "1", "5").Finish([]string{"5", "1"}); !deleted || err != nil || exists("done") {
+		t.Errorf("Finish of figures 1 and 5: deleted %t, %v; want it deleted", deleted, err)
+	}
+}

@@ -38,6 +38,15 @@ func RunCost(c sim.Config) float64 {
 	return float64(n.Servers) * n.Load * n.Horizon
 }
 
+// RunCosts are the tasks' RunCosts, for a progress estimate over them.
+func RunCosts(tasks []sim.Task) []float64 {
+	costs := make([]float64, len(tasks))
+	for i, t := range tasks {
+		costs[i] = RunCost(t.Config)
+	}
+	return costs
+}
+
 // parallel calls work(i) for i in [0, n) in the pool's slots and waits for
 // every call it started, also when ctx is cancelled (then it returns
 // ctx's error). Each call reports its cost; stage names the work for

@@ -28,6 +28,24 @@ type PlanFleet struct {
 	Partitioned          bool
 }
 
+// ParsePlanPolicy reads a dispatch rule that herd plan weighs: least
+// loaded, best of D ≥ 2, round robin or random, in sim.ParsePolicy's
+// words or the operators' p2c (power of two choices, sqd:2).
+func ParsePlanPolicy(s string) (sim.Policy, error) {
+	if s == "p2c" {
+		s = "sqd:2"
+	}
+	p, err := sim.ParsePolicy(s)
+	if err != nil {
+		return p, err
+	}
+	switch {
+	case p.Kind == sim.LeastLoaded, p.Kind == sim.RoundRobin, p.Kind == sim.Random, p.Kind == sim.BestOfD && p.D >= 2:
+		return p, nil
+	}
+	return p, fmt.Errorf("compare: herd plan does not weigh policy %s", p)
+}
+
 // Validate checks f as herd sim would run it.
 func (f PlanFleet) Validate() error {
 	return f.simConfig(false, 10).Validate()
@@ -143,6 +161,30 @@ func PlanModelAt(f PlanFleet, stop func() bool) (PlanModel, error) {
 	return PlanModel{Why: fmt.Sprintf("policy %s has no mean-field model here", f.Policy)}, nil
 }
 
+// PlanCurve is the model's answer for f (PlanModelAt) at points refresh
+// periods spread evenly in log T from max(T/30, PlanMinRefresh) to
+// min(max(4T, 2T_edge), PlanMaxRefresh), T being f's and T_edge edge's
+// where found: the curve of mean response against the refresh period
+// around the fleet (herd plan --plot). It stops at the first error.
+func PlanCurve(f PlanFleet, edge PlanEdge, points int, stop func() bool) (refresh []float64, models []PlanModel, err error) {
+	hi := f.Refresh * 4
+	if edge.Found {
+		hi = math.Max(hi, 2*edge.Refresh)
+	}
+	hi = math.Min(hi, PlanMaxRefresh)
+	lo := math.Max(f.Refresh/30, PlanMinRefresh)
+	for i := range points {
+		g := f
+		g.Refresh = lo * math.Pow(hi/lo, float64(i)/float64(points-1))
+		m, err := PlanModelAt(g, stop)
+		if err != nil {
+			return refresh, models, err
+		}
+		refresh, models = append(refresh, g.Refresh), append(models, m)
+	}
+	return refresh, models, nil
+}
+
 // planRandom is random dispatching: N independent M/G/1 queues (the
 // Pollaczek–Khinchine mean; M/M/1 for exponential sizes).
 func planRandom(f PlanFleet) (PlanModel, error) {
@@ -218,8 +260,8 @@ type PlanFix struct {
 var ErrNoSafeRefresh = errors.New("compare: no shorter refresh period is balanced")
 
 // PlanMinRefresh is the shortest refresh period PlanShorterRefresh tries,
-// in mean service times (the refresh map's range starts at 0.01).
-const PlanMinRefresh = 0.01
+// in mean service times: where the refresh map's range starts.
+const PlanMinRefresh = ModelMinRefresh
 
 // PlanShorterRefresh is the longest refresh period below f's at which the
 // model's fleet is balanced from both starts (PlanBalanced), to a factor

@@ -185,28 +185,20 @@ func planSearchFixes(f PlanFleet, r PlanResult, stop func() bool) []PlanFix {
 }
 
 // PlanMaxRefresh is the longest refresh period herd plan weighs, in mean
-// service times (the refresh map's range ends at 1e6).
-const PlanMaxRefresh = 1e6
+// service times: where the refresh map's range ends.
+const PlanMaxRefresh = ModelMaxRefresh
 
 // planSimulate runs every option's simulator runs at N, with a tipping
 // watch on each; the runs' seeds come from s.Seed and each run's
 // configuration, so the result does not depend on s.Workers.
 func planSimulate(ctx context.Context, s PlanSettings, opts []PlanOption, h PlanHooks) {
-	var tasks []sim.Task
-	for _, o := range opts {
-		c := PlanSimConfig(o.Fix.Fleet, o.Start, s.Refreshes)
-		key := c.Key()
-		for i := 0; i < s.Runs; i++ {
-			tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(s.Seed, key, i)})
-		}
+	cfgs := make([]sim.Config, len(opts))
+	for j, o := range opts {
+		cfgs[j] = PlanSimConfig(o.Fix.Fleet, o.Start, s.Refreshes)
 	}
-	watch := make([]*TipWatch, len(tasks))
-	costs := make([]float64, len(tasks))
-	for i := range tasks {
-		watch[i] = NewTipWatch(tasks[i].Config)
-		tasks[i].Config.Observe = watch[i].Observe
-		costs[i] = RunCost(tasks[i].Config)
-	}
+	tasks, _ := SimTasks(cfgs, s.Runs, s.Seed)
+	watch := WatchTips(tasks)
+	costs := RunCosts(tasks)
 	if h.Weigh != nil {
 		h.Weigh(costs)
 	}

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,10 +13,76 @@ import (
 	"herd/sim"
 )
 
-// This file is the computing half of herd sim: the tipping watch kept over
-// each run of a sweep, and each row's summary with the warnings a reader
-// of the table must know. cmd/herd expands the flags into configurations,
-// runs (or reads from shards) the runs and renders the rows.
+// This file is the computing half of herd sim: a sweep's configurations
+// (SimGrid) and runs (SimTasks), the tipping watch kept over each run, and
+// each row's summary with the warnings a reader of the table must know.
+// cmd/herd reads the flags into lists, checks each configuration, runs
+// (or reads from shards) the runs and renders the rows.
+
+// SimGrid are the lists of a simulator sweep: one configuration per
+// combination of their values.
+type SimGrid struct {
+	Servers, Dispatchers []int
+	Loads, Refreshes     []float64
+	Policies             []sim.Policy
+	Tallies              []sim.Tally
+	Sizes                []sim.Sizes
+	Starts               []sim.Start
+}
+
+// Configs returns base with each combination of g's values set, in the
+// order of nested loops over the lists as SimGrid declares them (servers
+// outermost, starts innermost).
+func (g SimGrid) Configs(base sim.Config) []sim.Config {
+	cs := []sim.Config{base}
+	cs = cross(cs, g.Servers, func(c *sim.Config, n int) { c.Servers = n })
+	cs = cross(cs, g.Dispatchers, func(c *sim.Config, k int) { c.Dispatchers = k })
+	cs = cross(cs, g.Loads, func(c *sim.Config, x float64) { c.Load = x })
+	cs = cross(cs, g.Refreshes, func(c *sim.Config, T float64) { c.Refresh = T })
+	cs = cross(cs, g.Policies, func(c *sim.Config, p sim.Policy) { c.Policy = p })
+	cs = cross(cs, g.Tallies, func(c *sim.Config, t sim.Tally) { c.Tally = t })
+	cs = cross(cs, g.Sizes, func(c *sim.Config, z sim.Sizes) { c.Sizes = z })
+	return cross(cs, g.Starts, func(c *sim.Config, s sim.Start) { c.Start = s })
+}
+
+// cross extends every configuration of cs (outer) by every value of vs
+// (inner): nested loops over the lists, flattened, in the same order.
+func cross[T any](cs []sim.Config, vs []T, set func(c *sim.Config, v T)) []sim.Config {
+	out := make([]sim.Config, 0, len(cs)*len(vs))
+	for _, c := range cs {
+		for _, v := range vs {
+			set(&c, v)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// SimTasks are a sweep's runs: runs of each configuration, in order, run
+// i of c seeded by sim.Seed(master, c.Key(), i), so that no run's seed
+// depends on the others or on which machine does it; ids[j] names task j
+// ("KEY rep=i"), its identity in a sharded sweep.
+func SimTasks(cfgs []sim.Config, runs int, master uint64) (tasks []sim.Task, ids []string) {
+	for _, c := range cfgs {
+		key := c.Key()
+		for i := 0; i < runs; i++ {
+			tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(master, key, i)})
+			ids = append(ids, key+" rep="+strconv.Itoa(i))
+		}
+	}
+	return tasks, ids
+}
+
+// WatchTips gives each task a TipWatch (NewTipWatch) as its Observe, in
+// place, and returns the watches.
+func WatchTips(tasks []sim.Task) []*TipWatch {
+	w := make([]*TipWatch, len(tasks))
+	for j := range tasks {
+		w[j] = NewTipWatch(tasks[j].Config)
+		tasks[j].Config.Observe = w[j].Observe
+	}
+	return w
+}
 
 // TipWatch runs the tipping detector (tipping.go: the board mean above
 // max(3/(1−λ), 0.1·T) for 5 records in a row) over one run, without
@@ -93,6 +160,20 @@ func SummarizeSimRow(c sim.Config, runs []SimRun) SimRow {
 			sc.Key(), sc.Load*float64(sc.Servers)*(sc.Horizon-sc.Warmup)))
 	}
 	return row
+}
+
+// SimRows summarizes the rows of a sweep (SummarizeSimRow) whose runs all
+// finished: runs[i*per:(i+1)*per] are cfgs[i]'s, done says which runs
+// finished, and a row with one that did not is left out.
+func SimRows(cfgs []sim.Config, runs []SimRun, done []bool, per int) []SimRow {
+	var rows []SimRow
+	for i, c := range cfgs {
+		if slices.Contains(done[i*per:(i+1)*per], false) {
+			continue
+		}
+		rows = append(rows, SummarizeSimRow(c, runs[i*per:(i+1)*per]))
+	}
+	return rows
 }
 
 // PolicyName is a policy as herd's tables write it: sqd:D sampled with

@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,5 +92,30 @@ func TestSimSweepWarnings(t *testing.T) {
 	}
 	if w := SimSweepWarnings([]sim.Config{cfg(sim.Sizes{Kind: sim.Pareto, Param: 4}, 1600, 20000)}, 4); len(w) != 0 {
 		t.Errorf("pareto:4, 1,600 servers: %q, want none", w)
+	}
+}
+
+// SimGrid's configurations are nested loops over its lists, servers
+// outermost and starts innermost; SimTasks seeds run i of each from the
+// master seed and the configuration's key and names it "KEY rep=i".
+func TestSimGridTasks(t *testing.T) {
+	t.Parallel()
+	g := SimGrid{Servers: []int{10, 20}, Dispatchers: []int{1}, Loads: []float64{0.5, 0.9}, Refreshes: []float64{0},
+		Policies: []sim.Policy{{Kind: sim.Random}}, Tallies: []sim.Tally{sim.TallyNone}, Sizes: []sim.Sizes{{}}, Starts: []sim.Start{{}}}
+	cs := g.Configs(sim.Config{Horizon: 100})
+	var got []string
+	for _, c := range cs {
+		got = append(got, fmt.Sprintf("%d/%g/%g", c.Servers, c.Load, c.Horizon))
+	}
+	if want := []string{"10/0.5/100", "10/0.9/100", "20/0.5/100", "20/0.9/100"}; !slices.Equal(got, want) {
+		t.Errorf("Configs: %v, want %v", got, want)
+	}
+	tasks, ids := SimTasks(cs[:2], 3, 7)
+	if len(tasks) != 6 || ids[4] != cs[1].Key()+" rep=1" || tasks[4].Seed != sim.Seed(7, cs[1].Key(), 1) || tasks[4].Config.Load != 0.9 {
+		t.Errorf("SimTasks: %d tasks, ids %q", len(tasks), ids)
+	}
+	w := WatchTips(tasks)
+	if len(w) != 6 || tasks[0].Config.Observe == nil {
+		t.Errorf("WatchTips: %d watches, Observe set %t", len(w), tasks[0].Config.Observe != nil)
 	}
 }

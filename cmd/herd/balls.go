@@ -163,13 +163,7 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "balls", "runs")
-	costs := make([]float64, 0, len(cfgs)**o.runs)
-	for _, c := range cfgs {
-		for range *o.runs {
-			costs = append(costs, compare.BallsRunCost(c))
-		}
-	}
-	prog.Weigh(costs)
+	prog.Weigh(compare.BallsRunCosts(cfgs, *o.runs))
 	sums, _, runErr := compare.BallsRows(ctx, cfgs, *o.runs, *o.seed, *o.out.workers, func(i int, _ sim.BallsResult, done, total int) {
 		prog.Notify(i, done, total)
 	})

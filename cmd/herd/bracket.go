@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/compare/atomicfile"
 	"herd/compare/progress"
 	"herd/compare/sweep"
 	"herd/meanfield"
@@ -179,7 +175,7 @@ func runBracketSweep(ctx context.Context, e *env, args []string, merged *sweep.M
 	f.modelNote(t)
 	err = writeTable(ctx, e, t, fmtName, func() error {
 		if *f.points != "" {
-			if err := atomicfile.WriteFile(*f.points, pointsCSV(results)); err != nil {
+			if err := writeCSVFile(*f.points, pointsTable(results)); err != nil {
 				return fmt.Errorf("--points: %w", err)
 			}
 		}
@@ -195,10 +191,10 @@ func runBracketSweep(ctx context.Context, e *env, args []string, merged *sweep.M
 }
 
 // bracketSweep does fixed-grid brackets under the sharding contract. A
-// shard runs compare.Bracket with a store that claims every run but its
-// own (so only its own are simulated) and records those; herd merge runs
-// compare.Bracket with a store holding every run of the parts, so nothing
-// is simulated and the brackets are exactly the unsharded ones.
+// shard simulates its own runs only (compare.RunShard) and records them;
+// herd merge brackets with a store holding every run of the parts
+// (compare.RunSet), so nothing is simulated and the brackets are exactly
+// the unsharded ones.
 func bracketSweep(ctx context.Context, e *env, fs *pflag.FlagSet, flags *shardFlags, merged *sweep.Merged, set []compare.BracketSettings) ([]compare.BracketResult, bool, error) {
 	recs := compare.FixedGridRuns(set)
 	sw := &sweepCmd{e: e, command: "bracket", fs: fs, flags: flags, merged: merged}
@@ -206,24 +202,15 @@ func bracketSweep(ctx context.Context, e *env, fs *pflag.FlagSet, flags *shardFl
 		sw.ids = append(sw.ids, r.Key())
 	}
 	got, _, handled, err := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, bracketRun)) error {
-		st := compare.NewShardStore(recs, idx, func(i int, r compare.RunRecord) { put(i, bracketRun{TippedAt: r.TippedAt}) })
 		start := time.Now()
-		for _, s := range set {
-			if !st.OwnsAny(s) {
-				continue
-			}
-			s.ModelScaled = math.NaN() // only the runs are wanted: skip the model's edge
-			prog := progress.NewLine(e.stderr, isTerminal(e.stderr), fmt.Sprintf("bracket N=%d", s.Servers), "runs")
-			_, err := compare.Bracket(ctx, s, st, func(done, total int) { prog.Growing(done, total, start) })
-			prog.Finish()
-			if err != nil {
-				return err
-			}
-			if err := st.Err(); err != nil {
-				return err
-			}
-		}
-		return nil
+		var prog *progress.Line
+		return compare.RunShard(ctx, set, recs, idx, func(i int, r compare.RunRecord) { put(i, bracketRun{TippedAt: r.TippedAt}) }, compare.BracketsHooks{
+			Begin: func(s compare.BracketSettings) func(done, total int) {
+				prog = progress.NewLine(e.stderr, isTerminal(e.stderr), fmt.Sprintf("bracket N=%d", s.Servers), "runs")
+				return func(done, total int) { prog.Growing(done, total, start) }
+			},
+			End: func(compare.BracketResult, error) { prog.Finish() },
+		})
 	})
 	if handled {
 		return nil, true, err
@@ -241,60 +228,46 @@ func bracketSweep(ctx context.Context, e *env, fs *pflag.FlagSet, flags *shardFl
 // brackets runs the brackets one N after another (each spreads its runs
 // over the workers), recording runs in --out as they finish.
 func brackets(ctx context.Context, e *env, f *bracketFlags, set []compare.BracketSettings) ([]compare.BracketResult, error) {
-	var store *compare.RunLog
+	var st compare.Store // nil without --out, not a nil *RunLog
 	if *f.out != "" {
-		var err error
-		store, err = openFileStore(*f.out)
+		store, err := openFileStore(*f.out)
 		if err != nil {
 			return nil, fmt.Errorf("--out: %w", err)
 		}
 		defer store.Close()
-	}
-	var st compare.Store
-	if store != nil {
 		st = store
 	}
 	return bracketsFrom(ctx, e, set, st)
 }
 
-// bracketsFrom runs the brackets one N after another with runs recorded
-// in (and taken from) st, if set. The model's edge depends on k, λ and the
-// sizes only, which every N shares: it is computed (if not given) for the
-// first and reused for the others.
+// bracketsFrom runs the brackets one N after another (compare.Brackets)
+// with runs recorded in (and taken from) st, if set, with a progress line
+// per N and the model's edge computed as herd edge does.
 func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st compare.Store) ([]compare.BracketResult, error) {
-	var results []compare.BracketResult
-	model := 0.0
-	if len(set) > 0 && set[0].ModelScaled == 0 {
-		var err error
-		if model, err = bracketModelEdge(ctx, e, set[0]); err != nil {
-			return nil, err
-		}
-	}
-	for _, s := range set {
-		if s.ModelScaled == 0 {
-			s.ModelScaled = model
-		}
-		start := time.Now()
-		prog := progress.NewLine(e.stderr, isTerminal(e.stderr), fmt.Sprintf("bracket N=%d", s.Servers), "runs")
-		r, err := compare.Bracket(ctx, s, st, func(done, total int) {
-			prog.Growing(done, total, start)
-		})
-		prog.Finish()
-		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return results, errInterrupted
+	var prog *progress.Line
+	var start time.Time
+	results, err := compare.Brackets(ctx, set, st, compare.BracketsHooks{
+		ModelEdge: func(s compare.BracketSettings) (float64, error) { return bracketModelEdge(ctx, e, s) },
+		Begin: func(s compare.BracketSettings) func(done, total int) {
+			start = time.Now()
+			prog = progress.NewLine(e.stderr, isTerminal(e.stderr), fmt.Sprintf("bracket N=%d", s.Servers), "runs")
+			return func(done, total int) { prog.Growing(done, total, start) }
+		},
+		End: func(r compare.BracketResult, err error) {
+			prog.Finish()
+			if err == nil && prog.Terminal() != nil {
+				fmt.Fprintf(prog.Terminal(), "bracket N=%d: %d runs, %.3g jobs in %.1f s\n", r.Settings.Servers, r.Runs, float64(r.Jobs), time.Since(start).Seconds())
 			}
-			if s.Grid == nil && math.IsNaN(r.ModelScaled) {
-				return results, usagef("--dispatchers %d --load %g: the refresh map has no edge here, so the adaptive bracket has nowhere to start: give --grid", s.Dispatchers, s.Load)
-			}
-			return results, err
-		}
-		if prog.Terminal() != nil {
-			fmt.Fprintf(prog.Terminal(), "bracket N=%d: %d runs, %.3g jobs in %.1f s\n", s.Servers, r.Runs, float64(r.Jobs), time.Since(start).Seconds())
-		}
-		results = append(results, r)
+		},
+	})
+	switch {
+	case errors.Is(err, context.Canceled):
+		return results, errInterrupted
+	case errors.Is(err, compare.ErrNoModelEdge):
+		s := set[len(results)]
+		return results, usagef("--dispatchers %d --load %g: the refresh map has no edge here, so the adaptive bracket has nowhere to start: give --grid", s.Dispatchers, s.Load)
 	}
-	return results, nil
+	return results, err
 }
 
 // bracketModelEdge is the model's edge for the brackets of s's k, λ and
@@ -360,34 +333,20 @@ func bracketTable(results []compare.BracketResult) *table.Table {
 	return t
 }
 
-// pointsCSV is the per-T tipping table of every bracket.
-func pointsCSV(results []compare.BracketResult) []byte {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.Write([]string{"servers", "dispatchers", "load", "scaled", "refresh", "runs", "tipped", "tipped_fraction", "median_tip_refresh", "runs_cut", "tipped_cut", "tipped_fraction_cut", "cut"})
-	f := func(x float64) string {
-		if math.IsNaN(x) {
-			return ""
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
+// pointsTable is the per-T tipping table of every bracket (--points).
+func pointsTable(results []compare.BracketResult) *table.Table {
+	t := &table.Table{}
+	for _, name := range []string{"servers", "dispatchers", "load", "scaled", "refresh", "runs", "tipped", "tipped_fraction", "median_tip_refresh", "runs_cut", "tipped_cut", "tipped_fraction_cut", "cut"} {
+		t.Columns = append(t.Columns, table.Column{Name: name})
 	}
 	for _, r := range results {
 		s := r.Settings
 		for _, p := range r.Points {
-			frac, fracCut := math.NaN(), math.NaN()
-			if p.Runs > 0 {
-				frac = float64(p.Tipped) / float64(p.Runs)
-			}
-			if p.RunsCut > 0 {
-				fracCut = float64(p.TippedCut) / float64(p.RunsCut)
-			}
-			w.Write([]string{strconv.Itoa(s.Servers), strconv.Itoa(s.Dispatchers), f(s.Load), f(p.Scaled), f(p.Refresh),
-				strconv.Itoa(p.Runs), strconv.Itoa(p.Tipped), f(frac), f(p.MedianTip),
-				strconv.Itoa(p.RunsCut), strconv.Itoa(p.TippedCut), f(fracCut), strconv.Itoa(s.Cut)})
+			frac, fracCut := p.TippedFraction()
+			t.AddRow(s.Servers, s.Dispatchers, s.Load, p.Scaled, p.Refresh, p.Runs, p.Tipped, frac, p.MedianTip, p.RunsCut, p.TippedCut, fracCut, s.Cut)
 		}
 	}
-	w.Flush()
-	return buf.Bytes()
+	return t
 }
 
 // openFileStore opens the --out run log (compare.RunLog); a file that is

@@ -17,8 +17,8 @@ import (
 
 // herd figures: every published chart as SVG, PNG and PDF (--format) and
 // the CSV of the plotted numbers, with an index (issue 9). compare computes each
-// figure's series (compare.Figures); this file runs them, figwrite.go
-// draws and writes them, figindex.go writes index.md.
+// figure's series (compare.Figures) and the index (compare.FigureIndex);
+// this file runs them, figwrite.go draws and writes them.
 
 // figuresArgs are herd figures' parsed arguments.
 type figuresArgs struct {
@@ -121,20 +121,12 @@ func parseFiguresArgs(e *env, args []string) (*figuresArgs, error) {
 		a.chosen = defs
 		return a, nil
 	}
-	ids, err := splitList("only", a.only)
+	only, err := ints("only", a.only, func(i int) bool { return i >= 1 && i <= len(defs) }, fmt.Sprintf("figure numbers from 1 to %d", len(defs)))
 	if err != nil {
 		return nil, err
 	}
-	chosen := make([]bool, len(defs))
-	for _, id := range ids {
-		i, err := strconv.Atoi(id)
-		if err != nil || i < 1 || i > len(defs) {
-			return nil, usagef("--only %s: want figure numbers from 1 to %d", id, len(defs))
-		}
-		chosen[i-1] = true
-	}
 	for i, d := range defs {
-		if chosen[i] {
+		if slices.Contains(only, i+1) {
 			a.chosen = append(a.chosen, d)
 		}
 	}
@@ -168,7 +160,6 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 	set.Progress = prog.update
 	plots := make([][]*compare.FigurePlot, len(a.chosen))
 	var mu sync.Mutex
-	var written []int // indices into a.chosen, in the order written
 	err = compare.MakeFigures(ctx, set, a.chosen, func(i int, ps []*compare.FigurePlot) error {
 		for _, p := range ps {
 			if err := writeFigurePlot(p, a.dir, a.formats); err != nil {
@@ -177,7 +168,6 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 		}
 		mu.Lock()
 		plots[i] = ps
-		written = append(written, i)
 		mu.Unlock()
 		prog.written(i, ps)
 		return nil
@@ -185,11 +175,9 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		prog.Close()
 		what := figuresWritten(a, plots)
-		if n := journal.Len(); n > 0 {
+		if n := journal.Abandon(); n > 0 {
 			what += fmt.Sprintf("; %s kept in %s: run the same command again to resume",
 				plural(n, "1 finished run", fmt.Sprintf("%d finished runs", n)), jpath)
-		} else if journal.Close() == nil {
-			os.Remove(jpath) // it keeps nothing
 		}
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %s", what)
@@ -202,21 +190,16 @@ func runFigures(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	// Every chosen figure is written: the journal has done its work,
-	// unless an earlier run on it set out to make other figures (an
-	// interrupted run of all figures, then one of --only 3).
+	// unless an earlier run on it set out to make other figures.
 	ids := make([]string, len(a.chosen))
 	for i, f := range a.chosen {
 		ids[i] = f.ID
 	}
-	covered := journal.Covers(ids)
-	if err := journal.Close(); err != nil {
+	if deleted, err := journal.Finish(ids); err != nil || deleted {
 		return err
 	}
-	if !covered {
-		fmt.Fprintf(e.stderr, "herd figures: %s kept: it holds finished runs of figures this run did not make; a run that makes them deletes it\n", jpath)
-		return nil
-	}
-	return os.Remove(jpath)
+	fmt.Fprintf(e.stderr, "herd figures: %s kept: it holds finished runs of figures this run did not make; a run that makes them deletes it\n", jpath)
+	return nil
 }
 
 func defaultWorkers() int { return runtime.NumCPU() }

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
 	"herd/compare/atomicfile"
+	"herd/compare/sweep"
 )
 
 // plotFigure turns a figure's plot into the drawing: its series and bands
@@ -54,11 +56,16 @@ func writeFigurePlot(p *compare.FigurePlot, dir string, formats []string) error 
 			return err
 		}
 	}
+	return writeCSVFile(filepath.Join(dir, p.Stem+".csv"), figureTable(p))
+}
+
+// writeCSVFile writes t as CSV into the file at path, atomically.
+func writeCSVFile(path string, t *table.Table) error {
 	var buf bytes.Buffer
-	if err := figureTable(p).WriteCSV(&buf); err != nil {
+	if err := t.WriteCSV(&buf); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, p.Stem+".csv"), buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // figureTable is the plot's CSV: every computed point is a row, drawn or
@@ -109,4 +116,25 @@ func figureErrCells(s compare.FigureSeries, i int) (errCell, seCell, runsCell an
 		seCell, runsCell = s.SE[i], s.Runs[i]
 	}
 	return errCell, seCell, runsCell
+}
+
+// writeFigureIndex writes DIR/index.md (compare.FigureIndex) with the
+// command that makes the figures, and alone each one.
+func writeFigureIndex(a *figuresArgs, plots [][]*compare.FigurePlot) error {
+	flags := ""
+	if a.quick {
+		flags = " --quick"
+	}
+	if a.seed != 1 {
+		flags += " --seed " + strconv.FormatUint(a.seed, 10)
+	}
+	if len(a.formats) != len(figureFormats) {
+		flags += " --format " + strings.Join(a.formats, ",")
+	}
+	x := compare.FigureIndex{Version: version, Quick: a.quick, Seed: a.seed, Command: "herd figures " + sweep.ShellQuote(a.dir), Flags: flags,
+		Formats: a.formats, Figures: a.chosen, Plots: plots}
+	if err := atomicfile.WriteFile(filepath.Join(a.dir, "index.md"), []byte(x.Markdown())); err != nil {
+		return fmt.Errorf("figures: %w", err)
+	}
+	return nil
 }

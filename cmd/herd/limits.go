@@ -4,8 +4,9 @@ package main
 // allocated. The simulator's own limits (servers, dispatchers, probes,
 // start jobs, arrivals and board records per run, memory) live in
 // sim.Config.Validate; this file turns its errors into the command line's
-// words and holds the limits of the refresh map's inputs (herd point,
-// herd hysteresis) and of herd balls.
+// words and checks the limits of the refresh map's inputs (herd point,
+// herd hysteresis) and of herd balls, which compare gives with their
+// reasons.
 
 import (
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"math"
 	"strconv"
 
+	"herd/compare"
 	"herd/compare/sweep"
 	"herd/meanfield"
 	"herd/sim"
@@ -42,26 +44,14 @@ func simUsage(err error, rename map[string]string) error {
 	return usagef("%s", flagOf(err))
 }
 
-// The refresh map's inputs (herd point, herd hysteresis).
+// The refresh map's inputs (herd point, herd hysteresis): compare's
+// range, where each bound's reason is given.
 const (
-	// modelMaxDispatchers is meanfield's own bound on k (Refresh.Validate).
-	modelMaxDispatchers = 256
-	// modelMinRefresh: below T = 0.01 the map contracts so slowly that it
-	// does not settle in the default 5,000 maps, and rounding shows (at
-	// T = 10⁻³ the unconverged board reports a mean time below one
-	// service time; at T ≤ 10⁻¹² the board collapses to one row).
-	modelMinRefresh = 0.01
-	// modelMaxRefresh is meanfield's bound on T.
-	modelMaxRefresh = 1e6
-	// modelMinLoad: the map drops up to its truncation tolerance (10⁻¹²)
-	// of mass per application, so the mean queue is exact to about
-	// 10⁻¹²/λ relative; λ ≥ 10⁻⁶ keeps that below 10⁻⁶ (at λ = 10⁻¹¹ the
-	// board mean comes out 0).
-	modelMinLoad = 1e-6
-	// modelMaxStart bounds the queue length of a start board (its rows):
-	// each map application costs time in proportion to the rows, and a
-	// queue drains at only 1 − λ per service time.
-	modelMaxStart = 10_000
+	modelMaxDispatchers = compare.ModelMaxDispatchers
+	modelMinRefresh     = compare.ModelMinRefresh
+	modelMaxRefresh     = compare.ModelMaxRefresh
+	modelMinLoad        = compare.ModelMinLoad
+	modelMaxStart       = compare.ModelMaxStart
 	// maxModelEdge bounds herd bracket's --model-edge, in T(1−λ)², as
 	// --branch-from bounds where the edge search starts.
 	maxModelEdge = 1000
@@ -110,22 +100,13 @@ func modelStartRows(flag, name string, v float64, perT bool, refresh float64) (i
 	return int(q), nil
 }
 
-// herd balls.
-const (
-	// ballsMaxBins: a run keeps two int32 per bin (loads and the stale
-	// view), so 2²⁷ bins take 1 GiB.
-	ballsMaxBins = 1 << 27
-	// ballsMaxBalls: about 10 ns per probe, so 10¹¹ balls are hours per run.
-	ballsMaxBalls = 100_000_000_000
-)
-
 // checkBalls checks n bins and m balls (m = 0: m = n).
 func checkBalls(n, m int) error {
 	switch {
-	case n > ballsMaxBins:
-		return usagef("--bins %d: want an integer in [1, %d] (8 bytes per bin: %.3g GB)", n, ballsMaxBins, 8*float64(n)/1e9)
-	case m > ballsMaxBalls:
-		return usagef("--balls %d: want an integer in [1, %.0e] (time)", m, float64(ballsMaxBalls))
+	case n > compare.BallsMaxBins:
+		return usagef("--bins %d: want an integer in [1, %d] (8 bytes per bin: %.3g GB)", n, compare.BallsMaxBins, 8*float64(n)/1e9)
+	case m > compare.BallsMaxBalls:
+		return usagef("--balls %d: want an integer in [1, %.0e] (time)", m, float64(compare.BallsMaxBalls))
 	}
 	return nil
 }
@@ -145,7 +126,7 @@ const maxSweepRuns = sweep.MaxRuns
 
 // ballsRangeHelp is the limits text of herd balls' size flags.
 var ballsRangeHelp = struct{ bins, balls string }{
-	bins:  "integer in [1, " + strconv.Itoa(ballsMaxBins) + "]",
+	bins:  "integer in [1, " + strconv.Itoa(compare.BallsMaxBins) + "]",
 	balls: "integer in [1, 1e11]",
 }
 
@@ -194,13 +175,10 @@ func checkBracket(ns []int, k int, load float64, runs, refreshes int, grid []flo
 	}
 	for _, n := range ns {
 		for _, x := range xs {
-			T := x / ((1 - load) * (1 - load))
-			if math.IsInf(T, 0) || math.IsInf(T*float64(refreshes), 0) {
+			c := compare.BracketSettings{Servers: n, Dispatchers: k, Load: load, Refreshes: refreshes}.RunConfig(x)
+			if math.IsInf(c.Refresh, 0) || math.IsInf(c.Horizon, 0) {
 				return usagef("--grid %g: T = grid/(1−λ)², times --refreshes %d, overflows", x, refreshes)
 			}
-			c := sim.Config{Servers: n, Dispatchers: k, Load: load, Refresh: T,
-				Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
-				Start: sim.Start{Kind: sim.StartBalanced}, Horizon: float64(refreshes) * T, NoWarmup: true}
 			if err := c.Validate(); err != nil {
 				var ce *sim.ConfigError
 				if errors.As(err, &ce) && (ce.Field == "Refresh" || ce.Field == "Horizon") {
@@ -271,26 +249,18 @@ func (r modelRun) Check() error {
 	return nil
 }
 
-// The periodic-update models of herd model (meanfield.PeriodicUpdate).
-const (
-	periodicMaxRefresh = 1e4 // meanfield's bound on T
-	periodicMaxD       = 64  // meanfield's bound on D
-)
-
-// checkClassic checks a herd model policy against its model's range.
+// checkClassic checks a herd model policy against its model's range
+// (compare.PeriodicMaxRefresh and PeriodicMaxD give the reasons).
 func checkClassic(name string, d int, refresh float64) error {
 	if refresh == 0 || (name != "sqd" && name != "ll") {
 		return nil
 	}
 	switch {
-	case refresh < modelMinRefresh || refresh > periodicMaxRefresh:
-		// Below T = 0.01 the map does not settle and rounding shows (at
-		// T = 10⁻³ least loaded reports a mean time below one service
-		// time, at T = 10⁻³⁰⁰ exactly 0, marked converged).
+	case refresh < modelMinRefresh || refresh > compare.PeriodicMaxRefresh:
 		return usagef("--refresh %g: want 0 (a live board) or a number in [%g, %g] for the periodic-update model of --policy %s",
-			refresh, modelMinRefresh, periodicMaxRefresh, name)
-	case name == "sqd" && d > periodicMaxD:
-		return usagef("--policy sqd:%d: want D ≤ %d on a stale board (the periodic-update map; a live board takes any D)", d, periodicMaxD)
+			refresh, modelMinRefresh, float64(compare.PeriodicMaxRefresh), name)
+	case name == "sqd" && d > compare.PeriodicMaxD:
+		return usagef("--policy sqd:%d: want D ≤ %d on a stale board (the periodic-update map; a live board takes any D)", d, compare.PeriodicMaxD)
 	}
 	return nil
 }

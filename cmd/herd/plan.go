@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"herd/compare"
+	"herd/compare/progress"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -174,12 +174,8 @@ func (f planFlagSet) fleet(fs *pflag.FlagSet, in *planInput) error {
 	} else if !modelLoad(lam) {
 		return usagef("--load %v: want a utilisation in [%g, 1)", lam, modelMinLoad)
 	}
-	name := *f.policy
-	if name == "p2c" { // the operators' name of best of two
-		name = "sqd:2"
-	}
-	pol, err := sim.ParsePolicy(name)
-	if err != nil || !planPolicy(pol) {
+	pol, err := compare.ParsePlanPolicy(*f.policy)
+	if err != nil {
 		return usagef("--policy %q: want ll, p2c, sqd:D (D in [2, 1024]), rr or random", *f.policy)
 	}
 	tally, err := sim.ParseTally(*f.tally)
@@ -192,17 +188,6 @@ func (f planFlagSet) fleet(fs *pflag.FlagSet, in *planInput) error {
 		return usagef("--partitioned with --servers %d < --dispatchers %d: each dispatcher needs a block of at least one backend", n, k)
 	}
 	return planRefreshRange(in)
-}
-
-// planPolicy reports whether herd plan weighs policy p.
-func planPolicy(p sim.Policy) bool {
-	switch p.Kind {
-	case sim.LeastLoaded, sim.RoundRobin, sim.Random:
-		return true
-	case sim.BestOfD:
-		return p.D >= 2
-	}
-	return false
 }
 
 // planRefreshRange checks that the refresh period in service times is
@@ -246,27 +231,24 @@ func (f planFlagSet) sizesAndService(fs *pflag.FlagSet, in *planInput) error {
 const planExactBudget = 60 * time.Second
 
 // computePlan does herd plan's work (compare.Plan) with progress on
-// stderr; the edge's exact search is herd edge's, on the worker pool.
+// stderr, one job through compare.PlanStages (the simulator's runs with
+// the share of their cost done and the time left, the bracket's total
+// growing as it goes); the edge's exact search is herd edge's, on the
+// worker pool.
 func computePlan(ctx context.Context, e *env, in planInput) compare.PlanResult {
-	prog := newPlanProgress(e, in.progress)
-	defer prog.close()
+	stages := progress.NewStages(e.stderr, isTerminal(e.stderr), progress.Mode(in.progress), "plan", "fleet", []string{"plan"})
+	prog := progress.NewTally(stages, 0)
+	defer func() {
+		prog.Finish()
+		stages.Close()
+	}()
 	s := compare.PlanSettings{Fleet: in.fleet, Runs: in.runs, Refreshes: in.refreshes, Bracket: in.bracket, Seed: in.seed, Workers: in.workers,
 		ExactEdge: func(s meanfield.EdgeSettings) (compare.EdgePoint, bool) {
-			// Heavy tails cost more: the edge's T and the board's rows grow
-			// like C, the windows' phases with them (measured: k = 5,
-			// λ = 0.9 took about 1 s with exp sizes and 14 minutes with
-			// h2:10), so C³, and ten times more again for the phase-type
-			// map's work per row (h2:3.92 at k = 5, λ = 0.9 took 150 s of
-			// CPU where C³ alone predicted 10 s).
-			c, scale := math.Max(compare.LimitVariance(s.Service), 1), 1.0
-			if s.Service.Kind != meanfield.ServiceExp {
-				scale = 10
-			}
-			cost := time.Duration(compare.EdgeCost(s) * scale * c * c * c * exactCostSeconds * 2 / float64(max(in.workers, 2)) * float64(time.Second))
+			cost := time.Duration(compare.EdgeCostSized(s) * exactCostSeconds * 2 / float64(max(in.workers, 2)) * float64(time.Second))
 			if s.Load > autoExactMax || cost > planExactBudget {
 				return compare.EdgePoint{}, false
 			}
 			return computeEdges(ctx, e, "plan", "never", []meanfield.EdgeSettings{s}, in.workers, false)[0], true
 		}}
-	return compare.Plan(ctx, s, compare.PlanHooks{Stage: prog.stage, Weigh: prog.weigh, RunDone: prog.doneCost, Bracket: prog.growing})
+	return compare.Plan(ctx, s, compare.PlanHooks{Stage: func(i int) { prog.Stage(compare.PlanStages[i]) }, Weigh: prog.Weigh, RunDone: prog.Done, Bracket: prog.Growing})
 }

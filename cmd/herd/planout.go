@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -41,53 +39,24 @@ func startName(s compare.PlanStart) string {
 
 // planTable is herd plan's table.
 func planTable(in planInput, r compare.PlanResult) *table.Table {
-	v := planVerdict(in, r)
-	t := &table.Table{Title: "herd plan: " + v.title, Columns: planColumns, Partial: r.Stopped}
+	v := compare.NewPlanVerdict(in.fleet, r)
+	t := &table.Table{Title: "herd plan: " + planTitle(v), Columns: planColumns, Partial: r.Stopped}
 	t.Meta = planMeta(in, r, v)
 	ms := in.service.Seconds() * 1000
-	for _, o := range planRanked(r.Options) {
+	for _, o := range compare.RankPlanOptions(r.Options) {
 		t.AddRow(planRow(in, o, ms)...)
 	}
-	t.Notes = planNotes(in, r, v)
+	t.Notes = planNotes(in, r)
 	t.Warnings = planWarnings(in, r)
 	return t
-}
-
-// planRanked is the options in the table's order: the fleet's own rows,
-// then the changes by their predicted mean response (the model's where it
-// has one, else the simulator's), unanswered ones last.
-func planRanked(opts []compare.PlanOption) []compare.PlanOption {
-	own, fixes := opts[:2], slices.Clone(opts[2:])
-	slices.SortStableFunc(fixes, func(a, b compare.PlanOption) int { return cmp.Compare(planPredicted(a), planPredicted(b)) })
-	return append(slices.Clone(own), fixes...)
-}
-
-// planPredicted is an option's mean response for ranking: the model's
-// from its start, else the simulator's, else +Inf.
-func planPredicted(o compare.PlanOption) float64 {
-	if o.ModelErr == nil && o.Model.Covered {
-		return planModelResponse(o)
-	}
-	if o.SimDone && o.Sim.Response.N > 0 {
-		return o.Sim.Response.Mean
-	}
-	return math.Inf(1)
-}
-
-// planModelResponse is the model's mean response from o's start.
-func planModelResponse(o compare.PlanOption) float64 {
-	if o.Start == compare.PlanLoaded {
-		return o.Model.Loaded
-	}
-	return o.Model.Quiet
 }
 
 // planRow is one option's cells; times in ms (ms is a service time's).
 func planRow(in planInput, o compare.PlanOption, ms float64) []any {
 	f := o.Fix.Fleet
 	row := []any{o.Fix.Name, changeText(in, o.Fix), startName(o.Start), f.Refresh * ms, f.Dispatchers, nil, nil, nil, nil, nil, nil, nil, "simulator only"}
-	if o.ModelErr == nil && o.Model.Covered {
-		row[5], row[6] = nilIfEmpty(o.Model.State), planModelResponse(o)*ms
+	if o.ModelAnswers() {
+		row[5], row[6] = nilIfEmpty(o.Model.State), o.ModelResponse()*ms
 		row[12] = "model (" + o.Model.Model + ") + simulator"
 	}
 	if o.SimDone {
@@ -97,7 +66,7 @@ func planRow(in planInput, o compare.PlanOption, ms float64) []any {
 		// which the spread cannot show when every run lands in one bin.
 		p99 := o.Sim.ResponseP99
 		row[9], row[10] = p99.Mean*ms, (t*p99.SE+sim.TailBinError*p99.Mean)*ms
-		if planDetectorSees(f) {
+		if f.DetectorSees() {
 			row[11] = o.Sim.Tipped
 		}
 	}
@@ -116,19 +85,6 @@ func mv(v any) string {
 	return fmt.Sprint(v)
 }
 
-// planDetectorSees reports whether the tipping detector's threshold,
-// max(3/(1−λ), 0.1·T), lies above what a balanced fleet's board can reach,
-// BalancedQueueScale·max(1, C)/(1−λ); below it (long-tailed sizes at short
-// refresh periods) a balanced fleet reads as tipped, and sim_tipped is
-// left empty.
-func planDetectorSees(f compare.PlanFleet) bool {
-	c := 1.0 // max(1, C): exp and Erlang have C ≤ 1
-	if f.Sizes.Kind == sim.H2 {
-		c = f.Sizes.Param
-	}
-	return compare.TipThreshold(f.Load, f.Refresh) > meanfield.BalancedQueueScale*c/(1-f.Load)
-}
-
 // changeText is a change's flag in the operator's units: a refresh
 // period as a duration.
 func changeText(in planInput, fx compare.PlanFix) string {
@@ -145,45 +101,16 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
-// planVerdictText is the verdict: a word and the title's sentence.
-type planVerdictText struct {
-	state, source, title string
-}
-
-// planVerdict is the fleet's verdict: the model's (N → ∞) where it tells
-// states apart, else the simulator's at N from its tipping detector.
-func planVerdict(in planInput, r compare.PlanResult) planVerdictText {
-	if r.ModelErr == nil && r.Model.State != "" {
-		v := planVerdictText{state: r.Model.State, source: "model, N → ∞", title: planStateSentence(r.Model.State) + " (model, N → ∞)"}
-		if planInconclusive(in, r) {
-			v.title += "; NOT CONCLUSIVE at so short a refresh period: compare the response times"
-		}
-		return v
+// planTitle is the verdict's sentence, for the title.
+func planTitle(v compare.PlanVerdict) string {
+	if v.State == compare.PlanUnknown {
+		return "no verdict: the simulator's runs did not finish"
 	}
-	quiet, surge := r.Options[0], r.Options[1]
-	if !quiet.SimDone || !surge.SimDone {
-		return planVerdictText{state: "unknown", source: "none", title: "no verdict: the simulator's runs did not finish"}
+	t := planStateSentence(v.State) + " (" + v.Source + ")"
+	if v.Inconclusive {
+		t += "; NOT CONCLUSIVE at so short a refresh period: compare the response times"
 	}
-	state := compare.PlanBalanced
-	switch {
-	case 2*quiet.Sim.Tipped > quiet.Sim.Runs:
-		state = compare.PlanHerd
-	case 2*surge.Sim.Tipped > surge.Sim.Runs:
-		state = compare.PlanBistable
-	}
-	src := fmt.Sprintf("simulator at N = %d", in.fleet.Servers)
-	return planVerdictText{state: state, source: src, title: planStateSentence(state) + " (" + src + ")"}
-}
-
-// planInconclusive reports a balanced verdict where the model cannot
-// tell a balanced state from a short herd by its board mean: below
-// x = meanfield.SeparableScaled (4·max(1, C)·(1−λ)), as herd point notes.
-func planInconclusive(in planInput, r compare.PlanResult) bool {
-	if !r.Model.Covered || r.Model.State == "" || r.Model.State == compare.PlanHerd {
-		return false
-	}
-	svc, err := compare.ModelService(in.fleet.Sizes)
-	return err == nil && in.fleet.Scaled() < meanfield.SeparableScaled(in.fleet.Load, svc)
+	return t
 }
 
 // planStateSentence says what a state means for the fleet.
@@ -200,7 +127,7 @@ func planStateSentence(state string) string {
 }
 
 // planMeta is how the answer was made, for machines.
-func planMeta(in planInput, r compare.PlanResult, v planVerdictText) []table.Field {
+func planMeta(in planInput, r compare.PlanResult, v compare.PlanVerdict) []table.Field {
 	f := in.fleet
 	m := []table.Field{
 		{Key: "version", Value: mv(version)},
@@ -209,7 +136,7 @@ func planMeta(in planInput, r compare.PlanResult, v planVerdictText) []table.Fie
 		{Key: "load", Value: mv(f.Load)}, {Key: "refresh_T", Value: mv(f.Refresh)}, {Key: "scaled", Value: mv(f.Scaled())},
 		{Key: "sizes", Value: mv(f.Sizes.String())}, {Key: "policy", Value: mv(f.Policy.String())},
 		{Key: "tally", Value: mv(f.Tally.String())}, {Key: "partitioned", Value: mv(f.Partitioned)},
-		{Key: "verdict", Value: mv(v.state)}, {Key: "verdict_source", Value: mv(v.source)},
+		{Key: "verdict", Value: mv(v.State)}, {Key: "verdict_source", Value: mv(v.Source)},
 	}
 	if in.rate > 0 {
 		m = append(m, table.Field{Key: "rate_per_s", Value: mv(in.rate)})
@@ -229,7 +156,7 @@ func planMeta(in planInput, r compare.PlanResult, v planVerdictText) []table.Fie
 // planNotes are the notes under the table: the fleet in herd's units,
 // the edge and margin, the bracket at N, the best change, and where each
 // column comes from.
-func planNotes(in planInput, r compare.PlanResult, v planVerdictText) []string {
+func planNotes(in planInput, r compare.PlanResult) []string {
 	f := in.fleet
 	ms := in.service.Seconds() * 1000
 	notes := []string{fmt.Sprintf("the fleet in service times: T = refresh/service = %s/%s = %.4g, load λ = %.4g, x = T(1−λ)² = %.4g, sizes %s, policy %s, tally %s%s",
@@ -240,9 +167,9 @@ func planNotes(in planInput, r compare.PlanResult, v planVerdictText) []string {
 			fmtQuantiles(fit.Sample[:]), fmtQuantiles(fit.Fitted[:])))
 	}
 	notes = append(notes, planEdgeNotes(in, r, ms)...)
-	if best, ok := planBest(r.Options); ok {
+	if best, ok := compare.BestPlanChange(r.Options); ok {
 		notes = append(notes, fmt.Sprintf("best change by mean response: %s (%s), %s (%s) against %s now (%s): %s", best.Fix.Name, changeText(in, best.Fix),
-			fmtDuration(planPredicted(best)*ms/1000), planSourceWord(best), fmtDuration(planPredicted(r.Options[0])*ms/1000), planSourceWord(r.Options[0]), best.Fix.Note))
+			fmtDuration(best.Predicted()*ms/1000), predictedBy(best), fmtDuration(r.Options[0].Predicted()*ms/1000), predictedBy(r.Options[0]), best.Fix.Note))
 	}
 	notes = append(notes, fmt.Sprintf("columns: model_* is the mean-field model (N → ∞; a long-run average where its orbit does not settle); sim_* is herd's simulator at N = %d: %d runs of %d refresh periods (at least %g service times; the first quarter discarded), mean and 95%% Student-t half-width (%d d.f.); sim_tipped counts runs that tipped into the herd (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes); p99 is each run's 99th percentile (binned within 0.4%%), averaged over runs, its half-width plus the 0.4%% binning",
 		f.Servers, in.runs, in.refreshes, float64(compare.PlanSimMinHorizon), in.runs-1))
@@ -286,21 +213,12 @@ func planMarginWords(m float64) string {
 	return fmt.Sprintf("%.0f%% above the edge: the balanced state exists, and so does the herd (the trap door)", 100*(m-1))
 }
 
-// planSourceWord says where an option's predicted mean comes from.
-func planSourceWord(o compare.PlanOption) string {
-	if o.ModelErr == nil && o.Model.Covered {
+// predictedBy says where an option's predicted mean comes from.
+func predictedBy(o compare.PlanOption) string {
+	if o.ModelAnswers() {
 		return "model"
 	}
 	return "simulator"
-}
-
-// planBest is the change with the lowest predicted mean response.
-func planBest(opts []compare.PlanOption) (compare.PlanOption, bool) {
-	ranked := planRanked(opts)
-	if len(ranked) < 3 || math.IsInf(planPredicted(ranked[2]), 1) {
-		return compare.PlanOption{}, false
-	}
-	return ranked[2], true
 }
 
 // fitHow says how closely a fitted law matches the samples' C.
@@ -337,10 +255,10 @@ func planWarnings(in planInput, r compare.PlanResult) []string {
 			w = append(w, fmt.Sprintf("%s (%s): the model failed: %v", o.Fix.Name, startName(o.Start), o.ModelErr))
 		}
 	}
-	if q := r.Options[0]; q.SimDone && r.Model.Covered && r.Model.State != compare.PlanHerd && !planInconclusive(in, r) && 2*q.Sim.Tipped > q.Sim.Runs {
+	if q := r.Options[0]; q.SimDone && r.Model.Covered && r.Model.State != compare.PlanHerd && !compare.PlanInconclusive(in.fleet, r) && 2*q.Sim.Tipped > q.Sim.Runs {
 		w = append(w, fmt.Sprintf("the simulator's quiet runs at N = %d tipped (%d of %d) where the model (N → ∞) is balanced: a finite fleet's edge lies above the model's", in.fleet.Servers, q.Sim.Tipped, q.Sim.Runs))
 	}
-	if planInconclusive(in, r) {
+	if compare.PlanInconclusive(in.fleet, r) {
 		svc, _ := compare.ModelService(in.fleet.Sizes)
 		w = append(w, fmt.Sprintf("the verdict %s is not conclusive: at x = T(1−λ)² = %.3g, below %.3g = 4·max(1, C)·(1−λ), a short herd's backlog (at least 0.3·T) is no larger than a balanced queue can be, so the model's label cannot tell them apart; the response times can (compare the changes')",
 			r.Model.State, in.fleet.Scaled(), meanfield.SeparableScaled(in.fleet.Load, svc)))
@@ -358,24 +276,15 @@ func plotPlan(ctx context.Context, in planInput, r compare.PlanResult) error {
 		return usagef("--plot: the fleet's model (%s) has no refresh-period curve to draw", cmp.Or(r.Model.Model, "none"))
 	}
 	ms := in.service.Seconds() * 1000
-	hi := in.fleet.Refresh * 4
-	if r.Edge.Found {
-		hi = math.Max(hi, 2*r.Edge.Refresh)
+	ts, models, err := compare.PlanCurve(in.fleet, r.Edge, 24, stopOn(ctx))
+	if err != nil {
+		return err
 	}
-	hi = math.Min(hi, modelMaxRefresh)
-	lo := math.Max(in.fleet.Refresh/30, compare.PlanMinRefresh)
 	quiet := plotting.Series{Name: "quiet start (model, N → ∞)", Line: true}
 	surge := plotting.Series{Name: "after a surge (model, N → ∞)", Line: true}
-	const points = 24
-	for i := range points {
-		f := in.fleet
-		f.Refresh = lo * math.Pow(hi/lo, float64(i)/(points-1))
-		m, err := compare.PlanModelAt(f, stopOn(ctx))
-		if err != nil {
-			return err
-		}
-		quiet.X, quiet.Y = append(quiet.X, f.Refresh*ms), append(quiet.Y, m.Quiet*ms)
-		surge.X, surge.Y = append(surge.X, f.Refresh*ms), append(surge.Y, m.Loaded*ms)
+	for i, T := range ts {
+		quiet.X, quiet.Y = append(quiet.X, T*ms), append(quiet.Y, models[i].Quiet*ms)
+		surge.X, surge.Y = append(surge.X, T*ms), append(surge.Y, models[i].Loaded*ms)
 	}
 	fig := plotting.Figure{Title: "herd plan: mean response against the refresh period", XLabel: "refresh period (ms)", YLabel: "mean response time (ms)",
 		LogX: true, LogY: true, Series: []plotting.Series{quiet, surge}}

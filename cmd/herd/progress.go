@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -34,35 +33,18 @@ func addPointProgressFlag(fs *pflag.FlagSet) *string {
 
 // mapProgress is the progress in mode (--progress) of a batch of items
 // that each make maps (herd point's points, herd hysteresis's model
-// points, herd model's periodic-update points): the line over the batch on
-// a terminal (auto, always) and the heartbeat (auto off a terminal,
-// always), whose note on an item at work (note) reads its last report R
-// and the recent time a map. labels and costs are the items'.
+// points, herd model's periodic-update points): progress.Paced, whose
+// note on an item at work (note) reads its last report R and the recent
+// time a map. labels and costs are the items'.
 type mapProgress[R any] struct {
+	*progress.Paced[R]
 	line *progress.Line
 	beat *progress.Items
-	last []atomic.Pointer[mapPace[R]] // each item's last report and pace
-	note func(r *R, per time.Duration) string
-}
-
-// mapPace is an item's last report (nil before its first map), when it
-// came, and the recent time a map (a moving average over about the last
-// four maps; 0 before the second).
-type mapPace[R any] struct {
-	r   *R
-	at  time.Time
-	per time.Duration
 }
 
 func newMapProgress[R any](w io.Writer, term bool, mode, name, unit string, labels []string, costs []float64, note func(*R, time.Duration) string) *mapProgress[R] {
-	p := &mapProgress[R]{last: make([]atomic.Pointer[mapPace[R]], len(labels)), note: note}
-	p.line = progress.NewLine(w, term && mode != string(progress.Never), name, unit)
-	beat := progress.Never
-	if mode == string(progress.Always) || (mode == string(progress.Auto) && !term) {
-		beat = progress.Auto // off a terminal: the heartbeat alone
-	}
-	p.beat = progress.NewItems(w, false, beat, name, unit, labels, costs)
-	return p
+	p := progress.NewPaced(w, term, progress.Mode(mode), name, unit, labels, costs, note)
+	return &mapProgress[R]{p, p.Line, p.Beat}
 }
 
 // pointProgress is the progress of attractor runs, with mapNote.
@@ -82,42 +64,14 @@ func newAttractorProgress(w io.Writer, term bool, mode, name, unit string, label
 }
 
 // begin and end bracket item i's computation for the heartbeat.
-func (p *mapProgress[R]) begin(i int) {
-	p.last[i].Store(&mapPace[R]{at: time.Now()})
-	p.beat.Begin(i)
-	p.beat.Live(i, func() string {
-		m := p.last[i].Load()
-		return p.note(m.r, m.per)
-	})
-}
-
-func (p *mapProgress[R]) end(i int) { p.beat.End(i, "done") }
-
-// report records item i's report on a map it made, and the pace of its
-// maps.
-func (p *mapProgress[R]) report(i int, r R) {
-	now := time.Now()
-	m := &mapPace[R]{r: &r, at: now}
-	// The first map's time includes the run's setup (a start board, a
-	// resumed checkpoint): the pace starts from the second.
-	if prev := p.last[i].Load(); prev != nil && prev.r != nil {
-		d := now.Sub(prev.at)
-		m.per = d
-		if prev.per > 0 {
-			m.per = (3*prev.per + d) / 4
-		}
-	}
-	p.last[i].Store(m)
-}
+func (p *mapProgress[R]) begin(i int) { p.Begin(i) }
+func (p *mapProgress[R]) end(i int)   { p.End(i) }
 
 // mapped records a map of attractor run i.
-func (p *pointProgress) mapped(i int, r meanfield.MapReport) { p.report(i, r) }
+func (p *pointProgress) mapped(i int, r meanfield.MapReport) { p.Report(i, r) }
 
 // close ends both reports.
-func (p *mapProgress[R]) close() {
-	p.beat.Close()
-	p.line.Finish()
-}
+func (p *mapProgress[R]) close() { p.Close() }
 
 // mapNote is the heartbeat's note on a point at work: its maps so far,
 // the last board mean and, from the herd regime on, how far the maps in
@@ -170,7 +124,7 @@ func newMapsProgress(w io.Writer, term bool, mode, name string, labels []string,
 }
 
 // mapped records a map of model point k: maps made, most to make.
-func (p *mapsProgress) mapped(k, maps, most int) { p.report(k, modelMaps{maps, most}) }
+func (p *mapsProgress) mapped(k, maps, most int) { p.Report(k, modelMaps{maps, most}) }
 
 // mapsNote is the heartbeat's note on a model point at work: its maps so
 // far of the most it makes and, at the recent time a map (per, 0 if
@@ -199,11 +153,7 @@ func checkProgressMode(mode string) error {
 // weighRuns weighs p by the costs of simulator runs (their expected
 // numbers of jobs) and returns its notifier in sim.RunAllNotify's form.
 func weighRuns(p *progress.Line, tasks []sim.Task) func(i int, _ sim.Result, done, total int) {
-	c := make([]float64, len(tasks))
-	for i, t := range tasks {
-		c[i] = compare.RunCost(t.Config)
-	}
-	p.Weigh(c)
+	p.Weigh(compare.RunCosts(tasks))
 	return func(i int, _ sim.Result, done, total int) { p.Notify(i, done, total) }
 }
 

@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -41,9 +40,6 @@ var (
 	getenv     = os.Getenv
 	executable = os.Executable
 )
-
-// shardEnv lists the variables the shard index is taken from, in order.
-var shardEnv = []string{"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"}
 
 // shardFlags are the contract's flags on one command.
 type shardFlags struct {
@@ -109,7 +105,8 @@ func (f *shardFlags) check(fs *pflag.FlagSet) error {
 }
 
 // plan returns the shard to run, or nil when the command is not sharded.
-// The index comes from --shard, else from the environment.
+// The index comes from --shard, else from the environment
+// (sweep.IndexFromEnv).
 func (f *shardFlags) plan(fs *pflag.FlagSet) (*sweep.Shard, error) {
 	if !fs.Changed("shards") {
 		return nil, nil
@@ -118,15 +115,11 @@ func (f *shardFlags) plan(fs *pflag.FlagSet) (*sweep.Shard, error) {
 	if fs.Changed("shard") {
 		return p, nil
 	}
-	for _, name := range shardEnv {
-		v := getenv(name)
-		if v == "" {
-			continue
-		}
-		i, err := strconv.Atoi(v)
-		if err != nil || i < 0 || i >= p.N {
-			return nil, usagef("$%s = %q: want a shard index in [0, %d) (--shards %d)", name, v, p.N, p.N)
-		}
+	i, ok, err := sweep.IndexFromEnv(p.N, getenv)
+	switch {
+	case err != nil:
+		return nil, usagef("%v (--shards %d)", err, p.N)
+	case ok:
 		p.I = i
 		return p, nil
 	}

@@ -87,15 +87,10 @@ func addSimFlags(fs *pflag.FlagSet) *simOpts {
 
 // simLists are herd sim's lists, parsed, and its warm-up.
 type simLists struct {
-	ns, ks    []int
-	loads, ts []float64
-	pols      []sim.Policy
-	tallies   []sim.Tally
-	sizes     []sim.Sizes
-	starts    []sim.Start
-	horizon   float64 // --horizon; 0: auto (sim.Config.AutoHorizon)
-	autoWarm  bool
-	warm      float64
+	compare.SimGrid
+	horizon  float64 // --horizon; 0: auto (sim.Config.AutoHorizon)
+	autoWarm bool
+	warm     float64
 }
 
 // lists parses the list flags, in the order herd sim has always checked
@@ -103,28 +98,28 @@ type simLists struct {
 func (o *simOpts) lists() (*simLists, error) {
 	l := &simLists{}
 	var err error
-	if l.ns, err = intList("servers", *o.servers, 1); err != nil {
+	if l.Servers, err = intList("servers", *o.servers, 1); err != nil {
 		return nil, err
 	}
-	if l.ks, err = intList("dispatchers", *o.dispatchers, 1); err != nil {
+	if l.Dispatchers, err = intList("dispatchers", *o.dispatchers, 1); err != nil {
 		return nil, err
 	}
-	if l.loads, err = floatList("load", *o.load, inOpenUnit, "a number in (0, 1)"); err != nil {
+	if l.Loads, err = floatList("load", *o.load, inOpenUnit, "a number in (0, 1)"); err != nil {
 		return nil, err
 	}
-	if l.ts, err = floatList("refresh", *o.refresh, nonNegative, "a number ≥ 0 (0 is a live board)"); err != nil {
+	if l.Refreshes, err = floatList("refresh", *o.refresh, nonNegative, "a number ≥ 0 (0 is a live board)"); err != nil {
 		return nil, err
 	}
-	if l.pols, err = parsedList("policy", *o.policy, sim.ParsePolicy); err != nil {
+	if l.Policies, err = parsedList("policy", *o.policy, sim.ParsePolicy); err != nil {
 		return nil, err
 	}
-	if l.tallies, err = parsedList("tally", *o.tally, sim.ParseTally); err != nil {
+	if l.Tallies, err = parsedList("tally", *o.tally, sim.ParseTally); err != nil {
 		return nil, err
 	}
-	if l.sizes, err = parsedList("sizes", *o.sizes, sim.ParseSizes); err != nil {
+	if l.Sizes, err = parsedList("sizes", *o.sizes, sim.ParseSizes); err != nil {
 		return nil, err
 	}
-	if l.starts, err = parsedList("start", *o.start, simStart("start")); err != nil {
+	if l.Starts, err = parsedList("start", *o.start, simStart("start")); err != nil {
 		return nil, err
 	}
 	return l, o.scalars(l)
@@ -141,7 +136,7 @@ func (o *simOpts) scalars(l *simLists) error {
 		return usagef("--firstdiff-cap %d: want an integer ≥ 0", *o.fdCap)
 	}
 	hasKind := func(k sim.PolicyKind) bool {
-		return slices.ContainsFunc(l.pols, func(p sim.Policy) bool { return p.Kind == k })
+		return slices.ContainsFunc(l.Policies, func(p sim.Policy) bool { return p.Kind == k })
 	}
 	if err := idleFlag("with-replacement", *o.withRepl && !hasKind(sim.BestOfD), "no --policy samples (sqd:D, sq2)"); err != nil {
 		return err
@@ -152,7 +147,7 @@ func (o *simOpts) scalars(l *simLists) error {
 	if err := checkPlotPath(*o.plot); err != nil {
 		return err
 	}
-	if *o.plot != "" && len(l.ns) < 2 && len(l.ks) < 2 && len(l.loads) < 2 && len(l.ts) < 2 {
+	if *o.plot != "" && len(l.Servers) < 2 && len(l.Dispatchers) < 2 && len(l.Loads) < 2 && len(l.Refreshes) < 2 {
 		return usagef("--plot needs a list-valued numeric flag (--refresh, --load, --servers or --dispatchers)")
 	}
 	if *o.horizon != "auto" {
@@ -173,34 +168,15 @@ func (o *simOpts) scalars(l *simLists) error {
 	return nil
 }
 
-// cross extends every configuration of cs (outer) by every value of vs
-// (inner): nested loops over the lists, flattened, in the same order.
-func cross[T any](cs []sim.Config, vs []T, set func(c *sim.Config, v T)) []sim.Config {
-	out := make([]sim.Config, 0, len(cs)*len(vs))
-	for _, c := range cs {
-		for _, v := range vs {
-			set(&c, v)
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // expand gives one configuration per combination of the lists, each
 // checked and normalized.
 func (o *simOpts) expand(l *simLists) ([]sim.Config, error) {
-	cs := []sim.Config{{Partitioned: *o.partitioned, Horizon: l.horizon, FirstDiffCap: *o.fdCap}}
-	cs = cross(cs, l.ns, func(c *sim.Config, n int) { c.Servers = n })
-	cs = cross(cs, l.ks, func(c *sim.Config, k int) { c.Dispatchers = k })
-	cs = cross(cs, l.loads, func(c *sim.Config, x float64) { c.Load = x })
-	cs = cross(cs, l.ts, func(c *sim.Config, T float64) { c.Refresh = T })
-	cs = cross(cs, l.pols, func(c *sim.Config, p sim.Policy) {
-		p.WithReplacement = *o.withRepl && p.Kind == sim.BestOfD
-		c.Policy = p
-	})
-	cs = cross(cs, l.tallies, func(c *sim.Config, t sim.Tally) { c.Tally = t })
-	cs = cross(cs, l.sizes, func(c *sim.Config, z sim.Sizes) { c.Sizes = z })
-	cs = cross(cs, l.starts, func(c *sim.Config, s sim.Start) { c.Start = s })
+	g := l.SimGrid
+	g.Policies = slices.Clone(g.Policies)
+	for i, p := range g.Policies {
+		g.Policies[i].WithReplacement = *o.withRepl && p.Kind == sim.BestOfD
+	}
+	cs := g.Configs(sim.Config{Partitioned: *o.partitioned, Horizon: l.horizon, FirstDiffCap: *o.fdCap})
 	var horizonFlag map[string]string // the flag behind Config.Horizon
 	if *o.refreshes > 0 {
 		horizonFlag = map[string]string{"Horizon": "refreshes"}
@@ -252,23 +228,14 @@ func (o *simOpts) complete(c sim.Config, l *simLists) (sim.Config, error) {
 // simulate does the sweep's runs (--runs per configuration, in order), or
 // reads them from a sharded sweep's parts; handled: the command is done.
 func (o *simOpts) simulate(ctx context.Context, e *env, fs *pflag.FlagSet, merged *sweep.Merged, cfgs []sim.Config) ([]compare.SimRun, []bool, bool, error) {
-	var tasks []sim.Task
-	sw := &sweepCmd{e: e, command: "sim", fs: fs, flags: o.shard, merged: merged}
-	for _, c := range cfgs {
-		key := c.Key()
-		for i := 0; i < *o.runs; i++ {
-			tasks = append(tasks, sim.Task{Config: c, Seed: sim.Seed(*o.seed, key, i)})
-			sw.ids = append(sw.ids, key+" rep="+strconv.Itoa(i))
-		}
-	}
+	tasks, ids := compare.SimTasks(cfgs, *o.runs, *o.seed)
+	sw := &sweepCmd{e: e, command: "sim", fs: fs, flags: o.shard, ids: ids, merged: merged}
 	got, done, handled, err := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, simRun)) error {
 		sub := make([]sim.Task, len(idx))
-		watch := make([]*compare.TipWatch, len(idx))
 		for j, i := range idx {
 			sub[j] = tasks[i]
-			watch[j] = compare.NewTipWatch(sub[j].Config)
-			sub[j].Config.Observe = watch[j].Observe
 		}
+		watch := compare.WatchTips(sub)
 		prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "sim", "runs")
 		res, ok, err := sim.RunAllNotify(ctx, sub, *o.out.workers, weighRuns(prog, sub))
 		prog.Finish()
@@ -353,20 +320,14 @@ func (o *simOpts) table(cfgs []sim.Config, runs []compare.SimRun, done []bool) (
 		},
 	}
 	var sums []sim.Summary
-	var runWarn []string
-	n := *o.runs
-	for i, c := range cfgs {
-		if slices.Contains(done[i*n:(i+1)*n], false) {
-			continue
-		}
-		row := compare.SummarizeSimRow(c, runs[i*n:(i+1)*n])
-		runWarn = append(runWarn, row.Warnings...)
+	t.Warnings = compare.SimSweepWarnings(cfgs, *o.runs)
+	for _, row := range compare.SimRows(cfgs, runs, done, *o.runs) {
+		t.Warnings = append(t.Warnings, row.Warnings...)
 		if !row.NoJobs {
 			sums = append(sums, row.Summary)
 		}
 		t.AddRow(simCells(row)...)
 	}
-	t.Warnings = append(compare.SimSweepWarnings(cfgs, *o.runs), runWarn...)
 	t.Notes = append(t.Notes, "tipped: runs that compare's tipping detector calls tipped (board mean above max(3/(1−λ), 0.1·T) for 5 board records in a row), at any time")
 	return t, sums
 }

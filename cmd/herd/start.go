@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"herd/compare"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -26,8 +26,7 @@ import (
 // A number may be a multiple of T (half:0.1T). The words mean the same in
 // every command; a command says which it accepts (a startSet). The grammar
 // of the simulator's states is sim.ParseStart's; the model's board for a
-// state is startState.board (meanfield's boards), so sim stays independent
-// of meanfield.
+// state is compare.StartBoard's.
 
 // startState is a parsed start state: the simulator's start, or the M/M/1
 // law (geometric), with the text it was written as.
@@ -132,24 +131,14 @@ func (s startState) rows(refresh float64) (int, error) {
 }
 
 // board is the refresh map's start board for load λ with queue length q
-// (from rows).
+// (from rows): the M/M/1 law, or compare.StartBoard.
 func (s startState) board(load float64, q int) []float64 {
 	if s.geometric {
 		return meanfield.BoardGeometric(load, 1e-15)
 	}
-	switch s.Kind {
-	case sim.StartBalanced:
-		return meanfield.BoardBalanced(q)
-	case sim.StartHalf:
-		return meanfield.BoardHalf(q)
-	case sim.StartSpread:
-		return meanfield.BoardSpread(q)
-	}
-	return meanfield.BoardEmpty() // empty; single: one server is nothing as N → ∞
+	return compare.StartBoard(s.Start, q)
 }
 
 // modelBoard is the refresh map's start board at period T for a
-// simulator start state (herd hysteresis, the figures).
-func modelBoard(st sim.Start, T float64) []float64 {
-	return startState{Start: st}.board(0, int(math.Round(st.Resolved(T))))
-}
+// simulator start state (herd hysteresis).
+var modelBoard = compare.ModelBoard

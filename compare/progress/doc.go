@@ -7,7 +7,11 @@
 //     run, for terminals and logs (a Slurm job's output);
 //   - Stages: one line over several jobs at work at once (herd figures'
 //     figures), each at a named stage, with an estimate for the whole run
-//     (the cost left over the rate of the pool the jobs share).
+//     (the cost left over the rate of the pool the jobs share); a Tally
+//     takes one job through its stages, adding up the cost done;
+//   - Paced: a Line and the heartbeat of Items over items that report as
+//     they go (maps of the refresh map), each item's note read from its
+//     last report and the pace of its reports.
 //
 // In a log a heartbeat is a head line (the count, the time elapsed, the
 // estimate) and then one line per item at work, each never cut, so that

@@ -26,5 +26,10 @@
 // parts are checked with it, so a corrupt part is an error, never output.
 //
 // WriteSlurmScript writes an sbatch script that runs a sweep as a Slurm
-// job array, one shard per array task.
+// job array, one shard per array task; a shard started without its index
+// reads it from the environment (IndexFromEnv).
+//
+// A Checkpointer keeps one file holding a sweep's finished results and
+// its running points' saved states (herd point --checkpoint), so that a
+// sweep stopped part way resumes where it stopped on one machine.
 package sweep

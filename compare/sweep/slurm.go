@@ -10,6 +10,29 @@ import (
 	"strings"
 )
 
+// IndexEnv lists the environment variables a shard started without its
+// index takes it from, in order: a Slurm array task's, then a Kubernetes
+// indexed job's.
+var IndexEnv = []string{"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"}
+
+// IndexFromEnv reads the index of a shard of n from the first variable of
+// IndexEnv that getenv gives a value: ok is false when none has one, and
+// a value that is not an index in [0, n) is an error naming it.
+func IndexFromEnv(n int, getenv func(string) string) (i int, ok bool, err error) {
+	for _, name := range IndexEnv {
+		v := getenv(name)
+		if v == "" {
+			continue
+		}
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 || i >= n {
+			return 0, false, fmt.Errorf("$%s = %q: want a shard index in [0, %d)", name, v, n)
+		}
+		return i, true, nil
+	}
+	return 0, false, nil
+}
+
 // Script is a sweep to run as a Slurm job array.
 type Script struct {
 	Bin     string   // the program to run (a path, or a name on $PATH)
