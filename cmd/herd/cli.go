@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -223,12 +225,7 @@ func bashCompletion(flags map[string][]*pflag.Flag) string {
 	b.WriteString("  case $cmd in\n")
 	b.WriteString("    help) COMPREPLY=($(compgen -W \"" + strings.Join(commandNames(), " ") + "\" -- \"$cur\")); return ;;\n")
 	b.WriteString("    completion) COMPREPLY=($(compgen -W \"" + strings.Join(shells, " ") + "\" -- \"$cur\")); return ;;\n")
-	var names []string
-	for n := range flags {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(flags)) {
 		var fl, files []string
 		for _, f := range flags[n] {
 			fl = append(fl, "--"+f.Name)
@@ -260,12 +257,7 @@ func fishCompletion(flags map[string][]*pflag.Flag) string {
 	b.WriteString("complete -c herd -n __fish_use_subcommand -a help -d 'list the commands, or show one command\\'s flags'\n")
 	b.WriteString("complete -c herd -n '__fish_seen_subcommand_from help' -a " + fishQuote(strings.Join(commandNames(), " ")) + "\n")
 	b.WriteString("complete -c herd -n '__fish_seen_subcommand_from completion' -a " + fishQuote(strings.Join(shells, " ")) + "\n")
-	var names []string
-	for n := range flags {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(flags)) {
 		for _, f := range flags[n] {
 			desc := f.Usage
 			if i := strings.IndexAny(desc, ";("); i > 0 {

@@ -1,6 +1,9 @@
 package main
 
-import "sort"
+import (
+	"maps"
+	"slices"
+)
 
 // The long help: what a command computes, its columns, its method and its
 // caveats, printed by herd help CMD (and herd CMD -h) after the flag list,
@@ -546,11 +549,4 @@ Below T = 0.01 the refresh map does not settle and rounding shows; below
 }
 
 // helpTopicNames returns the topics' names, sorted.
-func helpTopicNames() []string {
-	names := make([]string, 0, len(helpTopics))
-	for n := range helpTopics {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func helpTopicNames() []string { return slices.Sorted(maps.Keys(helpTopics)) }
