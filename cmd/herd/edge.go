@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -530,12 +531,19 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 const edgeCheckpointFormat = "herd-edge-checkpoint/1"
 
 // edgeCheckpoint is herd edge's checkpoint (--checkpoint FILE) while its
-// searches run: a sweep.JournalFile of the searches' journals
-// (meanfield.EdgeSettings.Journal). A nil one is none.
+// searches run: a sweep.Checkpointer whose points are the searches, each
+// with its journal (meanfield.EdgeSettings.Journal, encoded by its
+// MarshalBinary) as its state, offered every --checkpoint-every and taken
+// when the run ends or is interrupted. A search given its journal back
+// makes no run twice and ends with the uninterrupted search's result, so
+// stdout is the bytes of an uninterrupted command. A nil one is none.
 type edgeCheckpoint struct {
-	*sweep.JournalFile
+	*sweep.Checkpointer[struct{}, []byte]
 	journals []*meanfield.EdgeJournal
 	path     string
+	every    time.Duration
+	done     chan struct{}
+	wg       sync.WaitGroup
 }
 
 // openEdgeCheckpoint opens --checkpoint's file for the searches and gives
@@ -545,18 +553,12 @@ func openEdgeCheckpoint(e *env, o edgeOutput, searches []meanfield.EdgeSettings)
 	if o.checkpoint == "" {
 		return nil, nil
 	}
-	c := &edgeCheckpoint{path: o.checkpoint}
-	var js []sweep.Journal
-	for i := range searches {
-		j := meanfield.NewEdgeJournal()
-		j.Every = o.checkpointEvery
-		c.journals = append(c.journals, j)
-		js = append(js, j)
-		searches[i].Journal = j
+	want := sweep.Checkpoint[struct{}, []byte]{Format: edgeCheckpointFormat, Version: version, Command: "edge", Args: o.checkpointArgs}
+	for _, s := range searches {
+		want.Points = append(want.Points, sweep.CheckpointPoint[struct{}, []byte]{ID: fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)})
 	}
-	f, err := sweep.OpenJournalFile(sweep.JournalFileSettings{
-		Path: o.checkpoint, Format: edgeCheckpointFormat, Every: o.checkpointEvery,
-		Version: version, Command: "edge", Args: o.checkpointArgs, Journals: js,
+	f, err := sweep.OpenCheckpoint(sweep.CheckpointSettings[struct{}, []byte]{
+		Path: o.checkpoint, Every: o.checkpointEvery, Want: want,
 		Warn: func(err error) {
 			fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s: not written: %v (the run goes on)\n", o.checkpoint, err)
 		},
@@ -564,13 +566,52 @@ func openEdgeCheckpoint(e *env, o edgeOutput, searches []meanfield.EdgeSettings)
 	if err != nil {
 		return nil, usagef("--checkpoint %s: %v", o.checkpoint, err)
 	}
-	c.JournalFile = f
+	c := &edgeCheckpoint{Checkpointer: f, path: o.checkpoint, every: o.checkpointEvery, done: make(chan struct{})}
+	for i := range searches {
+		j := meanfield.NewEdgeJournal()
+		j.Every = o.checkpointEvery
+		if st := f.State(i); st != nil {
+			if err := j.UnmarshalBinary(*st); err != nil {
+				return nil, usagef("--checkpoint %s: search %s: %v (delete it, or name another file, to start afresh)", o.checkpoint, want.Points[i].ID, err)
+			}
+		}
+		c.journals = append(c.journals, j)
+		searches[i].Journal = j
+	}
 	if f.Resumed() {
 		runs, open, maps := c.counts()
 		fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s: resuming: %d runs finished, %d continued from their saved state (%d maps)\n",
 			o.checkpoint, runs, open, maps)
 	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		tick := time.NewTicker(c.every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-c.done:
+				return
+			case <-tick.C:
+				c.save(false)
+			}
+		}
+	}()
 	return c, nil
+}
+
+// save offers every search's journal to the file (all taken when
+// stopping).
+func (c *edgeCheckpoint) save(stopping bool) {
+	for i, j := range c.journals {
+		c.Save(i, stopping, func() *[]byte {
+			b, err := j.MarshalBinary()
+			if err != nil {
+				return c.State(i) // gob of plain data does not fail; keep the last
+			}
+			return &b
+		})
+	}
 }
 
 // counts sums what the journals hold: finished runs, runs saved part way
@@ -587,13 +628,16 @@ func (c *edgeCheckpoint) counts() (runs, open, openMaps int) {
 	return runs, open, openMaps
 }
 
-// close writes the file a last time and, when the run was interrupted,
-// tells on stderr what it holds to resume from.
+// close takes every journal, writes the file a last time and, when the
+// run was interrupted, tells on stderr what it holds to resume from.
 func (c *edgeCheckpoint) close(ctx context.Context, e *env) error {
 	if c == nil {
 		return nil
 	}
-	if err := c.Close(); err != nil {
+	close(c.done)
+	c.wg.Wait()
+	c.save(true)
+	if err := c.Flush(); err != nil {
 		return fmt.Errorf("--checkpoint %s: %w", c.path, err)
 	}
 	if ctx.Err() != nil {

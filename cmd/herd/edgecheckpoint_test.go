@@ -65,15 +65,15 @@ func TestEdgeCheckpointBad(t *testing.T) {
 		t.Fatalf("making a checkpoint: exit %d, %s", code, errs)
 	}
 	junk := filepath.Join(dir, "junk.ckpt")
-	if err := os.WriteFile(junk, []byte(`{"format":"herd-point-checkpoint/1"}`), 0o644); err != nil {
+	if err := os.WriteFile(junk, []byte(`{"format":"herd-point-checkpoint/1","version":"x","command":"point","args":[],"points":[]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"edge", "--dispatchers", "6", "--load", "0.9", "--checkpoint", made}, "not this command"},
-		{[]string{"edge", "--dispatchers", "5", "--load", "0.9", "--checkpoint", junk}, "not a checkpoint of this command"},
+		{[]string{"edge", "--dispatchers", "6", "--load", "0.9", "--checkpoint", made}, "not for this herd edge"},
+		{[]string{"edge", "--dispatchers", "5", "--load", "0.9", "--checkpoint", junk}, "not a herd edge checkpoint"},
 		{[]string{"edge", "--dispatchers", "5", "--load", "0.9", "--servers", "100", "--checkpoint", made}, "--servers does not go with --checkpoint"},
 		{[]string{"edge", "--dispatchers", "5", "--checkpoint-every", "1m"}, "--checkpoint-every needs --checkpoint"},
 		{[]string{"edge", "--dispatchers", "5", "--checkpoint", made, "--checkpoint-every", "0s"}, "--checkpoint-every"},
