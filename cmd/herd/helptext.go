@@ -38,6 +38,18 @@ where a plain map moves the board by less than the tolerance, and a run that
 then fails is run again plainly, so every "not reached" is plain
 iteration's.
 
+Long searches (--checkpoint FILE). A search near λ = 1 or with heavy-tailed
+sizes makes thousands of slow maps. With --checkpoint, each search's journal (every
+iteration run it finished, the herd's classification and the spectra, and
+the last boards of the plain runs in progress) is kept in FILE, written
+atomically at the start, every --checkpoint-every and on Ctrl-C or SIGTERM;
+the same command with the same FILE takes what the journal holds instead of
+computing it and prints the bytes an uninterrupted run prints, whatever
+--workers. A FILE made for other arguments or another version is refused.
+Until the first edge ends, the heartbeat's time left is the cost model's
+(k²/(1−λ)³, C³ for heavy tails, scaled from k = 5, λ = 0.99); then the pace
+measured.
+
 Columns (CSV order): dispatchers, load, method (exact or expansion, below),
 edge_refresh (T_edge), edge_scaled (x = T_edge(1−λ)²), edge_error (the
 expansion's error estimate in x; empty for an exact edge, which is good to
