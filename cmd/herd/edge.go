@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
@@ -130,16 +132,8 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	if err := cpFlags.check(fs, false); err != nil {
 		return nil, o, err
 	}
-	if fs.Changed("servers") {
-		if *servers < 2 || *servers > 1e9 {
-			return nil, o, usagef("--servers %d: want an integer in [2, 1e9]", *servers)
-		}
-		for _, f := range []string{"plot", "confirm", "method", "checkpoint", "herd", "tolerance", "branch-from"} {
-			if fs.Changed(f) {
-				return nil, o, usagef("--servers does not go with --%s", f)
-			}
-		}
-		o.servers = *servers
+	if o.servers, err = edgeServers(fs, *servers); err != nil {
+		return nil, o, err
 	}
 	if o.ks, err = modelDispatchersList(*dispatchers); err != nil {
 		return nil, o, err
@@ -173,23 +167,47 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	for i := range settings {
 		settings[i].Workers = min(max(o.workers/len(settings), 1), 64)
 	}
+	return settings, o, checkEdgeSettings(settings, o.expansion)
+}
+
+// edgeServers checks --servers: 0 when not given, else N in [2, 1e9],
+// without the flags only the map's edge search reads.
+func edgeServers(fs *pflag.FlagSet, n int) (int, error) {
+	if !fs.Changed("servers") {
+		return 0, nil
+	}
+	if n < 2 || n > 1e9 {
+		return 0, usagef("--servers %d: want an integer in [2, 1e9]", n)
+	}
+	for _, f := range []string{"plot", "confirm", "method", "checkpoint", "herd", "tolerance", "branch-from"} {
+		if fs.Changed(f) {
+			return 0, usagef("--servers does not go with --%s", f)
+		}
+	}
+	return n, nil
+}
+
+// checkEdgeSettings checks each search before any work: an exact one's
+// (k, λ) and settings, an expansion's anchors' loads (it makes no map at
+// its own load).
+func checkEdgeSettings(settings []meanfield.EdgeSettings, expansion []bool) error {
 	for i, s := range settings {
-		if o.expansion[i] { // no map at this load; its anchors' loads must be in range
+		if expansion[i] {
 			for _, lam := range compare.ExpansionLoads {
 				if err := checkEdge(s.Dispatchers, lam); err != nil {
-					return nil, o, err
+					return err
 				}
 			}
 			continue
 		}
 		if err := checkEdge(s.Dispatchers, s.Load); err != nil {
-			return nil, o, err
+			return err
 		}
 		if err := s.Validate(); err != nil {
-			return nil, o, usagef("%v", err)
+			return usagef("%v", err)
 		}
 	}
-	return settings, o, nil
+	return nil
 }
 
 // edgeCells is one row of the herd edge table, by column; a nil cell is

@@ -123,54 +123,7 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 	// A point whose map fails (not merely unconverged) stops the command
 	// before any output, as it always has; a shard with one writes no part.
 	got, done, handled, runErr := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, pointRun)) error {
-		// The points a checkpoint holds finished are not recomputed.
-		var todo []int
-		for _, i := range idx {
-			if r, ok := ck.finished(i); ok {
-				put(i, r)
-				continue
-			}
-			todo = append(todo, i)
-		}
-		costs := make([]float64, len(todo))
-		labels := make([]string, len(todo))
-		for k, i := range todo {
-			costs[k] = compare.PointCost(compute[i])
-			j := jobs[i]
-			labels[k] = fmt.Sprintf("k=%d λ=%g T=%g start %s", j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, j.start.name)
-		}
-		prog := newPointProgress(e.stderr, isTerminal(e.stderr), o.progress, labels, costs)
-		s := o.settings
-		s.Stop = stopOn(ctx)
-		s.Mapped = prog.mapped
-		if ck != nil {
-			ck.pointHooks(&s, todo)
-		}
-		pool := weightedPool(ctx, o.workers, prog.line, costs)
-		res, errs, ok := compare.PointAttractors(compute, todo, s, func(n int, work func(int)) []bool {
-			return pool(n, func(k int) {
-				prog.begin(k)
-				defer prog.end(k)
-				work(k)
-			})
-		})
-		prog.close()
-		if ck != nil {
-			ck.flush() // a failure has been reported
-		}
-		if ctx.Err() != nil && !o.sharded && slices.Contains(ok, false) {
-			ck.interrupted(e.stderr)
-		}
-		for k, i := range todo {
-			if !ok[k] {
-				continue
-			}
-			if errs[k] != nil && !errors.Is(errs[k], meanfield.ErrNotConverged) {
-				return errs[k]
-			}
-			put(i, toPointRun(res[k]))
-		}
-		return ctx.Err()
+		return computePoints(ctx, e, jobs, compute, o, ck, idx, put)
 	})
 	if handled || (runErr != nil && ctx.Err() == nil) {
 		return runErr
@@ -183,6 +136,60 @@ func runPointSweep(ctx context.Context, e *env, args []string, merged *sweep.Mer
 		return fmt.Errorf("%d point(s) did not converge: %s", len(failed), failed[0])
 	}
 	return nil
+}
+
+// computePoints computes the points idx of a sweep (those a checkpoint
+// holds finished are taken from it) on the worker pool with progress, and
+// puts each finished one; a point whose map fails ends the sweep with its
+// error.
+func computePoints(ctx context.Context, e *env, jobs []pointJob, compute []compare.PointJob, o pointOutput, ck *checkpointer, idx []int, put func(int, pointRun)) error {
+	var todo []int
+	for _, i := range idx {
+		if r, ok := ck.finished(i); ok {
+			put(i, r)
+			continue
+		}
+		todo = append(todo, i)
+	}
+	costs := make([]float64, len(todo))
+	labels := make([]string, len(todo))
+	for k, i := range todo {
+		costs[k] = compare.PointCost(compute[i])
+		j := jobs[i]
+		labels[k] = fmt.Sprintf("k=%d λ=%g T=%g start %s", j.Refresh.Dispatchers, j.Refresh.Load, j.Refresh.Period, j.start.name)
+	}
+	prog := newPointProgress(e.stderr, isTerminal(e.stderr), o.progress, labels, costs)
+	s := o.settings
+	s.Stop = stopOn(ctx)
+	s.Mapped = prog.mapped
+	if ck != nil {
+		ck.pointHooks(&s, todo)
+	}
+	pool := weightedPool(ctx, o.workers, prog.line, costs)
+	res, errs, ok := compare.PointAttractors(compute, todo, s, func(n int, work func(int)) []bool {
+		return pool(n, func(k int) {
+			prog.begin(k)
+			defer prog.end(k)
+			work(k)
+		})
+	})
+	prog.close()
+	if ck != nil {
+		ck.flush() // a failure has been reported
+	}
+	if ctx.Err() != nil && !o.sharded && slices.Contains(ok, false) {
+		ck.interrupted(e.stderr)
+	}
+	for k, i := range todo {
+		if !ok[k] {
+			continue
+		}
+		if errs[k] != nil && !errors.Is(errs[k], meanfield.ErrNotConverged) {
+			return errs[k]
+		}
+		put(i, toPointRun(res[k]))
+	}
+	return ctx.Err()
 }
 
 // parsePoint reads herd point's flags into its points, one per
