@@ -390,13 +390,9 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 		o.maps, o.work = 0, 0
 		return o
 	}
-	jr := e.s.Journal
-	var key string
-	if jr != nil {
-		key = journalKey("run", start, T, tol, float64(j.low), boolNum(j.warm))
-		if o, ok := jr.run(key); ok {
-			return o
-		}
+	jr, key := e.s.Journal, e.runKey(j, tol)
+	if o, ok := jr.run(key); ok {
+		return o
 	}
 	m, err := e.mapAt(w, T)
 	if err != nil {
@@ -408,19 +404,7 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 		high := 0
 		set := AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}
 		if jr != nil && acc == nil {
-			// A plain run saves its state as it goes and continues from
-			// the state saved (edgejournal.go); the search's Stop ends it
-			// through set.Stop, which saves the state first.
-			base := o.work
-			if st, ok := jr.open(key); ok {
-				set.Resume, high, o.work = st.State, st.High, base+st.Work
-			}
-			set.Stop = e.stopped
-			set.Checkpoint = func(stopping bool, state func() *RunState) {
-				if jr.due(key, stopping) {
-					jr.keepOpen(key, journalOpen{State: state(), High: high, Work: o.work - base})
-				}
-			}
+			e.journalRun(&set, key, &high, &o.work)
 		}
 		stop := func(r RefreshResult) bool {
 			o.work += float64(r.Windows) * float64(r.Rows)
@@ -474,6 +458,34 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 	}
 	jr.keepRun(key, o)
 	return o
+}
+
+// runKey names run j at tolerance tol in the search's journal ("" without
+// one): its period, start, tolerance, low board and warmth determine it.
+func (e *edgeRun) runKey(j runJob, tol float64) string {
+	if e.s.Journal == nil {
+		return ""
+	}
+	return journalKey("run", j.start, j.T, tol, float64(j.low), boolNum(j.warm))
+}
+
+// journalRun makes the plain run named key save its state to the
+// search's journal as it goes (edgejournal.go) and continue from the
+// state saved; high and work are runOn's counters, which the state
+// carries. The search's Stop ends the run through set.Stop, which saves
+// the state first.
+func (e *edgeRun) journalRun(set *AttractorSettings, key string, high *int, work *float64) {
+	jr := e.s.Journal
+	base := *work
+	if st, ok := jr.open(key); ok {
+		set.Resume, *high, *work = st.State, st.High, base+st.Work
+	}
+	set.Stop = e.stopped
+	set.Checkpoint = func(stopping bool, state func() *RunState) {
+		if jr.due(key, stopping) {
+			jr.keepOpen(key, journalOpen{State: state(), High: *high, Work: *work - base})
+		}
+	}
 }
 
 // boolNum is 1 for true, 0 for false.
