@@ -550,4 +550,52 @@
 //     Softw. 18(2), 1992 (the Cayley transform of ContinuousLyapunov).
 //   - Z. Drezner and G. O. Wesolowsky, On the computation of the bivariate
 //     normal integral, J. Statist. Comput. Simul. 35, 1990.
+//
+// # 9. Glossary
+//
+// The words of this package (and of herd's output), each with one
+// meaning; where a name in the code carries another, it is listed.
+//
+//   - T, the refresh period, in mean service times (§1): Refresh.Period,
+//     EdgeResult.Refresh (T_edge), fixedpoint's μ (BranchPoint.Mu) when a
+//     branch is followed in T.
+//   - x = T(1 − λ)², the scaled period: EdgeResult.Scaled, columns named
+//     *_scaled; Limit.Period is x, since T is not defined in the limit
+//     (§6).
+//   - Board: the servers' queue lengths as the last refresh recorded them,
+//     as a distribution p over b = 0, 1, … (§2); with phase-type sizes the
+//     map carries the joint law of (queue, phase), the state, whose queue
+//     marginal is the board.
+//   - Tally: a dispatcher's count of its own sends to each server since
+//     the last refresh (§2); shared and scaled tallies are hysteresis.go's
+//     variants.
+//   - Window: the time W_v = k·F(v)/λ in which the water passes level v;
+//     window v spans [τ_v, τ_{v+1}) (§2). The cut window is the one T falls
+//     in, the cut phase φ the fraction of it done at T (CutPhase); "phase"
+//     alone means a phase of a phase-type job size.
+//   - Map: one refresh period, p ↦ p' (RefreshMap.Apply); maps counts
+//     them (Stats.Maps, the maps column).
+//   - Low boards: the empty board, all servers at 1, all at 3; the
+//     protocol is iteration from them (§5), a probe one evaluation of the
+//     protocol at one T.
+//   - Balanced state (working state): a fixed point of the map whose board
+//     mean is not a herd's (§4, the herd rule). Node: the stable one on
+//     which the edge lies; saddle: its unstable partner (§5).
+//   - Herd: an attractor whose board mean grows with T (§4); attractor
+//     kinds are FixedPoint, Periodic (period P), Aperiodic (FindHerdAttractor
+//     only) and Unconverged. HerdAttractor is the result type of
+//     FindHerdAttractor, which also reports balanced attractors.
+//   - Edge: the lowest T of the balanced range that extends up to long
+//     periods (§5). Branch: a curve of balanced fixed points followed in T
+//     (fixedpoint.Follow); BranchScaled where it is lost. Footing: the T
+//     from which the branch is followed down.
+//   - Gap: a range of x above the edge where no low board reaches a
+//     balanced state (EdgeGap, the gaps column). fixedpoint.BranchPoint.Gap
+//     is another quantity, a fixed point's distance in T to its window's
+//     end (the border), which goes to 0 at a border collision.
+//   - Crossing: how the branch is lost: border (a border collision at a
+//     window's end), flip or fold (an eigenvalue through −1 or +1),
+//     unclassified, none.
+//   - Journal: what an edge search has computed, kept so that a stopped
+//     search continues (EdgeJournal, herd edge --checkpoint).
 package meanfield
