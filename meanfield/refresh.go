@@ -235,11 +235,13 @@ type RefreshMap struct {
 	cur, nxt, acc []float64
 	mom           []float64 // (step n, j) first moments Σ_q q·vₙ(q, j)
 
-	// Plans: full windows inside the board (each its own length), full
-	// windows past the top (all of length k/λ, kept across applications
-	// while their settings hold), the cut window.
-	full, far, cut winPlan
-	unit           []float64 // a unit start vector for buildOp
+	// Plans: full windows inside the board (each its own length), the
+	// cut window, and the full windows past the top (all of length k/λ:
+	// the last few such plans with their operators, kept across
+	// applications, farPlanCache).
+	full, cut winPlan
+	far       farPlanCache
+	unit      []float64 // a unit start vector for buildOp
 	// The tail windows' Taylor terms (refreshtail.go), the terms the
 	// window in hand uses (0: the chain) and its δ; visit, when set,
 	// receives chainLow's slice k at every weighted step (buildTaylor).
@@ -462,15 +464,20 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 			m.plan(&m.cut, w, l, m.nodes())
 			return m.evolve(&m.cut, tau, v, false), !m.rowErr
 		}
-		pl, nodes := &m.full, m.nodes()
 		if v >= m.top {
 			// The far plan's operator, kept across applications,
-			// always carries its integrals (buildOp).
-			pl, nodes = &m.far, len(m.glx)
+			// always carries its integrals (buildOp). It costs about
+			// q0/2 windows of the chain to build and little to apply;
+			// the choice depends on this input only, so the result
+			// does not depend on what the map computed before.
+			pl := m.farPlan(w)
+			useOp := 4*m.nfar >= pl.q0 && !m.noShortcuts
+			return m.evolve(pl, tau, v, useOp), !m.rowErr
 		}
+		pl, nodes := &m.full, m.nodes()
 		m.tayTerms = 0
 		var rem float64
-		if pl == &m.full && m.boardOnly && !m.noShortcuts && !m.sameBytes {
+		if m.boardOnly && !m.noShortcuts && !m.sameBytes {
 			m.tayTerms, rem = m.tailTerms(w)
 		}
 		switch {
@@ -486,12 +493,7 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 		case !pl.matches(w, w, m.chainEps, m.pmfEps, nodes):
 			m.plan(pl, w, w, nodes)
 		}
-		// The operator costs about q0/2 windows of the chain to build
-		// and little to apply; the choice depends on this input only,
-		// so the result does not depend on what the map computed
-		// before.
-		useOp := pl == &m.far && 4*m.nfar >= pl.q0 && !m.noShortcuts
-		return m.evolve(pl, tau, v, useOp), !m.rowErr
+		return m.evolve(pl, tau, v, false), !m.rowErr
 	})
 	if m.rowErr {
 		return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
@@ -691,6 +693,12 @@ func (pl *winPlan) weights(glx []float64, k int, w, l, r, lam, chainEps, pmfEps 
 // λ = 0.95, T = 2,730 than with r = k/W (callgrind, balanced boards).
 const expRateScale = 0.5
 
+// rate is the auxiliary rate r = RateScale·expRateScale·k/w of a window of
+// length w.
+func (m *RefreshMap) rate(w float64) float64 {
+	return m.set.RateScale * expRateScale * float64(m.k) / w
+}
+
 // nodes is the number of quadrature nodes the plans of the water need: none
 // with boardOnly.
 func (m *RefreshMap) nodes() int {
@@ -704,11 +712,97 @@ func (m *RefreshMap) nodes() int {
 // first nodes quadrature nodes (all or none).
 func (m *RefreshMap) plan(pl *winPlan, w, l float64, nodes int) {
 	k := m.k
-	r := m.set.RateScale * expRateScale * float64(k) / w
+	r := m.rate(w)
 	pl.chainEps, pl.pmfEps = m.chainEps, m.pmfEps
 	pl.opOK = false
 	pl.weights(m.glx[:nodes], k, w, l, r, r+1, m.chainEps, m.pmfEps)
 	m.planKernel(pl, w, l)
+}
+
+// farPlanSize is the number of far plans a RefreshMap keeps. A map meets
+// few: the 500 periods of BenchmarkParticleMap (k = 5, λ = 0.9, N = 100,
+// a map per load level) make 25 plans where a single plan, replanned
+// whenever the budget changed, made 308; TestRefreshFarCacheBitIdentical's
+// maps make one or two each. A plan with its operator holds about 14 KB
+// at k = 5, λ = 0.9, 210 KB at k = 64 and 1.6 MB at k = 256, λ = 0.99,
+// and the cache fills only as distinct plans arrive.
+const farPlanSize = 8
+
+// farPlanCache keeps the plans of the full windows past the top of the
+// board (length W = k/λ, all quadrature nodes) with their window
+// operators, for the last farPlanSize distinct plans a map needed. The
+// truncation budget chainEps = Tol/(4(nwin + 1)) moves with the board's
+// window count from one application to the next, but a plan depends on it
+// only through its uniformisation weights Pois(ΛW; n), n ≤ N, cut at
+// chainEps·Pois(rW; k) (winPlan.weights): a cached plan whose weights are
+// those the budget in hand gives, bit for bit, with the same W, r, pmfEps
+// and nodes (k and the nodes' positions are the map's own) is the plan
+// RefreshMap.plan would make, and its operator the one buildOp would
+// build. So a hit changes no result, and nor does the eviction order.
+type farPlanCache struct {
+	plans [farPlanSize]winPlan
+	used  [farPlanSize]uint64 // the clock at each plan's last use (0: never)
+	clock uint64
+	last  int       // the plan returned last
+	pbuf  []float64 // the weights the budget in hand gives
+
+	// made and built count the plans made and the operators built over
+	// the map's life (tests).
+	made, built int
+}
+
+// farPlan returns the plan of a full window of length w past the top of
+// the board for the budgets in hand: from the cache when one there has the
+// weights plan would give, otherwise planned afresh in place of the least
+// recently used (farPlanCache).
+func (m *RefreshMap) farPlan(w float64) *winPlan {
+	c, nodes := &m.far, len(m.glx)
+	r := m.rate(w)
+	c.clock++
+	// The plan used last, for the same budget: no weights to compare.
+	if pl := &c.plans[c.last]; pl.matches(w, w, m.chainEps, m.pmfEps, nodes) && pl.r == r {
+		c.used[c.last] = c.clock
+		return pl
+	}
+	// The weights the budget gives, as weights computes them.
+	lo, pmf := poissonPMF(c.pbuf, (r+1)*w, m.chainEps*poissonAt(r*w, m.k))
+	c.pbuf = pmf
+	victim := 0
+	for i := range c.plans {
+		pl := &c.plans[i]
+		if pl.valid && pl.w == w && pl.l == w && pl.r == r && pl.pmfEps == m.pmfEps && pl.nodes == nodes && sameWeights(pl.uw, lo, pmf) {
+			pl.chainEps = m.chainEps // the budget it serves now
+			c.used[i], c.last = c.clock, i
+			return pl
+		}
+		if c.used[i] < c.used[victim] {
+			victim = i
+		}
+	}
+	pl := &c.plans[victim]
+	m.plan(pl, w, w, nodes)
+	c.used[victim], c.last = c.clock, victim
+	c.made++
+	return pl
+}
+
+// sameWeights reports whether uw (weights' uniformisation weights, zero
+// below the cut) is, bit for bit, pmf placed at lo and zero below.
+func sameWeights(uw []float64, lo int, pmf []float64) bool {
+	if len(uw) != lo+len(pmf) {
+		return false
+	}
+	for _, x := range uw[:lo] {
+		if x != 0 {
+			return false
+		}
+	}
+	for i, x := range pmf {
+		if math.Float64bits(uw[lo+i]) != math.Float64bits(x) {
+			return false
+		}
+	}
+	return true
 }
 
 // kernelFor reports whether pl's split and kernel were made for a piece of
@@ -803,6 +897,7 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 		case useOp:
 			if !pl.opOK {
 				m.buildOp(pl)
+				m.far.built++ // only the far plans carry operators
 			}
 			massIn, massOut, lowIntegral = pl.applyOp(out, m.water, lo, split, k)
 			m.steps += pl.n
