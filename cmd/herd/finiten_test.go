@@ -185,17 +185,7 @@ func TestFiniteEdgeNoEdge(t *testing.T) {
 	if !strings.Contains(jerrs, "edge 1/1: k=2 λ=0.8: failed in ") {
 		t.Errorf("--progress always: stderr %q, want the cell's progress line", jerrs)
 	}
-	var doc struct {
-		Meta    map[string]any   `json:"meta"`
-		Columns []string         `json:"columns"`
-		Rows    []map[string]any `json:"rows"`
-	}
-	if err := json.Unmarshal([]byte(js), &doc); err != nil {
-		t.Fatalf("json: %v\n%s", err, js)
-	}
-	if !reflect.DeepEqual(doc.Columns, finiteEdgeColumns) {
-		t.Errorf("JSON columns %v, want %v", doc.Columns, finiteEdgeColumns)
-	}
+	doc := finiteJSON(t, js, finiteEdgeColumns)
 	if w, _ := doc.Meta["warnings"].([]any); len(w) != 1 || !strings.Contains(w[0].(string), "no edge") {
 		t.Errorf("JSON warnings %v, want the no-edge warning", doc.Meta["warnings"])
 	}
@@ -262,21 +252,31 @@ func checkFiniteRow(t *testing.T, row map[string]string, want map[string]float64
 	}
 }
 
-// checkFiniteJSON checks a JSON document's columns, metadata and single
-// row against the same values.
-func checkFiniteJSON(t *testing.T, js string, cols []string, meta map[string]any, want map[string]float64) {
+// finiteDoc is a JSON table as the tests read it.
+type finiteDoc struct {
+	Meta    map[string]any   `json:"meta"`
+	Columns []string         `json:"columns"`
+	Rows    []map[string]any `json:"rows"`
+}
+
+// finiteJSON decodes a JSON table and checks its columns.
+func finiteJSON(t *testing.T, js string, cols []string) finiteDoc {
 	t.Helper()
-	var doc struct {
-		Meta    map[string]any   `json:"meta"`
-		Columns []string         `json:"columns"`
-		Rows    []map[string]any `json:"rows"`
-	}
+	var doc finiteDoc
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatalf("json: %v\n%s", err, js)
 	}
 	if !reflect.DeepEqual(doc.Columns, cols) {
 		t.Errorf("JSON columns %v, want %v", doc.Columns, cols)
 	}
+	return doc
+}
+
+// checkFiniteJSON checks a JSON document's columns, metadata and single
+// row against the same values.
+func checkFiniteJSON(t *testing.T, js string, cols []string, meta map[string]any, want map[string]float64) {
+	t.Helper()
+	doc := finiteJSON(t, js, cols)
 	for k, v := range meta {
 		if doc.Meta[k] != v {
 			t.Errorf("JSON meta %s = %v, want %v", k, doc.Meta[k], v)
