@@ -39,7 +39,6 @@ type EdgeJournal struct {
 	mu    sync.Mutex
 	d     journalData
 	saved map[string]time.Time
-	hits  int
 }
 
 // journalData is what MarshalBinary writes.
@@ -118,7 +117,7 @@ func (j *EdgeJournal) UnmarshalBinary(data []byte) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.d, j.saved, j.hits = d, map[string]time.Time{}, 0
+	j.d, j.saved = d, map[string]time.Time{}
 	return nil
 }
 
@@ -139,13 +138,6 @@ func (j *EdgeJournal) Counts() JournalCounts {
 	}
 	slices.Sort(c.OpenMaps)
 	return c
-}
-
-// Replayed is the number of outcomes the search took from the journal.
-func (j *EdgeJournal) Replayed() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.hits
 }
 
 // journalKey names a computation by what determines it: a kind, numbers
@@ -175,7 +167,6 @@ func (j *EdgeJournal) run(key string) (runOut, bool) {
 	if !ok {
 		return runOut{}, false
 	}
-	j.hits++
 	return runOut{ok: r.OK, att: r.Att, maps: r.Maps, work: r.Work}, true
 }
 
@@ -200,9 +191,6 @@ func (j *EdgeJournal) open(key string) (journalOpen, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	o, ok := j.d.Open[key]
-	if ok {
-		j.hits++
-	}
 	return o, ok
 }
 
@@ -251,7 +239,6 @@ func (j *EdgeJournal) herd(key string) (HerdAttractor, error, bool) {
 	if !ok {
 		return HerdAttractor{}, nil, false
 	}
-	j.hits++
 	if h.NotConverged {
 		return h.H, ErrNotConverged, true
 	}
@@ -278,9 +265,6 @@ func (j *EdgeJournal) spectrum(key string) ([]complex128, int, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	s, ok := j.d.Spectra[key]
-	if ok {
-		j.hits++
-	}
 	return s.Ev, s.Maps, ok
 }
 
