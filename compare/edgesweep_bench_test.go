@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"herd/internal/pool"
 	"herd/meanfield"
-	"herd/sim"
 )
 
 // BenchmarkEdgeTable times herd edge's default table (k = 2, 3, 4, 5, 6, 8,
@@ -42,10 +42,10 @@ func BenchmarkEdgeTable(b *testing.B) {
 	}
 }
 
-// benchPool is herd's one worker pool (sim.Parallel) on w goroutines.
+// benchPool is herd's one worker pool (pool.Parallel) on w goroutines.
 func benchPool(w int) Pool {
 	return func(n int, work func(i int)) []bool {
-		_, done := sim.Parallel(context.Background(), n, w, func(i int) (struct{}, bool) {
+		_, done := pool.Parallel(context.Background(), n, w, func(i int) (struct{}, bool) {
 			work(i)
 			return struct{}{}, true
 		}, nil)

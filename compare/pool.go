@@ -3,10 +3,10 @@ package compare
 import (
 	"context"
 
-	"herd/sim"
+	"herd/internal/pool"
 )
 
-// NewPool returns a Pool on sim.Parallel, herd's one worker pool: at most
+// NewPool returns a Pool on pool.Parallel, herd's one worker pool: at most
 // workers calls at once, none started once ctx is cancelled. Work writes
 // its result by index, so the output never depends on the number of
 // workers. After a cancellation the Pool returns once the calls in flight
@@ -20,7 +20,7 @@ func NewPool(ctx context.Context, workers int, notify func(i, done, n int)) Pool
 		if notify != nil {
 			fin = func(i int, _ struct{}, done int) { notify(i, done, n) }
 		}
-		_, done := sim.Parallel(ctx, n, workers, func(i int) (struct{}, bool) {
+		_, done := pool.Parallel(ctx, n, workers, func(i int) (struct{}, bool) {
 			work(i)
 			return struct{}{}, ctx.Err() == nil
 		}, fin)

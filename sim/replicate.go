@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"math"
+
+	"herd/internal/pool"
 )
 
 // Stat is a mean over independent replications with its standard error
@@ -123,7 +125,7 @@ func runJobs[C experiment[R], R any](ctx context.Context, jobs []Job[C], workers
 	if notify != nil {
 		fin = func(i int, r R, d int) { notify(i, r, d, len(jobs)) }
 	}
-	results, done = Parallel(ctx, len(jobs), workers, func(i int) (R, bool) {
+	results, done = pool.Parallel(ctx, len(jobs), workers, func(i int) (R, bool) {
 		return jobs[i].Config.runSeed(ctx, jobs[i].Seed)
 	}, fin)
 	return results, done, ctx.Err()

@@ -24,7 +24,7 @@ type importRule struct {
 // fixedpoint, sim}. sim's non-test code never imports meanfield or
 // fixedpoint (a shared bug would be invisible to compare), only the leaf
 // fixedpoint/root (herd's one bisection and Brent's method; it imports no
-// herd package); cmd/internal's rendering packages import no herd package
+// herd package) and internal/pool (herd's one worker pool, a leaf too); cmd/internal's rendering packages import no herd package
 // but the shared file writer; compare's leaf packages (sweep, atomicfile,
 // progress: the sharded sweeps' contract, the one atomic file writer,
 // progress reports) import no model package and nothing of cmd; only cmd
@@ -32,16 +32,17 @@ type importRule struct {
 var importRules = map[string]importRule{
 	"fixedpoint":            {herd: []string{"herd/fixedpoint/root"}},
 	"fixedpoint/root":       {},
-	"meanfield":             {herd: []string{"herd/fixedpoint", "herd/fixedpoint/root"}},
-	"sim":                   {herd: []string{"herd/fixedpoint/root"}},
-	"compare":               {herd: []string{"herd/meanfield", "herd/fixedpoint", "herd/fixedpoint/root", "herd/sim"}},
+	"internal/pool":         {},
+	"meanfield":             {herd: []string{"herd/fixedpoint", "herd/fixedpoint/root", "herd/internal/pool"}},
+	"sim":                   {herd: []string{"herd/fixedpoint/root", "herd/internal/pool"}},
+	"compare":               {herd: []string{"herd/meanfield", "herd/fixedpoint", "herd/fixedpoint/root", "herd/sim", "herd/internal/pool"}},
 	"compare/sweep":         {herd: []string{"herd/compare/atomicfile"}},
 	"compare/atomicfile":    {},
 	"compare/progress":      {},
 	"cmd/internal/table":    {cli: true},
 	"cmd/internal/plotting": {cli: true, herd: []string{"herd/compare/atomicfile"}},
 	"cmd/herd": {cli: true, herd: []string{"herd/compare", "herd/meanfield", "herd/fixedpoint", "herd/sim",
-		"herd/compare/sweep", "herd/compare/atomicfile", "herd/compare/progress",
+		"herd/compare/sweep", "herd/compare/atomicfile", "herd/compare/progress", "herd/internal/pool",
 		"herd/cmd/internal/table", "herd/cmd/internal/plotting"}},
 }
 

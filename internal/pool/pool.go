@@ -1,4 +1,11 @@
-package sim
+// Package pool is herd's one worker pool: a bounded set of goroutines that
+// runs indexed work and keeps each result by its index, so that what a
+// caller gets never depends on the number of workers or on scheduling.
+// The simulator's replications, the model's searches and the command
+// line's points all run on it. It imports no herd package, so the
+// simulator (which must stay independent of the model) and the model can
+// both use it.
+package pool
 
 import (
 	"context"
@@ -14,9 +21,6 @@ import (
 // what finished (done[i]) without racing work that still runs. finished,
 // if set, is called serially after each call that completed, with the
 // count done so far.
-//
-// It is the one worker pool of herd: the simulator's replications
-// (RunAll, RunBallsAll) and the command line's model points use it.
 func Parallel[R any](ctx context.Context, n, workers int, work func(i int) (R, bool), finished func(i int, r R, done int)) (results []R, done []bool) {
 	results = make([]R, n)
 	done = make([]bool, n)
