@@ -90,10 +90,22 @@ func commandNames() []string {
 	return append(names, "help")
 }
 
-var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^=\s]+)`)
+var (
+	unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^=\s]+)`)
+	badValueRE    = regexp.MustCompile(`^invalid argument .* for "(?:-\w, )?--([^"]+)" flag`)
+)
 
-// flagHint adds a "did you mean" to pflag's unknown-flag error.
+// flagHint adds a "did you mean" to pflag's unknown-flag error, and to its
+// error for a value of the wrong type (--servers 2.5) the flag's help,
+// which states the values allowed: pflag's own message says only that
+// the value is not an integer.
 func flagHint(fs *pflag.FlagSet, err error) string {
+	if m := badValueRE.FindStringSubmatch(err.Error()); m != nil {
+		if f := fs.Lookup(m[1]); f != nil {
+			return " (--" + f.Name + ": " + f.Usage + ")"
+		}
+		return ""
+	}
 	m := unknownFlagRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		return ""

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -498,6 +499,33 @@ func TestCLINiceties(t *testing.T) {
 		if strings.HasPrefix(l, "  --shard ") && strings.Count(l, "default") != 1 {
 			t.Errorf("--shard help says default %d times: %q", strings.Count(l, "default"), l)
 		}
+	}
+}
+
+// A value of the wrong type for a numeric flag (--servers 2.5) exits 2
+// naming the flag and the values it takes (its help), for every numeric
+// flag of every command.
+func TestBadFlagValueNamesRange(t *testing.T) {
+	t.Parallel()
+	flagLine := regexp.MustCompile(`^  --([a-z0-9-]+) (int|float|duration|uint64) +(\S.*)$`)
+	checked := 0
+	for _, c := range commands() {
+		out, _, _ := herd(t, c.name, "-h")
+		for _, l := range strings.Split(out, "\n") {
+			m := flagLine.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			checked++
+			_, errs, code := herd(t, c.name, "--"+m[1], "x")
+			usage := strings.SplitN(m[3], " (default", 2)[0]
+			if want := "(--" + m[1] + ": " + usage; code != 2 || !strings.Contains(errs, want) {
+				t.Errorf("herd %s --%s x: exit %d, stderr %q; want exit 2 and %q", c.name, m[1], code, errs, want)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("checked %d numeric flags: the help's flag lines were not recognised", checked)
 	}
 }
 
