@@ -300,13 +300,6 @@ func (f *bracketFlags) modelNote(t *table.Table) {
 	}
 }
 
-func nanNil(x float64) any {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return x
-}
-
 func bracketTable(results []compare.BracketResult) *table.Table {
 	t := &table.Table{
 		Title: "herd bracket: the edge of the balanced state at N servers, as T(1−λ)² (least loaded + own tally, balanced start)",
@@ -321,7 +314,7 @@ func bracketTable(results []compare.BracketResult) *table.Table {
 	for _, r := range results {
 		s := r.Settings
 		t.AddRow(s.Servers, s.Dispatchers, s.Load, s.Runs, s.Refreshes,
-			nanNil(r.Lower), nanNil(r.Upper), nanNil(r.ModelScaled), nanNil(r.LowerCut), nanNil(r.UpperCut),
+			finite(r.Lower), finite(r.Upper), finite(r.ModelScaled), finite(r.LowerCut), finite(r.UpperCut),
 			s.Cut, len(r.Points), s.Resolution, int64(s.Seed))
 		if math.IsNaN(r.Lower) || math.IsNaN(r.Upper) {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("N = %d: the points do not determine both ends of the bracket (see --points)", s.Servers))

@@ -103,8 +103,8 @@ func addPredictions(t *table.Table, results []compare.BracketResult, preds []com
 				first = errs[i]
 			}
 		}
-		t.Rows[i] = append(t.Rows[i], nanNil(p.Predicted), nanNil(p.PredictedLower), nanNil(p.PredictedUpper),
-			nanNil(p.Widths), p.PredictSeconds)
+		t.Rows[i] = append(t.Rows[i], finite(p.Predicted), finite(p.PredictedLower), finite(p.PredictedUpper),
+			finite(p.Widths), p.PredictSeconds)
 	}
 	return first
 }
