@@ -227,3 +227,19 @@ func planH2Sample(c float64, n int) []float64 {
 	}
 	return xs
 }
+
+// The margin's words keep a margin that whole percents would round away.
+func TestPlanMarginWords(t *testing.T) {
+	t.Parallel()
+	for m, want := range map[float64]string{
+		1.0004: "0.04% above the edge",
+		0.9996: "the refresh period is 99.96% of the edge's",
+		1.25:   "25% above the edge",
+		0.133:  "the refresh period is 13% of the edge's",
+		1:      "0% above the edge",
+	} {
+		if got := planMarginWords(m); !strings.HasPrefix(got, want) {
+			t.Errorf("planMarginWords(%v) = %q, want it to start %q", m, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -208,9 +209,22 @@ func planEdgeNotes(in planInput, r compare.PlanResult, ms float64) []string {
 // planMarginWords reads a margin T/T_edge.
 func planMarginWords(m float64) string {
 	if m < 1 {
-		return fmt.Sprintf("the refresh period is %.0f%% of the edge's; below the edge the balanced state does not exist unless the period is short enough that no herd forms", 100*m)
+		return fmt.Sprintf("the refresh period is %s of the edge's; below the edge the balanced state does not exist unless the period is short enough that no herd forms", percent(m))
 	}
-	return fmt.Sprintf("%.0f%% above the edge: the balanced state exists, and so does the herd (the trap door)", 100*(m-1))
+	return fmt.Sprintf("%s above the edge: the balanced state exists, and so does the herd (the trap door)", percent(m-1))
+}
+
+// percent writes a fraction as a percentage in whole percents, with more
+// digits where whole percents would round a margin away: 0.04%, not 0%,
+// and 99.96%, not 100%, for a period just below the edge's.
+func percent(f float64) string {
+	switch p := 100 * f; {
+	case math.Abs(p) < 0.995:
+		return strconv.FormatFloat(p, 'g', 2, 64) + "%"
+	case p > 99.5 && p < 100:
+		return strconv.FormatFloat(p, 'g', 4, 64) + "%"
+	}
+	return fmt.Sprintf("%.0f%%", 100*f)
 }
 
 // predictedBy says where an option's predicted mean comes from.
