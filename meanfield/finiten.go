@@ -1,16 +1,17 @@
 package meanfield
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"herd/fixedpoint"
+	"herd/internal/pool"
 )
 
 // FiniteN holds the settings of the linear-noise picture of the refresh map
@@ -1156,9 +1157,9 @@ type FiniteEdgeResult struct {
 // sizes of interest span more than a window (LinearNoise.BorderZ is of
 // order 0.1–1 at N = 100), so the linear-noise picture, which lives on one
 // smooth piece of the map, cannot say when a run tips. FiniteEdge instead
-// runs the particle map (particleRun): each period the next board is the
-// empirical law of N draws from F(x_n) computed at a load λ(1 + ε_n) that
-// carries the period's arrival count, so the run keeps the map's exact
+// runs the particle map (particleMaps.run): each period the next board is
+// the empirical law of N draws from F(x_n) computed at a load λ(1 + ε_n)
+// that carries the period's arrival count, so the run keeps the map's exact
 // nonlinear drift across its pieces and the noise of (8.2) (with every
 // server forgetting its class). At each period Replications runs are made
 // from the empty board, provided the map itself reaches a balanced state
@@ -1192,8 +1193,9 @@ func FiniteEdge(s FiniteEdgeSettings) (FiniteEdgeResult, error) {
 	scale := (1 - s.Load) * (1 - s.Load)
 	half := func(p FiniteEdgePoint) bool { return !p.Balanced || 2*p.Tipped >= p.Runs }
 	var pts []FiniteEdgePoint
+	maps := newParticleMapSets(s.Workers) // one set per worker, kept over the search
 	probe := func(x float64) (FiniteEdgePoint, error) {
-		p, err := finiteProbe(s, x, x/scale, &out.Stats)
+		p, err := finiteProbe(s, x, x/scale, maps, &out.Stats)
 		if err == nil {
 			pts = append(pts, p)
 		}
@@ -1319,8 +1321,9 @@ func hazardFit(pts []FiniteEdgePoint, R, x0 float64) (x, se, beta float64, ok bo
 	return x0 + u, se, beta, true
 }
 
-// finiteProbe runs the particle map at T = x/(1−λ)² (FiniteEdge).
-func finiteProbe(s FiniteEdgeSettings, x, T float64, st *Stats) (FiniteEdgePoint, error) {
+// finiteProbe runs the particle map at T = x/(1−λ)² (FiniteEdge) on the
+// workers' map sets maps.
+func finiteProbe(s FiniteEdgeSettings, x, T float64, maps particleMapSets, st *Stats) (FiniteEdgePoint, error) {
 	p := FiniteEdgePoint{Scaled: x, Refresh: T, MedianTip: math.NaN(), Response: math.NaN(), ResponseSE: math.NaN()}
 	r := Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service}
 	startBoard := s.Service.Lift(BoardEmpty())
@@ -1333,17 +1336,17 @@ func finiteProbe(s FiniteEdgeSettings, x, T float64, st *Stats) (FiniteEdgePoint
 		return p, nil
 	}
 	p.Balanced = true
-	q, err := particlePoint(s, r, x, false, st)
+	q, err := particlePoint(s, r, x, false, maps, st)
 	q.Scaled, q.Refresh, q.Balanced = p.Scaled, p.Refresh, true
 	return q, err
 }
 
 // particlePoint makes s.Replications runs of the particle map of r
-// (particleRun) from the empty board, each of s.Refreshes periods or until
-// it tips; key mixes the runs' seeds.
-func particlePoint(s FiniteEdgeSettings, r Refresh, key float64, response bool, st *Stats) (FiniteEdgePoint, error) {
+// (particleMaps.run) from the empty board, each of s.Refreshes periods or
+// until it tips, on s.Workers workers (pool.Parallel), each run on a map
+// set taken from maps and given back; key mixes the runs' seeds.
+func particlePoint(s FiniteEdgeSettings, r Refresh, key float64, response bool, maps particleMapSets, st *Stats) (FiniteEdgePoint, error) {
 	p := FiniteEdgePoint{MedianTip: math.NaN(), Response: math.NaN(), ResponseSE: math.NaN()}
-	x := key
 	T := r.Period
 	startBoard := r.Service.Lift(BoardEmpty())
 	theta := max(3/(1-s.Load), 0.1*T)
@@ -1352,22 +1355,15 @@ func particlePoint(s FiniteEdgeSettings, r Refresh, key float64, response bool, 
 		resp      float64
 		err       error
 	}
-	outs := make([]runOut, s.Replications)
-	sem := make(chan struct{}, s.Workers)
-	var wg sync.WaitGroup
-	for i := range outs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			seed := mixSeed(s.Seed, math.Float64bits(x), uint64(i))
-			rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-			o := &outs[i]
-			o.tip, o.maps, o.resp, o.err = particleRun(r, s.Servers, rng, s.Refreshes, theta, startBoard, response, s.Stop)
-		}()
-	}
-	wg.Wait()
+	outs, _ := pool.Parallel(context.Background(), s.Replications, s.Workers, func(i int) (runOut, bool) {
+		seed := mixSeed(s.Seed, math.Float64bits(key), uint64(i))
+		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+		pm := <-maps
+		defer func() { maps <- pm }()
+		var o runOut
+		o.tip, o.maps, o.resp, o.err = pm.run(r, s.Servers, rng, s.Refreshes, theta, startBoard, response, s.Stop)
+		return o, true
+	}, nil)
 	var tips []float64
 	var resp []float64
 	for _, o := range outs {
@@ -1474,7 +1470,7 @@ type FiniteMeanResult struct {
 
 // FiniteMean returns the linear-noise picture of f at its balanced fixed
 // point (Linearise) and the mean time in system of the particle map
-// (particleRun) run from the empty board (package doc, §8, (8.6)): the
+// (particleMaps.run) run from the empty board (package doc, §8, (8.6)): the
 // finite-N response where the fluctuations span more than a window and the
 // 1/N series does not hold.
 func FiniteMean(f FiniteN, run FiniteRun) (FiniteMeanResult, error) {
@@ -1508,7 +1504,7 @@ func FiniteMean(f FiniteN, run FiniteRun) (FiniteMeanResult, error) {
 	r := f.Refresh
 	es := FiniteEdgeSettings{Dispatchers: r.Dispatchers, Load: r.Load, Service: r.Service, Servers: f.Servers,
 		Refreshes: run.Periods, Replications: run.Replications, Seed: run.Seed, Workers: run.Workers, Stop: run.Stop}
-	p, err := particlePoint(es, r, ln.BoardMean, true, &out.Stats)
+	p, err := particlePoint(es, r, ln.BoardMean, true, newParticleMapSets(run.Workers), &out.Stats)
 	if err != nil {
 		return out, err
 	}
@@ -1570,12 +1566,79 @@ func particleStep(next []float64, N int, rng *rand.Rand, cdf []float64) ([]float
 	return next[:L], cdf
 }
 
-// particleRun iterates the particle map: x_{n+1} is the empirical law of N
-// draws from F(x_n) at the load λ(1 + ε_n), ε_n ~ N(0, 1/(λNT)) (the
-// period's arrival count; package doc, §8, (8.6)), from start for at most
-// runs periods, with herd bracket's detector; maps holds one RefreshMap per
-// load used (they are made on demand).
-func particleRun(r Refresh, N int, rng *rand.Rand, runs int, theta float64, start []float64, response bool, stop func() bool) (tipAt, maps int, resp float64, err error) {
+// particleLevels is the number of load levels of the particle map
+// (particleMaps.run): the load's noise rounded to 1/4 standard deviation
+// and cut at 4 standard deviations either side.
+const particleLevels = 33
+
+// particleMaps is one worker's refresh maps for the particle map: the
+// board-only map of each load level of the grid, and the full map of the
+// period's own load that FiniteMean's runs read the response from. A worker
+// keeps its set from run to run and from period to period (mapFor), so the
+// tail windows' Taylor terms (refreshtail.go) and the far windows' plans
+// (farPlanCache) that one run builds serve the next instead of being built
+// again for every run. Those caches are pure memoisation: RefreshMap.Apply's
+// result depends on its settings and input only, whatever the caches hold
+// (edgeRun.mapAt relies on the same), so a run's result depends on its seed
+// and inputs only, never on which worker ran it or what that worker ran
+// before (TestParticleMapsReuse).
+type particleMaps struct {
+	grid [particleLevels]*RefreshMap
+	full *RefreshMap
+}
+
+// particleMapSets hands each run of particlePoint a map set of its own: a
+// run takes one and gives it back when it ends (pool.Parallel gives its
+// work no worker index). There are as many sets as workers, and no more
+// runs are in flight at once, so a run never waits for a set; which set a
+// run gets is left to the scheduler and does not matter (particleMaps).
+type particleMapSets chan *particleMaps
+
+// newParticleMapSets returns the sets of workers workers (at least one).
+func newParticleMapSets(workers int) particleMapSets {
+	c := make(particleMapSets, max(workers, 1))
+	for range cap(c) {
+		c <- new(particleMaps)
+	}
+	return c
+}
+
+// mapFor returns the map in *slot for the settings r, board-only or not:
+// the one there when it was made for the same settings (and boardOnly) but
+// for the period, with its period set to r's (the map reads its settings at
+// every application; the phase-type map keeps its own copy; as
+// edgeRun.mapAt does), otherwise a new map, kept in *slot. r's period must
+// be valid.
+func mapFor(slot **RefreshMap, r Refresh, boardOnly bool) (*RefreshMap, error) {
+	if m := *slot; m != nil && m.boardOnly == boardOnly {
+		set := r.withDefaults()
+		set.Period = m.set.Period
+		if set == m.set {
+			m.set.Period = r.Period
+			if m.ph != nil {
+				m.ph.set.Period = r.Period
+			}
+			return m, nil
+		}
+	}
+	m, err := NewRefreshMap(r)
+	if err != nil {
+		return nil, err
+	}
+	m.boardOnly = boardOnly
+	*slot = m
+	return m, nil
+}
+
+// run iterates the particle map: x_{n+1} is the empirical law of N draws
+// from F(x_n) at the load λ(1 + ε_n), ε_n ~ N(0, 1/(λNT)) (the period's
+// arrival count; package doc, §8, (8.6)), from start for at most runs
+// periods, with herd bracket's detector, on pm's maps (one per load level
+// used, made or reset on demand by mapFor).
+func (pm *particleMaps) run(r Refresh, N int, rng *rand.Rand, runs int, theta float64, start []float64, response bool, stop func() bool) (tipAt, maps int, resp float64, err error) {
+	if err := r.Validate(); err != nil {
+		return 0, 0, math.NaN(), err
+	}
 	x := append([]float64(nil), start...)
 	var buf, cdf []float64
 	above := 0
@@ -1583,33 +1646,31 @@ func particleRun(r Refresh, N int, rng *rand.Rand, runs int, theta float64, star
 	var sum float64
 	var cnt int
 	sd := math.Sqrt(1 / (r.Load * float64(N) * r.Period))
-	full, err := NewRefreshMap(r)
-	if err != nil {
-		return 0, 0, math.NaN(), err
-	}
-	// The load's noise is rounded to a grid of 1/4 standard deviation
-	// (it adds 1/192 of its variance), one board-only map per level.
-	var grid [33]*RefreshMap
 	for i := 1; i <= runs; i++ {
 		if stop != nil && stop() {
 			return 0, maps, math.NaN(), fmt.Errorf("meanfield: finite fleet: %w", ErrStopped)
 		}
-		j := int(math.Round(4*rng.NormFloat64())) + 16
-		j = min(max(j, 0), 32)
-		if grid[j] == nil {
-			rr := r
-			rr.Load = min(max(r.Load*(1+sd*float64(j-16)/4), r.Load/2), (1+r.Load)/2)
-			if grid[j], err = NewRefreshMap(rr); err != nil {
-				return 0, maps, math.NaN(), err
-			}
-			grid[j].boardOnly = true
+		// The load's noise is rounded to a grid of 1/4 standard
+		// deviation (it adds 1/192 of its variance), one board-only map
+		// per level.
+		j := int(math.Round(4*rng.NormFloat64())) + particleLevels/2
+		j = min(max(j, 0), particleLevels-1)
+		rr := r
+		rr.Load = min(max(r.Load*(1+sd*float64(j-particleLevels/2)/4), r.Load/2), (1+r.Load)/2)
+		m, err := mapFor(&pm.grid[j], rr, true)
+		if err != nil {
+			return 0, maps, math.NaN(), err
 		}
-		res, err := grid[j].Apply(buf, x)
+		res, err := m.Apply(buf, x)
 		maps++
 		if err != nil {
 			return 0, maps, math.NaN(), err
 		}
 		if response && i > runs/10 && i%5 == 0 {
+			full, err := mapFor(&pm.full, r, false)
+			if err != nil {
+				return 0, maps, math.NaN(), err
+			}
 			rf, err := full.Apply(nil, x)
 			maps++
 			if err != nil {

@@ -334,6 +334,139 @@ func TestFiniteEdgeKnownAnswer(t *testing.T) {
 	}
 }
 
+// TestParticleMapsReuse checks that a worker's map set, kept from run to
+// run and from period to period (particleMaps), is pure memoisation: a run
+// on a set that has already run at another period and with another seed
+// gives, float bit for float bit, what the same run gives on fresh maps
+// (with exponential sizes with and without the response, which the full
+// map computes; with phase-type sizes with it). It also checks that the
+// set is reused at all: the central load level's map (the load λ itself)
+// serves both periods, and the same run again keeps every level's map and
+// makes no new far-window plan (farPlanCache).
+func TestParticleMapsReuse(t *testing.T) {
+	t.Parallel()
+	type runOut struct {
+		tip, maps int
+		resp      uint64
+	}
+	do := func(pm *particleMaps, r Refresh, periods int, seed uint64, response bool) runOut {
+		t.Helper()
+		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+		theta := max(3/(1-r.Load), 0.1*r.Period)
+		tip, maps, resp, err := pm.run(r, 100, rng, periods, theta, r.Service.Lift(BoardEmpty()), response, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runOut{tip, maps, math.Float64bits(resp)}
+	}
+	for _, c := range []struct {
+		svc       Service
+		periods   int
+		responses []bool
+	}{{ExpService(), 60, []bool{false, true}}, {ErlangService(2), 15, []bool{true}}} {
+		svc := c.svc
+		r := Refresh{Dispatchers: 5, Load: 0.9, Period: 330, Service: svc}
+		other := r
+		other.Period = 290
+		for _, response := range c.responses {
+			n := c.periods
+			want := do(new(particleMaps), r, n, 3, response)
+			used := new(particleMaps)
+			// The same seed as the run compared: the same load levels.
+			do(used, other, n, 3, !response)
+			central := used.grid[particleLevels/2] // the load λ itself
+			if central == nil {
+				t.Fatalf("%v: the run at T = %v never used the central load level: pick another seed", svc, other.Period)
+			}
+			do(used, r, n, 13, response)
+			if got := do(used, r, n, 3, response); got != want {
+				t.Errorf("%v, response %v: run on reused maps %+v, on fresh maps %+v", svc, response, got, want)
+			}
+			if used.grid[particleLevels/2] != central {
+				t.Errorf("%v: the central level's map was made again at another period", svc)
+			}
+			var made int
+			var levels [particleLevels]*RefreshMap
+			for j, m := range used.grid {
+				if m != nil {
+					made += m.far.made
+				}
+				levels[j] = m
+			}
+			do(used, r, n, 3, response)
+			for j, m := range used.grid {
+				if m != levels[j] {
+					t.Errorf("%v: the map of level %d was made again for the same run", svc, j)
+				}
+				if m != nil {
+					made -= m.far.made
+				}
+			}
+			if made != 0 {
+				t.Errorf("%v: the same run again made %d far plans, want none", svc, -made)
+			}
+		}
+	}
+}
+
+// TestFiniteEdgeWorkers checks that FiniteEdge and FiniteMean give the
+// same result, float bit for float bit, with one worker and with three
+// (with three, the runs share out the workers' map sets, particleMapSets,
+// in an order left to the scheduler), and that each of FiniteEdge's points
+// is what its runs give on fresh maps, although the search's map sets
+// serve every point in turn (particleMaps).
+func TestFiniteEdgeWorkers(t *testing.T) {
+	t.Parallel()
+	s := FiniteEdgeSettings{Dispatchers: 5, Load: 0.8, Servers: 30, ModelScaled: 3.1631964844955442, Seed: 1, Refreshes: 100, Replications: 4, Levels: 1}
+	point := func(p FiniteEdgePoint) string {
+		return fmt.Sprintf("|%x %v %d %d %x %x", math.Float64bits(p.Scaled), p.Balanced, p.Runs, p.Tipped, math.Float64bits(p.Exposure), math.Float64bits(p.MedianTip))
+	}
+	edge := func(w int) (string, FiniteEdgeResult) {
+		s := s
+		s.Workers = w
+		r, err := FiniteEdge(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := fmt.Sprintf("%v %v %x %x %x %d", r.Status, r.HazardFit, math.Float64bits(r.Scaled), math.Float64bits(r.Lower), math.Float64bits(r.Upper), r.Maps)
+		for _, p := range r.Points {
+			out += point(p)
+		}
+		return out, r
+	}
+	mean := func(w int) string {
+		f := FiniteN{Refresh: Refresh{Dispatchers: 5, Load: 0.7, Period: 60}, Servers: 10}
+		r, err := FiniteMean(f, FiniteRun{Periods: 100, Replications: 5, Seed: 7, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%x %x %d %d %d", math.Float64bits(r.Response), math.Float64bits(r.ResponseSE), r.Runs, r.Tipped, r.Maps)
+	}
+	one, r := edge(1)
+	if three, _ := edge(3); one != three {
+		t.Errorf("FiniteEdge: one worker\n%s\nthree\n%s", one, three)
+	}
+	s = s.withDefaults()
+	for _, p := range r.Points {
+		if !p.Balanced {
+			continue
+		}
+		rr := Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: p.Refresh}
+		var st Stats
+		q, err := particlePoint(s, rr, p.Scaled, false, newParticleMapSets(1), &st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Scaled, q.Refresh, q.Balanced = p.Scaled, p.Refresh, true
+		if got, want := point(p), point(q); got != want {
+			t.Errorf("T(1−λ)² = %v: the search's point %s, on fresh maps %s", p.Scaled, got, want)
+		}
+	}
+	if one, three := mean(1), mean(3); one != three {
+		t.Errorf("FiniteMean: one worker %s, three %s", one, three)
+	}
+}
+
 // TestFiniteValidate checks that bad settings are errors naming the field.
 func TestFiniteValidate(t *testing.T) {
 	t.Parallel()
