@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"herd/fixedpoint/root"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -396,9 +397,12 @@ func (h BracketsHooks) bracket(ctx context.Context, s BracketSettings, st Store)
 
 // adaptive is the sequential bracket's search. It finds the lower end
 // first, asking of each point only whether all its runs tipped (cheap
-// below the edge, one surviving run above it): ascending over the grid
-// until a point above the last "all" point is not one, then bisecting
-// between the two until they are within Resolution. Only then does it
+// below the edge, one surviving run above it): from the grid's lowest
+// point it walks down by factors of 0.8 until all runs tip at a point,
+// or up over the grid, then by factors of 1.2, until not all do (walk),
+// then bisects between the last two points until they are within
+// Resolution (bisectLower): root's walk and bisection, at this search's
+// points (round6). Only then does it
 // ask "at most one" of the points above the lower end, lowest first,
 // extending upwards until one holds (first bisecting any gap wider than
 // Resolution below the point it would ask next: see upperGap), and it
@@ -425,14 +429,28 @@ func (b *bracketer) adaptive(ctx context.Context, grid []float64) error {
 		case len(pts) == 0:
 			next = g[0]
 		case math.IsNaN(lo):
-			if m := pts[0].Scaled; m > 0.05*g[0] {
-				next = round6(0.8 * m)
+			// Down from the lowest point until all runs tip at one.
+			if down := root.Ladder(pts[0].Scaled, func(m float64) (float64, bool) { return round6(0.8 * m), m > 0.05*g[0] }); len(down) > 0 {
+				if err := b.walk(ctx, down, func(lo, _ float64) bool { return !math.IsNaN(lo) }); err != nil {
+					return err
+				}
+				continue
 			}
-		case math.IsNaN(u) || u-lo > s.Resolution*(1+1e-9):
-			if math.IsNaN(u) {
-				next = b.above(g)
-			} else {
-				next = round6((lo + u) / 2)
+		case math.IsNaN(u):
+			// Up from the highest point until not all runs tip at one.
+			if up := root.Ladder(pts[len(pts)-1].Scaled, aboveStep(g)); len(up) > 0 {
+				if err := b.walk(ctx, up, func(_, u float64) bool { return !math.IsNaN(u) }); err != nil {
+					return err
+				}
+				continue
+			}
+		case u-lo > s.Resolution*(1+1e-9):
+			seen, err := b.bisectLower(ctx, lo, u)
+			if err != nil {
+				return err
+			}
+			if !seen {
+				continue
 			}
 		default:
 			if m := b.upperGap(lo); !math.IsNaN(m) {
@@ -456,6 +474,50 @@ func (b *bracketer) adaptive(ctx context.Context, grid []float64) error {
 		}
 	}
 	return b.settle(ctx)
+}
+
+// bisectLower is the adaptive search's bisection of the lower end
+// (root.Bisect): between lo, the highest point where all runs tipped, and
+// u, the lowest point visited above it, it visits the midpoint
+// round6((lo + u)/2) and asks "all" of it (lower), moving lo or u there,
+// until the two are within Resolution or the bracket has MaxPoints
+// points. It reports whether it stopped at a midpoint already visited
+// (round6 can round onto one), where the search ends.
+func (b *bracketer) bisectLower(ctx context.Context, lo, u float64) (seen bool, err error) {
+	split := func(lo, u float64) (float64, bool) {
+		m := round6((lo + u) / 2)
+		if !(u-lo > b.s.Resolution*(1+1e-9)) || len(b.points) >= b.s.MaxPoints {
+			return m, false
+		}
+		_, seen = b.points[m]
+		return m, !seen
+	}
+	_, _, err = root.Bisect(func(x float64) (bool, error) {
+		l, _, err := b.ask(ctx, x)
+		return l != x, err
+	}, lo, u, split)
+	return seen, err
+}
+
+// walk is the adaptive search's walk to a lower end (root.Walk): it
+// visits the points xs in turn, as many as MaxPoints leaves room for, and
+// asks "all" of each (lower) until done holds of the lower end and the
+// lowest point visited above it.
+func (b *bracketer) walk(ctx context.Context, xs []float64, done func(lo, u float64) bool) error {
+	_, err := root.Walk(func(x float64) (bool, error) {
+		lo, u, err := b.ask(ctx, x)
+		return done(lo, u), err
+	}, xs[:min(len(xs), b.s.MaxPoints-len(b.points))])
+	return err
+}
+
+// ask visits point x and settles the lower end (lower), which it returns
+// with the lowest point visited above it.
+func (b *bracketer) ask(ctx context.Context, x float64) (lo, u float64, err error) {
+	if err := b.visit(ctx, x); err != nil {
+		return math.NaN(), math.NaN(), err
+	}
+	return b.lower(ctx)
 }
 
 // upperGap is the point the search for the upper end visits before it
@@ -495,20 +557,28 @@ func (b *bracketer) upperGap(lo float64) float64 {
 	return math.NaN()
 }
 
-// above is the next point above every point visited: the next grid value,
-// else 1.2 times the highest point (NaN beyond 20 times the grid's top).
+// above is the next point above every point visited (aboveStep), NaN
+// where there is none.
 func (b *bracketer) above(g []float64) float64 {
 	pts := b.sorted()
-	m := pts[len(pts)-1].Scaled
-	for _, x := range g {
-		if x > m {
-			return x
-		}
-	}
-	if m < 20*g[len(g)-1] {
-		return round6(1.2 * m)
+	if x, ok := aboveStep(g)(pts[len(pts)-1].Scaled); ok {
+		return x
 	}
 	return math.NaN()
+}
+
+// aboveStep is the search's step up from the point m on the sorted grid
+// g: the next grid value, else 1.2 times m, while m is below 20 times the
+// grid's top.
+func aboveStep(g []float64) func(m float64) (float64, bool) {
+	return func(m float64) (float64, bool) {
+		for _, x := range g {
+			if x > m {
+				return x, true
+			}
+		}
+		return round6(1.2 * m), m < 20*g[len(g)-1]
+	}
 }
 
 // lower settles the lower end lo (the highest point where all runs

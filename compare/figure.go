@@ -154,36 +154,33 @@ func MakeFigures(ctx context.Context, s FigureSettings, figs []Figure, made func
 			cancel()
 		}
 	}
-	var wg sync.WaitGroup
-	for i, f := range figs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := &figureRun{FigureSettings: s, index: i, pool: pool, mu: &mu}
-			plots, err := f.make(ctx, r)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-					err = ctx.Err()
-				} else {
-					err = fmt.Errorf("figure %s: %w", f.ID, err)
-				}
-				fail(err)
-				return
+	// Every figure at once (a worker each): their runs and points share
+	// the figures' slots (figurePool), which bound the work.
+	NewPool(ctx, len(figs), nil)(len(figs), func(i int) {
+		f := figs[i]
+		r := &figureRun{FigureSettings: s, index: i, pool: pool, mu: &mu}
+		plots, err := f.make(ctx, r)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				err = ctx.Err()
+			} else {
+				err = fmt.Errorf("figure %s: %w", f.ID, err)
 			}
-			if first != nil {
-				return
-			}
-			if s.Progress != nil {
-				s.Progress(FigureProgress{Figure: i, Finished: true, TotalKnown: true})
-			}
-			if err := made(i, plots); err != nil {
-				fail(err)
-			}
-		}()
-	}
-	wg.Wait()
+			fail(err)
+			return
+		}
+		if first != nil {
+			return
+		}
+		if s.Progress != nil {
+			s.Progress(FigureProgress{Figure: i, Finished: true, TotalKnown: true})
+		}
+		if err := made(i, plots); err != nil {
+			fail(err)
+		}
+	})
 	if first == nil && ctx.Err() != nil {
 		first = ctx.Err()
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"herd/internal/pool"
 	"herd/meanfield"
 )
 
@@ -79,10 +80,8 @@ func figEdge(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 	// Each bracket starts as soon as its model edge at λ = 0.9 is known,
 	// while the other edges are computed.
 	var brs []BracketResult
-	var brErr error
-	bracketsDone := make(chan struct{})
-	go func() {
-		defer close(bracketsDone)
+	var brErr, err error
+	pool.Fork(func() {
 		brs, brErr = r.brackets(ctx, len(bks), func(i int) (BracketSettings, error) {
 			e, err := r.edge(ctx, bks[i], figLoad)
 			if err != nil {
@@ -93,13 +92,13 @@ func figEdge(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 			}
 			return r.bracketSettings(100, bks[i], e.Scaled), nil
 		})
-	}()
-	err := r.parallel(ctx, len(eps), "model points", func(int) float64 { return ModelPointCost }, func(i int) error {
-		e := eps[i]
-		e.r, e.err = r.edge(ctx, e.k, e.load)
-		return ctx.Err()
+	}, func() {
+		err = r.parallel(ctx, len(eps), "model points", func(int) float64 { return ModelPointCost }, func(i int) error {
+			e := eps[i]
+			e.r, e.err = r.edge(ctx, e.k, e.load)
+			return ctx.Err()
+		})
 	})
-	<-bracketsDone
 	if err != nil {
 		return nil, err
 	}

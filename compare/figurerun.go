@@ -59,26 +59,16 @@ func (r *figureRun) parallel(ctx context.Context, n int, stage string, cost func
 	// Reported at once, so that the stage's cost is known (and counted
 	// in the whole run's estimate) before its first call finishes.
 	r.progress(stage, 0, total, true)
-	var mu sync.Mutex
+	// Every call at once (a worker each): the calls wait for the figures'
+	// slots (figurePool), which bound the work.
 	var done float64
 	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = work(i)
-			if errs[i] != nil {
-				return
-			}
-			mu.Lock()
+	NewPool(ctx, n, func(i, _, _ int) {
+		if errs[i] == nil {
 			done += cost(i)
-			d := done
-			mu.Unlock()
-			r.progress(stage, d, total, true)
-		}()
-	}
-	wg.Wait()
+			r.progress(stage, done, total, true)
+		}
+	})(n, func(i int) { errs[i] = work(i) })
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -168,21 +158,16 @@ func (r *figureRun) brackets(ctx context.Context, n int, settings func(i int) (B
 		}
 		r.progress(fmt.Sprintf("brackets (%d of %d done)", finished, n), float64(all), float64(all), false)
 	}
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, err := settings(i)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			out[i], errs[i] = Bracket(ctx, s, r.Journal.bracketStore(), func(done, _ int) { report(i, done, false) })
-			report(i, -1, true)
-		}()
-	}
-	wg.Wait()
+	// Every bracket at once (a worker each), as the paragraph above says.
+	NewPool(ctx, n, nil)(n, func(i int) {
+		s, err := settings(i)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		out[i], errs[i] = Bracket(ctx, s, r.Journal.bracketStore(), func(done, _ int) { report(i, done, false) })
+		report(i, -1, true)
+	})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

@@ -1,9 +1,11 @@
 // Package fixedpoint is herd's engine for fixed-point problems x = F(x)
-// on R^n, with F given as a function on []float64: the pieces its callers
-// (package meanfield) build their own iterations from, the local
-// stability of a fixed point from the spectrum of the Jacobian, branches
-// of fixed points followed along a parameter, and the parameter value at
-// which a property of the solution changes. It is sized to its users:
+// on R^n, with F given as a function on []float64: the iteration its
+// callers (package meanfield) run their maps with and the pieces they
+// accelerate it with, the local stability of a fixed point from the
+// spectrum of the Jacobian, branches of fixed points followed along a
+// parameter, and the parameter value at which a property of the solution
+// changes; and, for the same callers, the one ODE integrator and the one
+// batch-means estimator of the module. It is sized to its users:
 // every export has a production caller (TestExportsHaveCallers), and
 // what none needs is deleted, not kept for later.
 //
@@ -17,9 +19,14 @@
 //
 // # Methods
 //
+//   - Iteration: the iteration x_{n+1} = F(x_n) run on an Orbit until it
+//     closes up on a fixed point or a periodic orbit, with hooks for an
+//     accelerating jump (for example AndersonMixer's) and for the
+//     caller's progress reports, cancellation and checkpoints.
 //   - Orbit: the last points of an iteration under a caller's distance
-//     (states may change length), their smallest period and nearest
-//     return, for callers that iterate their own maps.
+//     (states may change length, as truncated distributions do; for
+//     example the L1 distance with the shorter padded with zeros), their
+//     smallest period and nearest return.
 //   - AndersonMixer: the Anderson acceleration step of depth m (Anderson
 //     1965, in the form of Walker & Ni 2011), with the least-squares
 //     problem solved by Householder QR and safeguarded against
@@ -42,6 +49,14 @@
 //     GeometricGrid), each point warm-started from the one before while
 //     that lies on the branch, with the first loss optionally bisected in
 //     log μ (BisectGeometric).
+//   - DormandPrince: the explicit Runge–Kutta pair RK5(4) of Dormand &
+//     Prince (1980) for y' = f(y), integrated with adaptive step sizes
+//     (Integrate; Hairer, Nørsett & Wanner 1993, §II.4–5) on a state that
+//     the caller's hooks (Adaptive) may lengthen and cut between steps.
+//   - BatchMeans, BatchSE and BatchSlope: the means of consecutive
+//     batches of a correlated series, their standard error and drift
+//     (Flyvbjerg & Petersen 1989), for the averages of irregular
+//     attractors.
 //   - BisectInt and BisectGeometric: where a predicate changes value, on
 //     the integers and in log μ, by the leaf package root's bisection,
 //     herd's one bisection and Brent's method (root.Bisect, root.Brent),
@@ -107,6 +122,13 @@
 //     Piecewise-smooth Dynamical Systems: Theory and Applications, Springer
 //     Applied Mathematical Sciences 163, 2008 (ch. 3: border-collision bifurcations
 //     of maps, the piecewise-linear normal form x ↦ a·x + μ, b·x + μ).
+//   - J. R. Dormand and P. J. Prince, A family of embedded Runge–Kutta
+//     formulae, J. Comput. Appl. Math. 6(1):19–26, 1980.
+//   - E. Hairer, S. P. Nørsett and G. Wanner, Solving Ordinary
+//     Differential Equations I: Nonstiff Problems, 2nd ed., Springer, 1993
+//     (§II.4 step-size control, §II.5 the Dormand–Prince pair).
+//   - H. Flyvbjerg and H. G. Petersen, Error estimates on averages of
+//     correlated data, J. Chem. Phys. 91(1):461–466, 1989 (batch means).
 //   - E. L. Allgower and K. Georg, Introduction to Numerical Continuation
 //     Methods, SIAM Classics in Applied Mathematics 45, 2003.
 package fixedpoint

@@ -264,47 +264,48 @@ func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, sto
 	if err != nil {
 		return out, o, err
 	}
-	for n := out.Maps; n < s.MaxIter; n++ {
+	it := fixedpoint.Iteration{Tol: s.Tol, Sep: math.Sqrt(s.Tol)}
+	it.Map = func(dst, x []float64) ([]float64, error) {
 		var err error
-		// Reuse the storage of the board that leaves the ring.
-		res, err = m.Apply(o.Spare(), o.Back(0))
+		// dst reuses the storage of the board that leaves the ring.
+		res, err = m.Apply(dst, x)
 		out.Maps++
 		if err != nil {
-			return out, o, fmt.Errorf("meanfield: attractor: map %d: %w", n+1, err)
+			return nil, fmt.Errorf("meanfield: attractor: map %d: %w", out.Maps, err)
 		}
 		if s.Mapped != nil {
 			s.Mapped(MapReport{Maps: out.Maps, BoardMean: res.BoardMean})
 		}
 		out.Truncation = max(out.Truncation, res.Truncation)
-		// Map n, indexed by its input's place in the orbit (n itself but
-		// in a resumed run, whose orbit holds its last boards only).
+		// The map, indexed by its input's place in the orbit (its number
+		// but in a resumed run, whose orbit holds its last boards only).
 		stats[o.Len()%(s.MaxPeriod+1)] = orbitStat{res.BoardMean, res.QueueMean, res.CutPhase, res.KinkDistance, res.Window}
-		var jumpTo []float64
-		if jump != nil && l1(res.Next, o.Back(0)) > s.Tol {
-			jumpTo = jump(o.Back(0), res)
+		return res.Next, nil
+	}
+	if jump != nil {
+		it.Jump = func(x, _ []float64) []float64 { return jump(x, res) }
+	}
+	stopped := false
+	it.Visit = func(residual float64) (bool, error) {
+		out.Residual = residual
+		if stop != nil && stop(res) {
+			stopped = true
+			return true, nil
 		}
-		per := 0
-		if jumpTo != nil {
-			out.Residual = l1(res.Next, o.Back(0))
-			o.Push(jumpTo)
-		} else {
-			o.Push(res.Next)
-			per = o.Period(s.Tol, math.Sqrt(s.Tol), 1)
-			out.Residual = o.Distance(1)
+		stopping := s.Stop != nil && s.Stop()
+		if s.Checkpoint != nil {
+			s.Checkpoint(stopping, func() *RunState { return saveRun(o, stats, &out) })
 		}
-		if per == 0 {
-			if stop != nil && stop(res) {
-				break
-			}
-			stopping := s.Stop != nil && s.Stop()
-			if s.Checkpoint != nil {
-				s.Checkpoint(stopping, func() *RunState { return saveRun(o, stats, &out) })
-			}
-			if stopping {
-				return out, o, fmt.Errorf("meanfield: attractor: after %d maps: %w", out.Maps, ErrStopped)
-			}
-			continue
+		if stopping {
+			return true, fmt.Errorf("meanfield: attractor: after %d maps: %w", out.Maps, ErrStopped)
 		}
+		return false, nil
+	}
+	per, err := it.Run(o, out.Maps, s.MaxIter)
+	switch {
+	case err != nil:
+		return out, o, err
+	case per > 0:
 		describeOrbit(&out, o, stats, per, m.set.Load, m.set.Period, m.set.Service)
 		if per == 1 && s.Spectrum {
 			rad, maps, err := spectralRadius(m, out.Board)
@@ -319,7 +320,7 @@ func iterateAccelerated(m *RefreshMap, start []float64, s AttractorSettings, sto
 	out.Board = append([]float64(nil), o.Back(0)...)
 	out.BoardMean, out.QueueMean, out.Response = res.BoardMean, res.QueueMean, res.Response
 	out.CutPhase, out.KinkDistance, out.Window = res.CutPhase, res.KinkDistance, res.Window
-	if stop != nil && out.Maps < s.MaxIter {
+	if stopped && out.Maps < s.MaxIter {
 		return out, o, nil
 	}
 	return out, o, fmt.Errorf("meanfield: attractor: ‖p_n − p_{n−1}‖₁ = %.3g after %d maps: %w", out.Residual, out.Maps, ErrNotConverged)

@@ -4,12 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"herd/fixedpoint"
 	"herd/fixedpoint/root"
+	"herd/internal/pool"
 )
 
 // Crossing kinds of EdgeResult.Crossing.
@@ -613,14 +612,12 @@ func (e *edgeRun) nodeRef(T float64) []float64 {
 // does (next returns an index above i, len(jobs) to stop): it returns every
 // job's output, ran[i] marking the runs that loop makes, and adds their
 // cost to the counters. With Workers > 1 the jobs after the one in hand
-// are started at once on the other workers, in index order; a job the loop
-// skips is cancelled (or never started) and its output discarded. Each
-// run's output depends on its job alone (runOn) and next is applied in
-// index order, so outputs and counters are the loop's whatever the
-// scheduling and the number of workers.
+// are started at once on the other workers, in index order
+// (pool.Speculate); a job the loop skips is cancelled (or never started)
+// and its output discarded. Each run's output depends on its job alone
+// (runOn) and next is applied in index order, so outputs and counters are
+// the loop's whatever the scheduling and the number of workers.
 func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut) int) ([]runOut, []bool) {
-	outs := make([]runOut, len(jobs))
-	ran := make([]bool, len(jobs))
 	if e.s.Progress != nil {
 		// Each run as it ends: next is applied in index order on this
 		// goroutine, and the batch's maps are counted only at its end.
@@ -632,14 +629,9 @@ func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut
 			return loop(i, o)
 		}
 	}
-	if e.s.Workers <= 1 || len(jobs) == 1 {
-		for i := 0; i < len(jobs); i = next(i, outs[i]) {
-			outs[i] = e.runOn(0, jobs[i], tol, nil)
-			ran[i] = true
-		}
-	} else {
-		e.runParallel(jobs, tol, next, outs, ran)
-	}
+	outs, ran := pool.Speculate(len(jobs), e.s.Workers, func(w, i int, skipped func() bool) runOut {
+		return e.runOn(w, jobs[i], tol, skipped)
+	}, next)
 	for i, o := range outs {
 		if ran[i] {
 			e.add(e.phase, o.maps, o.work)
@@ -652,49 +644,6 @@ func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut
 		}
 	}
 	return outs, ran
-}
-
-// runParallel is runBatch's loop on Workers goroutines.
-func (e *edgeRun) runParallel(jobs []runJob, tol float64, next func(int, runOut) int, outs []runOut, ran []bool) {
-	n := len(jobs)
-	skip := make([]atomic.Bool, n)
-	done := make([]chan struct{}, n)
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	var taken atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < min(e.s.Workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(taken.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if !skip[i].Load() {
-					outs[i] = e.runOn(w, jobs[i], tol, skip[i].Load)
-				}
-				close(done[i])
-			}
-		}()
-	}
-	for i := 0; i < n; {
-		<-done[i]
-		ran[i] = true
-		j := next(i, outs[i])
-		for s := i + 1; s < min(j, n); s++ {
-			skip[s].Store(true)
-		}
-		if j >= n {
-			for s := i + 1; s < n; s++ {
-				skip[s].Store(true)
-			}
-		}
-		i = j
-	}
-	wg.Wait()
 }
 
 // lowBoards are the low start boards of the protocol (package doc, §5).
@@ -725,17 +674,36 @@ type verdict struct {
 }
 
 // protocols evaluates the protocol (protocol) at each T of ts in turn,
-// as the loop of protocol calls would: with untilHolds it stops after the
-// first T at which the protocol holds; it always stops at an error. The
-// runs of all the T form one batch (runBatch), so with Workers > 1 the
-// starts of one T and the next T run at once.
-func (e *edgeRun) protocols(ts []float64, all, untilHolds bool) []verdict {
-	return e.protocolsBy(ts, all, func(t int, v verdict) int {
-		if v.ok && untilHolds {
-			return len(ts)
-		}
-		return t + 1
-	})
+// as the loop of protocol calls would; it stops at an error. The runs of
+// all the T form one batch (runBatch), so with Workers > 1 the starts of
+// one T and the next T run at once.
+func (e *edgeRun) protocols(ts []float64, all bool) []verdict {
+	return e.protocolsBy(ts, all, func(t int, _ verdict) int { return t + 1 })
+}
+
+// walked is the outcome of a walk of the protocol (edgeRun.walk): the
+// verdicts, evaluated up to the i-th T, the first at which the protocol
+// holds or fails with err (i = len(ts) when it holds at none).
+type walked struct {
+	vs  []verdict
+	i   int
+	err error
+}
+
+// walk evaluates the protocol (all low boards, or the empty board's
+// alone) at the T of ts in turn until it holds at one: root.WalkBatched
+// on protocolsBy, so the runs of all the T form one batch and with
+// Workers > 1 the next T run while the one in hand does; those after the
+// T where it holds are cancelled.
+func (e *edgeRun) walk(ts []float64, all bool) walked {
+	var w walked
+	w.i, w.err = root.WalkBatched(func(ts []float64, next func(int, bool) int) []verdict {
+		w.vs = e.protocolsBy(ts, all, func(t int, v verdict) int { return next(t, v.ok) })
+		return w.vs
+	}, func(_ float64, v verdict) (bool, bool, error) {
+		return v.evaluated, v.ok, v.err
+	}, ts)
+	return w
 }
 
 // protocolsBy evaluates the protocol at the T of ts as the loop
@@ -790,7 +758,7 @@ func (e *edgeRun) protocolsBy(ts []float64, all bool, next func(t int, v verdict
 // the empty board is tried. It returns the verdict and the last attractor
 // (the balanced one, or the empty board's).
 func (e *edgeRun) protocol(T float64, all bool) (bool, Attractor, error) {
-	v := e.protocols([]float64{T}, all, true)[0]
+	v := e.protocols([]float64{T}, all)[0]
 	return v.ok, v.att, v.err
 }
 
@@ -996,11 +964,17 @@ func edge(s EdgeSettings) (EdgeResult, [edgePhases]phaseCost, error) {
 		Refresh: math.NaN(), Scaled: math.NaN(), BranchRefresh: math.NaN(), BranchScaled: math.NaN(),
 		Below: math.NaN(), Footing: math.NaN()}
 	res.Herd.SpectralRadius = math.NaN()
-	e := &edgeRun{s: s, k: s.Dispatchers, lam: s.Load, scale: (1 - s.Load) * (1 - s.Load), res: &res,
-		maps: make([]*RefreshMap, s.Workers), known: map[float64]knownNode{}, cold: map[coldKey]runOut{}}
+	e := newEdgeRun(s, &res)
 	err := e.search()
 	res.Runtime = time.Since(start)
 	return res, e.cost, err
+}
+
+// newEdgeRun returns the state of a search with defaulted settings s,
+// writing its result to res.
+func newEdgeRun(s EdgeSettings, res *EdgeResult) *edgeRun {
+	return &edgeRun{s: s, k: s.Dispatchers, lam: s.Load, scale: (1 - s.Load) * (1 - s.Load), res: res,
+		maps: make([]*RefreshMap, s.Workers), known: map[float64]knownNode{}, cold: map[coldKey]runOut{}}
 }
 
 // search is Edge's method, steps 1–4, then the node's spectrum and the
@@ -1042,26 +1016,19 @@ func (e *edgeRun) search() error {
 	// herd's outcome is dropped, as if never computed, when the spectrum
 	// fails); without a herd the two spectra run at once.
 	doHerd := e.s.HerdMaps > 0 && below.att.Board != nil
-	var hr herdOut
-	var wg sync.WaitGroup
-	if doHerd && e.s.Workers > 1 {
-		wg.Add(1)
-		go func(work float64) {
-			defer wg.Done()
-			hr = e.herd(below.T, below.att.Board, work)
-		}(res.Work)
-	}
 	// The branch's end, not the protocol edge, is where the branch is
 	// lost: classify the crossing there.
 	end := br.Last()
-	switch {
-	case doHerd && e.s.Workers > 1:
+	var hr herdOut
+	if doHerd && e.s.Workers > 1 {
 		e.openStep("spectra and herd", end.Mu)
-	default:
+		work := res.Work
+		pool.Fork(func() { err = e.crossing(end.Mu, attractorOf(end), false) },
+			func() { hr = e.herd(below.T, below.att.Board, work) })
+	} else {
 		e.openStep(phaseNames[phaseSpectra], end.Mu)
+		err = e.crossing(end.Mu, attractorOf(end), e.s.Workers > 1 && !doHerd)
 	}
-	err = e.crossing(end.Mu, attractorOf(end), e.s.Workers > 1 && !doHerd)
-	wg.Wait()
 	if err != nil || !doHerd {
 		return err
 	}
@@ -1077,26 +1044,33 @@ func (e *edgeRun) search() error {
 }
 
 // footing is step 1: from T(1−λ)² = BranchFrom up by factors of
-// edgeFootStep until every low board reaches a balanced fixed point. It
-// returns that T and the empty board's fixed point there.
+// edgeFootStep until every low board reaches a balanced fixed point, a
+// walk (root.Walk) up the ladder of those factors (root.Ladder, within
+// T(1−λ)² ≤ DefaultEdgeMaxScaled and T ≤ maxRefreshPeriod). It returns
+// that T and the empty board's fixed point there. The walk is not
+// batched: the empty board's fixed point at one T steers the other
+// boards' runs there (lowBoardsBalanced).
 func (e *edgeRun) footing() (float64, Attractor, error) {
 	e.phase = phaseFooting
-	x := e.s.BranchFrom
-	for {
-		ok, a, err := e.lowBoardsBalanced(x / e.scale)
-		if err != nil {
-			return 0, a, err
-		}
-		if ok {
-			e.res.Footing = x
-			return x / e.scale, a, nil
-		}
+	xs := append([]float64{e.s.BranchFrom}, root.Ladder(e.s.BranchFrom, func(x float64) (float64, bool) {
 		x *= edgeFootStep
-		if x > DefaultEdgeMaxScaled || x/e.scale > maxRefreshPeriod {
-			return 0, a, fmt.Errorf("meanfield: edge: the low boards reach no balanced state up to T(1−λ)² = %.4g (board mean %.4g, %s): %w",
-				x/edgeFootStep, a.BoardMean, a.Status, ErrNotConverged)
-		}
+		return x, !(x > DefaultEdgeMaxScaled || x/e.scale > maxRefreshPeriod)
+	})...)
+	var a Attractor
+	i, err := root.Walk(func(x float64) (bool, error) {
+		ok, att, err := e.lowBoardsBalanced(x / e.scale)
+		a = att
+		return ok, err
+	}, xs)
+	switch {
+	case err != nil:
+		return 0, a, err
+	case i < len(xs):
+		e.res.Footing = xs[i]
+		return xs[i] / e.scale, a, nil
 	}
+	return 0, a, fmt.Errorf("meanfield: edge: the low boards reach no balanced state up to T(1−λ)² = %.4g (board mean %.4g, %s): %w",
+		xs[len(xs)-1], a.BoardMean, a.Status, ErrNotConverged)
 }
 
 // failedRun is the run that failed at the highest T known below the edge,
@@ -1146,8 +1120,8 @@ func (e *edgeRun) scan(br *fixedpoint.FollowResult, tHi, tMin float64) (*fixedpo
 // It reports whether one did, its T and attractor, and the T of the
 // probes that failed above it.
 //
-// The probes form one batch (protocols): with Workers > 1 the next
-// probes down run while the one in hand does.
+// The probes are one walk (walk): with Workers > 1 the next probes down
+// run while the one in hand does.
 func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, float64, Attractor, []float64, error) {
 	e.phase = phaseScan
 	delta := e.scanDelta(br.LostAt)
@@ -1162,17 +1136,12 @@ func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, f
 	if len(ts) == 0 {
 		return false, 0, Attractor{}, nil, nil
 	}
-	var failed []float64
-	for i, v := range e.protocols(ts, false, true) {
-		if !v.evaluated {
-			break
-		}
-		if v.err != nil || v.ok {
-			return v.ok, ts[i], v.att, failed, v.err
-		}
-		failed = append(failed, ts[i])
+	w := e.walk(ts, false)
+	if w.i == len(ts) {
+		return false, 0, Attractor{}, nil, nil
 	}
-	return false, 0, Attractor{}, nil, nil
+	v := w.vs[w.i]
+	return v.ok, ts[w.i], v.att, ts[:w.i], w.err
 }
 
 // confirm is step 4: the protocol from the cold low boards at the lowest
@@ -1181,19 +1150,18 @@ func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, f
 // highest T known below the edge. The empty board runs first: when it
 // reaches the balanced state the protocol holds; when it does not, the
 // other low boards are run only where the bracket needs them (bisectUp).
-// The empty board's runs at edgeT and at bracketUp's steps up form one
-// batch (protocols): with Workers > 1 the first step up runs while edgeT
-// does.
+// The empty board's runs at edgeT and at bracketUp's steps up are one
+// walk (walk): with Workers > 1 the first step up runs while edgeT does.
 func (e *edgeRun) confirm(br *fixedpoint.FollowResult, tHi float64) (float64, Attractor, failedRun, error) {
 	e.phase = phaseConfirm
 	edgeT := br.Last().Mu
 	below := failedRun{br.LostAt, attractorOf(br.Failed)}
 	e.res.Below = br.LostAt
-	vs := e.protocols(append([]float64{edgeT}, e.stepsUp(edgeT, tHi)...), false, true)
-	if vs[0].err != nil || vs[0].ok {
-		return edgeT, vs[0].att, below, vs[0].err
+	w := e.walk(append([]float64{edgeT}, e.stepsUp(edgeT, tHi)...), false)
+	if w.i == 0 {
+		return edgeT, w.vs[0].att, below, w.err
 	}
-	return e.bisectUp(edgeT, tHi, below, failedRun{edgeT, vs[0].att}, vs[1:])
+	return e.bisectUp(edgeT, tHi, below, failedRun{edgeT, w.vs[0].att}, &walked{w.vs[1:], w.i - 1, w.err})
 }
 
 // stepsUp are bracketUp's probes above edgeT: at distances
@@ -1216,9 +1184,11 @@ func (e *edgeRun) stepsUp(edgeT, tHi float64) []float64 {
 // there the bracket is the protocol's. If one reaches the balanced state
 // the edge lies lower: it is edgeT if the protocol holds there, else the
 // protocol itself brackets it between edgeT and that point. below is
-// updated to the highest failing probe. up are the empty board's
-// verdicts at stepsUp(edgeT, tHi), as far as evaluated.
-func (e *edgeRun) bisectUp(edgeT, tHi float64, below, atEdge failedRun, up []verdict) (float64, Attractor, failedRun, error) {
+// updated to the highest failing probe. up is the empty board's walk up
+// stepsUp(edgeT, tHi). It has no bisection loop of its own: it chooses
+// between brackets, and each is bisected by bracketUp's refine
+// (root.BisectBatched).
+func (e *edgeRun) bisectUp(edgeT, tHi float64, below, atEdge failedRun, up *walked) (float64, Attractor, failedRun, error) {
 	hi, hiAtt, lo, nb, err := e.bracketUp(edgeT, tHi, atEdge, false, up)
 	if err != nil {
 		return 0, Attractor{}, nb, err
@@ -1247,30 +1217,28 @@ func (e *edgeRun) bisectUp(edgeT, tHi float64, below, atEdge failedRun, up []ver
 // until it holds, up to tHi (where it holds), and bisects the last step
 // (refine) to RelTol/2. It returns the upper end of the bracket
 // and the balanced attractor there, the lower end, and below updated to
-// the highest failing probe. The verdicts at the steps up are up when
-// not nil (already evaluated), else evaluated here.
-func (e *edgeRun) bracketUp(edgeT, tHi float64, below failedRun, all bool, up []verdict) (float64, Attractor, float64, failedRun, error) {
+// the highest failing probe. The walk up the steps (walk) is up when not
+// nil (already made), else made here.
+func (e *edgeRun) bracketUp(edgeT, tHi float64, below failedRun, all bool, up *walked) (float64, Attractor, float64, failedRun, error) {
 	var hiAtt Attractor
 	lo, hi := edgeT, tHi
-	ts := e.stepsUp(edgeT, tHi) // one batch (protocols)
+	ts := e.stepsUp(edgeT, tHi)
 	if up == nil {
-		up = e.protocols(ts, all, true)
+		w := e.walk(ts, all)
+		up = &w
 	}
-	for i, v := range up {
-		if !v.evaluated {
-			break
+	if up.i > 0 {
+		// The steps below the i-th failed, in increasing T.
+		lo = ts[up.i-1]
+		if lo > below.T {
+			below = failedRun{lo, up.vs[up.i-1].att}
 		}
-		if v.err != nil {
-			return 0, Attractor{}, 0, below, v.err
-		}
-		if v.ok {
-			hi, hiAtt = ts[i], v.att
-			break
-		}
-		if ts[i] > below.T {
-			below = failedRun{ts[i], v.att}
-		}
-		lo = ts[i]
+	}
+	if up.err != nil {
+		return 0, Attractor{}, 0, below, up.err
+	}
+	if up.i < len(ts) {
+		hi, hiAtt = ts[up.i], up.vs[up.i].att
 	}
 	if hi == tHi {
 		_, a, err := e.protocol(tHi, all)
@@ -1300,76 +1268,32 @@ func (e *edgeRun) bracketUp(edgeT, tHi float64, below failedRun, all bool, up []
 // alone) on [lo, hi], where it holds at lo when valueLo and at hi
 // otherwise, to relative width tol: the evaluations of root.Bisect with
 // the rule root.Finest(tol), in the same order, two levels of the
-// bisection per batch (protocolsBy). The batch is the midpoint, the
-// midpoint of the half left when the protocol holds there, and that of
-// the half left when it fails; the quarter the midpoint's verdict calls
-// for runs next and the other is skipped, so with Workers > 1 the first
-// quarter runs while the midpoint does (a run that reaches the balanced
-// state takes the longer: at k = 12, λ = 0.95, 54–61 maps against
-// 27–34). seen, if not nil, is called with each verdict in that order. It
-// returns the final bracket.
+// bisection per batch (root.BisectBatched on protocolsBy). The batch is
+// the midpoint, the midpoint of the half left when the protocol holds
+// there, and that of the half left when it fails; the quarter the
+// midpoint's verdict calls for runs next and the other is skipped, so
+// with Workers > 1 the first quarter runs while the midpoint does (a run
+// that reaches the balanced state takes the longer: at k = 12, λ = 0.95,
+// 54–61 maps against 27–34). seen, if not nil, is called with each
+// verdict in that order. It returns the final bracket, its ends in the
+// order of lo and hi.
 func (e *edgeRun) refine(lo, hi float64, valueLo, all bool, tol float64, seen func(mu float64, v verdict)) (float64, float64, error) {
-	return bisectBatched(lo, hi, valueLo, tol, func(ts []float64, next func(int, verdict) int) []verdict {
-		return e.protocolsBy(ts, all, next)
-	}, seen)
-}
-
-// bisectBatched is refine's bisection on a batch evaluator with
-// protocolsBy's contract. It is root.Bisect's loop unrolled by one level,
-// not a call of it: a batch holds the midpoint and the next midpoint on
-// either side of it, run at once, which a predicate evaluated one point
-// at a time cannot express. Its points are root.Finest's, so both visit
-// the same points (TestBisectBatched).
-func bisectBatched(lo, hi float64, valueLo bool, tol float64, batch func(ts []float64, next func(int, verdict) int) []verdict, seen func(mu float64, v verdict)) (float64, float64, error) {
-	// mid is the bracket's midpoint, or false once it is as narrow as tol
-	// or no float64 lies strictly inside.
-	mid := root.Finest(tol)
-	for {
-		m, ok := mid(lo, hi)
-		if !ok {
-			return lo, hi, nil
-		}
-		ts := []float64{m}
-		child := [2]int{-1, -1} // index in ts of the next midpoint after m holds, after m fails
-		for j, holds := range []bool{true, false} {
-			l, h := lo, hi
-			if holds == valueLo {
-				l = m
-			} else {
-				h = m
-			}
-			if c, ok := mid(l, h); ok {
-				child[j] = len(ts)
-				ts = append(ts, c)
-			}
-		}
-		vs := batch(ts, func(t int, v verdict) int {
-			j := 0
-			if !v.ok {
-				j = 1
-			}
-			if t > 0 || child[j] < 0 {
-				return len(ts)
-			}
-			return child[j]
-		})
-		for t, v := range vs {
-			if !v.evaluated {
-				continue
-			}
-			if v.err != nil {
-				return lo, hi, v.err
-			}
-			if seen != nil {
-				seen(ts[t], v)
-			}
-			if v.ok == valueLo {
-				lo = ts[t]
-			} else {
-				hi = ts[t]
-			}
-		}
+	fails, holds := lo, hi
+	if valueLo {
+		fails, holds = hi, lo
 	}
+	fails, holds, err := root.BisectBatched(func(ts []float64, next func(int, bool) int) []verdict {
+		return e.protocolsBy(ts, all, func(t int, v verdict) int { return next(t, v.ok) })
+	}, func(mu float64, v verdict) (bool, bool, error) {
+		if v.evaluated && v.err == nil && seen != nil {
+			seen(mu, v)
+		}
+		return v.evaluated, v.ok, v.err
+	}, fails, holds, root.Finest(tol))
+	if valueLo {
+		return holds, fails, err
+	}
+	return fails, holds, err
 }
 
 // crossing computes the node's spectrum at the edge and classifies the
@@ -1397,22 +1321,19 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 		}
 		return ev, maps, err
 	}
-	// T just past the window end at the node's board: the other piece.
 	var (
-		sev   []complex128
-		smaps int
-		serr  error
-		wg    sync.WaitGroup
+		ev, sev     []complex128
+		maps, smaps int
+		err, serr   error
 	)
+	atNode := func() { ev, maps, err = spectrum(edgeT) }
+	// T just past the window end at the node's board: the other piece.
+	piece := func() { sev, smaps, serr = spectrum(edgeT + 2*g) }
 	if border && parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sev, smaps, serr = spectrum(edgeT + 2*g)
-		}()
+		pool.Fork(atNode, piece)
+	} else {
+		atNode()
 	}
-	ev, maps, err := spectrum(edgeT)
-	wg.Wait()
 	e.add(phaseSpectra, maps, 0)
 	if err != nil {
 		return err
@@ -1432,7 +1353,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 		return nil
 	}
 	if !parallel {
-		sev, smaps, serr = spectrum(edgeT + 2*g)
+		piece()
 	}
 	e.add(phaseSpectra, smaps, 0)
 	if serr == nil && len(sev) > 0 && imag(sev[0]) == 0 {
@@ -1452,7 +1373,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 func (e *edgeRun) recordGap(failed []float64, fT, brEnd, tHi float64) error {
 	e.phase = phaseScan
 	var fails []float64 // failing the full protocol, from the top down
-	for i, v := range e.protocols(failed, true, false) {
+	for i, v := range e.protocols(failed, true) {
 		if v.err != nil {
 			return v.err
 		}

@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"herd/fixedpoint/root"
 )
 
 // TestEdgeK5 checks the edge at k = 5, λ = 0.9 against the published
@@ -531,65 +528,6 @@ func TestSeparableFooting(t *testing.T) {
 	if a.Status != FixedPoint || !a.Balanced || a.BoardMean < herdMinBacklog*T {
 		t.Errorf("h2:10, k = 3, T = %v: %v, board mean %.4g (%.3g·T), balanced %v; want a fixed point called balanced with a herd's backlog ≥ %v·T",
 			T, a.Status, a.BoardMean, a.BoardMean/T, a.Balanced, herdMinBacklog)
-	}
-}
-
-// TestBisectBatched: refine's bisection, two levels per batch, makes
-// root.Bisect's evaluations (rule root.Finest) in the same order and ends
-// with its bracket, with the protocol holding at either end, for
-// thresholds all over the bracket; an error ends it.
-func TestBisectBatched(t *testing.T) {
-	type evaluation struct {
-		mu    float64
-		value bool
-	}
-	for _, valueLo := range []bool{false, true} {
-		for _, x := range []float64{1.0001, 1.3, 1.5, 1.77, 1.999} {
-			holds := func(mu float64) bool { return (mu >= x) != valueLo }
-			var want []evaluation
-			// root.Bisect's ends: where the protocol fails, where it holds.
-			no, yes := 1.0, 2.0
-			if valueLo {
-				no, yes = yes, no
-			}
-			no, yes, err := root.Bisect(func(mu float64) (bool, error) {
-				want = append(want, evaluation{mu, holds(mu)})
-				return holds(mu), nil
-			}, no, yes, root.Finest(1e-6))
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantLo, wantHi := min(no, yes), max(no, yes)
-			var got []evaluation
-			batches := 0
-			batch := func(ts []float64, next func(int, verdict) int) []verdict {
-				batches++
-				vs := make([]verdict, len(ts))
-				for i := 0; i < len(ts); i = next(i, vs[i]) {
-					vs[i] = verdict{evaluated: true, ok: holds(ts[i])}
-				}
-				return vs
-			}
-			lo, hi, err := bisectBatched(1, 2, valueLo, 1e-6, batch, func(mu float64, v verdict) {
-				got = append(got, evaluation{mu, v.ok})
-			})
-			if err != nil || lo != wantLo || hi != wantHi || !reflect.DeepEqual(got, want) {
-				t.Errorf("valueLo %v, x = %v: [%v, %v] after %v (%v); root.Bisect: [%v, %v] after %v", valueLo, x, lo, hi, got, err, wantLo, wantHi, want)
-			}
-			if n := len(want); n < 19 {
-				t.Errorf("valueLo %v, x = %v: %d evaluations, want at least 19 (halving width 1 to 1e-6·2)", valueLo, x, n)
-			}
-			if n := len(want); batches != (n+1)/2 {
-				t.Errorf("valueLo %v, x = %v: %d batches for %d evaluations, want %d", valueLo, x, batches, n, (n+1)/2)
-			}
-		}
-	}
-	stop := errors.New("stop")
-	_, _, err := bisectBatched(1, 2, false, 1e-6, func(ts []float64, next func(int, verdict) int) []verdict {
-		return []verdict{{evaluated: true, err: stop}}
-	}, nil)
-	if !errors.Is(err, stop) {
-		t.Errorf("error %v, want %v", err, stop)
 	}
 }
 

@@ -419,8 +419,8 @@ func (w *herdWatch) average(out *HerdAttractor, lam float64) {
 	nb := avg / bl
 	// Maps n−nb·bl … n−1, oldest first.
 	at := func(i int) orbitStat { return w.hist[(n-nb*bl+i)%avg] }
-	means := batchMeans(func(i int) float64 { return at(i).board }, nb, bl)
-	qmeans := batchMeans(func(i int) float64 { return at(i).queue }, nb, bl)
+	means := fixedpoint.BatchMeans(func(i int) float64 { return at(i).board }, nb, bl)
+	qmeans := fixedpoint.BatchMeans(func(i int) float64 { return at(i).queue }, nb, bl)
 	var bm, qm float64
 	for b := range means {
 		bm += means[b]
@@ -435,22 +435,9 @@ func (w *herdWatch) average(out *HerdAttractor, lam float64) {
 	out.Residual = out.NearResidual
 	out.Averaged, out.Batches = nb*bl, nb
 	if nb >= 2 {
-		out.BoardMeanSE, out.ResponseSE = batchSE(means, bm), batchSE(qmeans, qm)/lam
-		out.Drift = batchSlope(means, bm) / float64(bl)
+		out.BoardMeanSE, out.ResponseSE = fixedpoint.BatchSE(means, bm), fixedpoint.BatchSE(qmeans, qm)/lam
+		out.Drift = fixedpoint.BatchSlope(means, bm) / float64(bl)
 	}
-}
-
-// batchSlope returns the least-squares slope of the batch means, centred
-// on their mean, per batch.
-func batchSlope(means []float64, mean float64) float64 {
-	var sxy, sxx float64
-	xc := float64(len(means)-1) / 2
-	for b, m := range means {
-		x := float64(b) - xc
-		sxy += x * (m - mean)
-		sxx += x * x
-	}
-	return sxy / sxx
 }
 
 // BranchSettings controls HerdBranch. The zero value of each optional

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/dsp/fourier"
 
+	"herd/fixedpoint"
 	"herd/fixedpoint/root"
 )
 
@@ -474,29 +475,42 @@ func IterateLimit(m *LimitMap, p0 []float64, tol float64, maxIter int) (LimitSta
 	return iterateLimit(m, p0, tol, maxIter, nil)
 }
 
-// iterateLimit is IterateLimit, polling stop (if not nil) after every map.
+// iterateLimit is IterateLimit, polling stop (if not nil) after every map
+// that does not converge. The boards keep their length, so the L1
+// distance of the orbit is the plain one.
 func iterateLimit(m *LimitMap, p0 []float64, tol float64, maxIter int, stop func() bool) (LimitState, error) {
-	p := append([]float64(nil), p0...)
-	q := make([]float64, len(p))
+	o := fixedpoint.NewOrbit(1, append([]float64(nil), p0...), l1)
 	var st LimitState
-	for it := 1; it <= maxIter; it++ {
-		var res LimitResult
-		q, res = m.Apply(q, p)
-		var d float64
-		for i := range p {
-			d += math.Abs(q[i] - p[i])
-		}
-		p, q = q, p
-		st = LimitState{Board: p, BoardMean: res.BoardMean, Iterations: it, Change: d, Truncation: res.Truncation}
+	var res LimitResult
+	it := fixedpoint.Iteration{Tol: tol}
+	it.Map = func(dst, p []float64) ([]float64, error) {
+		var q []float64
+		q, res = m.Apply(dst, p)
+		st.Iterations++
+		return q, nil
+	}
+	it.Visit = func(change float64) (bool, error) {
+		st.Change = change
 		switch {
 		case res.Truncation > 1e-9:
-			return st, nil
-		case d <= tol:
-			st.Balanced = true
-			return st, nil
+			return true, nil
 		case stop != nil && stop():
-			return st, fmt.Errorf("meanfield: limit map k = %d, x = %g: after %d maps: %w", m.set.Dispatchers, m.set.Period, it, ErrStopped)
+			return true, fmt.Errorf("meanfield: limit map k = %d, x = %g: after %d maps: %w", m.set.Dispatchers, m.set.Period, st.Iterations, ErrStopped)
 		}
+		return false, nil
+	}
+	per, err := it.Run(o, 0, maxIter)
+	if per == 1 {
+		st.Change = o.Distance(1)
+	}
+	if st.Iterations > 0 {
+		st.Board, st.BoardMean, st.Truncation = o.Back(0), res.BoardMean, res.Truncation
+	}
+	// A board that reached the truncation is the herd's, even if the map
+	// left it in place.
+	st.Balanced = per == 1 && !(res.Truncation > 1e-9)
+	if err != nil || per == 1 || res.Truncation > 1e-9 {
+		return st, err
 	}
 	return st, fmt.Errorf("meanfield: limit map k = %d, x = %g: no convergence in %d iterations (change %.3g): %w",
 		m.set.Dispatchers, m.set.Period, maxIter, st.Change, ErrNotConverged)
@@ -547,39 +561,6 @@ func LimitEdge(k int, s LimitEdgeSettings) (LimitEdgeResult, error) {
 		res.Maps += st.Iterations
 		return st, m, err
 	}
-	hi := v * math.Max(1, float64(k-2))
-	lo := 0.0
-	for {
-		st, m, err := classify(hi)
-		if err != nil {
-			return res, err
-		}
-		if st.Balanced {
-			res.BoardMean, res.Nodes = st.BoardMean, m.Nodes()
-			break
-		}
-		lo = hi
-		if hi *= 1.5; hi > 1e4*v {
-			return res, fmt.Errorf("meanfield: limit edge k = %d above x = %g: %w", k, 1e4*v, ErrNotConverged)
-		}
-	}
-	if lo == 0 {
-		for lo = hi / 1.5; ; lo /= 1.5 {
-			if lo < v*limitMinX {
-				res.Hi = hi
-				return res, nil // no edge
-			}
-			st, m, err := classify(lo)
-			if err != nil {
-				return res, err
-			}
-			if !st.Balanced {
-				break
-			}
-			hi = lo
-			res.BoardMean, res.Nodes = st.BoardMean, m.Nodes()
-		}
-	}
 	balanced := func(x float64) (bool, error) {
 		st, m, err := classify(x)
 		if err == nil && st.Balanced {
@@ -587,10 +568,59 @@ func LimitEdge(k int, s LimitEdgeSettings) (LimitEdgeResult, error) {
 		}
 		return st.Balanced, err
 	}
-	lo, hi, err := root.Bisect(balanced, lo, hi, root.Midpoint(0, s.RelTol))
+	lo, hi, found, err := limitBracket(balanced, v*math.Max(1, float64(k-2)), 1e4*v, v*limitMinX)
+	switch {
+	case err != nil:
+		return res, err
+	case !found:
+		res.Hi = hi
+		return res, nil // no edge
+	case math.IsNaN(hi):
+		return res, fmt.Errorf("meanfield: limit edge k = %d above x = %g: %w", k, 1e4*v, ErrNotConverged)
+	}
+	lo, hi, err = root.Bisect(balanced, lo, hi, root.Midpoint(0, s.RelTol))
 	if err != nil {
 		return res, err
 	}
 	res.Lo, res.Hi, res.Edge, res.Exists = lo, hi, 0.5*(lo+hi), true
 	return res, nil
+}
+
+// limitBracket brackets LimitEdge's change from herd to balanced: it
+// walks (root.Walk) up from the guess x by factors of 1.5, while at most
+// top, until balanced holds, and when it holds at x itself walks down by
+// factors of 1.5, while at least bottom, until it fails. It returns the
+// last point where balanced failed and the first where it held; found is
+// false when it holds down to bottom (hi the lowest point where it held),
+// and hi is NaN when it fails up to top.
+func limitBracket(balanced func(x float64) (bool, error), x, top, bottom float64) (lo, hi float64, found bool, err error) {
+	up := append([]float64{x}, root.Ladder(x, func(y float64) (float64, bool) {
+		y *= 1.5
+		return y, y <= top
+	})...)
+	i, err := root.Walk(balanced, up)
+	switch {
+	case err != nil:
+		return 0, 0, false, err
+	case i == len(up):
+		return up[i-1], math.NaN(), true, nil
+	case i > 0:
+		return up[i-1], up[i], true, nil
+	}
+	down := root.Ladder(x, func(y float64) (float64, bool) {
+		y /= 1.5
+		return y, y >= bottom
+	})
+	j, err := root.Walk(func(y float64) (bool, error) {
+		in, err := balanced(y)
+		return !in, err
+	}, down)
+	hi = x
+	if j > 0 {
+		hi = down[j-1]
+	}
+	if err != nil || j == len(down) {
+		return 0, hi, false, err
+	}
+	return down[j], hi, true, nil
 }

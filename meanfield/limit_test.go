@@ -309,6 +309,46 @@ func TestLimitEdge(t *testing.T) {
 	}
 }
 
+// TestLimitBracket: LimitEdge's walk brackets a threshold x* from either
+// side of the guess, with the ladder's points (1.5ⁿ up, 1.5⁻ⁿ down) and
+// nothing evaluated beyond the change; a threshold below the bottom gives
+// no edge, one above the top none found.
+func TestLimitBracket(t *testing.T) {
+	t.Parallel()
+	// pow is x·1.5ⁿ (x/1.5⁻ⁿ for n < 0) as the walk computes it, one
+	// rounded step at a time (a constant expression would be exact).
+	pow := func(x float64, n int) float64 {
+		for ; n > 0; n-- {
+			x *= 1.5
+		}
+		for ; n < 0; n++ {
+			x /= 1.5
+		}
+		return x
+	}
+	for _, c := range []struct {
+		at, guess float64 // the threshold and the guess
+		lo, hi    float64
+		found     bool
+		evals     int
+	}{
+		{3.7, 1, pow(1, 3), pow(1, 4), true, 5},        // up: 1, 1.5, 2.25, 3.375, 5.0625
+		{3.7, 10, pow(10, -3), pow(10, -2), true, 4},   // down: 10, 6.67, 4.44, 2.96
+		{1e-3, 1, 0, pow(1, -9), false, 10},            // 1.5⁻⁹ = 0.026 ≥ 0.02 > 1.5⁻¹⁰
+		{2e4, 1000, pow(1000, 5), math.NaN(), true, 6}, // 1000·1.5⁵ = 7594 ≤ 1e4 < 1000·1.5⁶
+	} {
+		evals := 0
+		lo, hi, found, err := limitBracket(func(x float64) (bool, error) {
+			evals++
+			return x >= c.at, nil
+		}, c.guess, 1e4, 0.02)
+		if err != nil || lo != c.lo || !(hi == c.hi || math.IsNaN(hi) && math.IsNaN(c.hi)) || found != c.found || evals != c.evals {
+			t.Errorf("x* = %v from %v: [%v, %v] found %v after %d evaluations (%v), want [%v, %v] %v after %d",
+				c.at, c.guess, lo, hi, found, evals, err, c.lo, c.hi, c.found, c.evals)
+		}
+	}
+}
+
 // TestLimitEdgeSingleChange: from δ₀ the limit map goes to the herd below
 // one x and to the balanced state above it, with no window of the other
 // kind in between (LimitEdge's bisection relies on it), scanned on x =

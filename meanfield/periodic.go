@@ -782,7 +782,6 @@ func (u PeriodicUpdate) Solve(start []float64) (PeriodicResult, error) {
 
 // solve is Solve on a prepared map.
 func (m *PeriodicMap) solve(start []float64) (PeriodicResult, error) {
-	var err error
 	if start == nil {
 		start = []float64{1}
 	}
@@ -791,15 +790,16 @@ func (m *PeriodicMap) solve(start []float64) (PeriodicResult, error) {
 	o := fixedpoint.NewOrbit(P, append([]float64(nil), start...), l1)
 	stats := make([]periodicStat, P+1)
 	out := PeriodicResult{Contraction: math.NaN()}
-	var st PeriodicStep
 	prevRes := math.NaN()
 	half := s.MaxIter / 2
 	var tail []PeriodicStep // observables of maps half+1 … MaxIter (Next unset)
-	for n := 0; n < s.MaxIter; n++ {
-		st, err = m.Apply(o.Spare(), o.Back(0))
+	it := fixedpoint.Iteration{Tol: s.Tol, Sep: math.Sqrt(s.Tol)}
+	it.Map = func(dst, x []float64) ([]float64, error) {
+		n := out.Maps
+		st, err := m.Apply(dst, x)
 		out.Maps++
 		if err != nil {
-			return out, fmt.Errorf("meanfield: periodic update: map %d: %w", n+1, err)
+			return nil, fmt.Errorf("meanfield: periodic update: map %d: %w", n+1, err)
 		}
 		if s.Mapped != nil {
 			s.Mapped(out.Maps, s.MaxIter)
@@ -809,19 +809,23 @@ func (m *PeriodicMap) solve(start []float64) (PeriodicResult, error) {
 		if n >= half {
 			tail = append(tail, PeriodicStep{BoardMean: st.BoardMean, QueueMean: st.QueueMean, Response: st.Response})
 		}
-		o.Push(st.Next)
-		per := o.Period(s.Tol, math.Sqrt(s.Tol), 1)
-		d1 := o.Distance(1)
-		if per == 0 {
-			out.Residual = d1
-			prevRes = d1
-			if m.stopped() {
-				return out, fmt.Errorf("meanfield: periodic update: after %d maps: %w", out.Maps, ErrStopped)
-			}
-			continue
+		return st.Next, nil
+	}
+	it.Visit = func(residual float64) (bool, error) {
+		out.Residual = residual
+		prevRes = residual
+		if m.stopped() {
+			return true, fmt.Errorf("meanfield: periodic update: after %d maps: %w", out.Maps, ErrStopped)
 		}
+		return false, nil
+	}
+	per, err := it.Run(o, 0, s.MaxIter)
+	switch {
+	case err != nil:
+		return out, err
+	case per > 0:
 		out.Residual = o.Distance(per)
-		if per == 1 && prevRes > 0 {
+		if d1 := o.Distance(1); per == 1 && prevRes > 0 {
 			out.Contraction = d1 / prevRes
 		}
 		closeCycle(&out, o, stats, per, s.Load)
@@ -868,45 +872,15 @@ func averageTail(out *PeriodicResult, tail []PeriodicStep, load float64) {
 	}
 	out.Response = out.QueueMean / load
 	if size := len(tail) / periodicBatches; size >= 2 {
-		means := batchMeans(func(i int) float64 { return tail[i].Response }, periodicBatches, size)
+		means := fixedpoint.BatchMeans(func(i int) float64 { return tail[i].Response }, periodicBatches, size)
 		var grand float64
 		for _, m := range means {
 			grand += m / periodicBatches
 		}
-		out.ResponseSE, out.Batches = batchSE(means, grand), periodicBatches
+		out.ResponseSE, out.Batches = fixedpoint.BatchSE(means, grand), periodicBatches
 	}
 }
 
 // periodicBatches is the number of batches of an irregular attractor's
 // batch means.
 const periodicBatches = 20
-
-// batchMeans returns the means of nb consecutive batches of bl values of
-// a correlated series x(0), …, x(nb·bl − 1) (Flyvbjerg & Petersen 1989:
-// batches much longer than the correlation time are nearly independent,
-// so their means estimate the error of the series' mean; see batchSE).
-func batchMeans(x func(i int) float64, nb, bl int) []float64 {
-	means := make([]float64, nb)
-	for b := range means {
-		for j := 0; j < bl; j++ {
-			means[b] += x(b*bl + j)
-		}
-		means[b] /= float64(bl)
-	}
-	return means
-}
-
-// batchSE returns the batch-means standard error of mean, the mean of the
-// batch means: √(Σ_b (m_b − mean)²/(nb − 1)/nb), 0 for fewer than two
-// batches.
-func batchSE(means []float64, mean float64) float64 {
-	nb := len(means)
-	if nb < 2 {
-		return 0
-	}
-	var v float64
-	for _, m := range means {
-		v += (m - mean) * (m - mean)
-	}
-	return math.Sqrt(v / float64(nb-1) / float64(nb))
-}

@@ -1,5 +1,7 @@
 package meanfield
 
+import "herd/internal/pool"
+
 // phaseDrain is the drain law of the phase map (phaserefresh.go), computed
 // once per application over the whole period instead of window by window.
 //
@@ -230,7 +232,7 @@ func (m *phaseMap) drainBuffers(last, steps int) {
 //
 // The laws G_i of the phases i are independent chains: each is carried
 // by drainPhase, the phases of a large interval split in two halves
-// (runPair; each phase's arithmetic unchanged), and their
+// (pool.Fork; each phase's arithmetic unchanged), and their
 // parts of the integral are added afterwards in the order step by step,
 // phase by phase, so the result does not depend on the split.
 func (m *phaseMap) drainInterval(iv, first int) {
@@ -250,7 +252,7 @@ func (m *phaseMap) drainInterval(iv, first int) {
 	}
 	dr.contrib = grow(dr.contrib, P*end)
 	if P > 1 && (end+1)*rows*P >= drainParWork {
-		runPair(func() { m.drainPhases(0, P/2, lo0, pmf, tail, integ) },
+		pool.Fork(func() { m.drainPhases(0, P/2, lo0, pmf, tail, integ) },
 			func() { m.drainPhases(P/2, P, lo0, pmf, tail, integ) })
 	} else {
 		m.drainPhases(0, P, lo0, pmf, tail, integ)
@@ -282,7 +284,7 @@ func (m *phaseMap) drainPhases(i0, i1, lo0 int, pmf, tail []float64, integ bool)
 }
 
 // drainParWork is the work (steps × rows × phases) above which
-// drainInterval carries the phases in two halves (runPair). Below about
+// drainInterval carries the phases in two halves (pool.Fork). Below about
 // this size the two halves gained nothing (h2:10 at T = 800 on a herd
 // board, h2:30 at T = 2,900; idle 2-core machine).
 const drainParWork = 1 << 18

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"herd/internal/pool"
 )
 
 // phaseMap is the refresh map of the package doc, §2, with phase-type service
@@ -812,7 +814,7 @@ func stepSlice(nx, c, cm []float64, lv, lim int, a, inv float64, ph *phaseType, 
 // window, into out: level q, phase i moves to q + s, phase j with the
 // kernel K_ij(s); it returns their node means q + k u/W − E[N_i(u)]. The
 // P² convolutions are independent: those of a large window run in two
-// halves (runPair, the phases i split in two), each into its own column, and
+// halves (pool.Fork, the phases i split in two), each into its own column, and
 // the columns are added to out afterwards in the order (i, j), so the
 // result does not depend on the split.
 func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHigh [64]float64) {
@@ -844,7 +846,7 @@ func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHi
 			}
 		}
 		if P > 1 && nh*pl.klen*P*P >= highParWork {
-			runPair(func() { m.highConv(pl, 0, P/2, nh) }, func() { m.highConv(pl, P/2, P, nh) })
+			pool.Fork(func() { m.highConv(pl, 0, P/2, nh) }, func() { m.highConv(pl, P/2, P, nh) })
 		} else {
 			m.highConv(pl, 0, P, nh)
 		}
@@ -879,7 +881,7 @@ func (m *phaseMap) highConv(pl *phasePlan, i0, i1, nh int) {
 }
 
 // highParWork is the work (levels × kernel length × P²) above which
-// highRows runs its convolutions in two halves (runPair).
+// highRows runs its convolutions in two halves (pool.Fork).
 const highParWork = 1 << 16
 
 // nodeIntegral returns ∫ E[q] over the window piece: the Gauss–Legendre

@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"herd/internal/pool"
 )
 
 // Refresh holds the settings of the infinite-server refresh map of the
@@ -1232,42 +1231,8 @@ func convolveAdd(dst, x, grev []float64) {
 		return
 	}
 	mid := len(dst) / 2
-	runPair(func() { convolveRange(dst, x, grev, 0, mid) },
+	pool.Fork(func() { convolveRange(dst, x, grev, 0, mid) },
 		func() { convolveRange(dst, x, grev, mid, len(dst)) })
-}
-
-// runPair runs a and b, both to completion, b on a second goroutine when
-// one can take it in time: the caller runs a and then, if b has not been
-// started by then, runs b itself. So a machine with no idle core costs
-// only the goroutine's start, never a wait for it to be scheduled. The
-// work is the same whoever does it: callers give a and b disjoint
-// outputs, so results do not depend on which goroutine ran what.
-func runPair(a, b func()) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		a()
-		b()
-		return
-	}
-	p := new(pairState)
-	p.wg.Add(1)
-	go func() {
-		if p.claimed.CompareAndSwap(false, true) {
-			b()
-			p.wg.Done()
-		}
-	}()
-	a()
-	if p.claimed.CompareAndSwap(false, true) {
-		b()
-		return
-	}
-	p.wg.Wait()
-}
-
-// pairState is runPair's: who took b, and its end.
-type pairState struct {
-	claimed atomic.Bool
-	wg      sync.WaitGroup
 }
 
 // convParWork is the size (len(x)·len(grev) terms) from which convolveAdd

@@ -1,8 +1,11 @@
 package meanfield
 
 import (
+	"errors"
 	"fmt"
 	"math"
+
+	"herd/fixedpoint"
 )
 
 // SupermarketDrift writes into dst the right-hand side of the supermarket
@@ -82,8 +85,9 @@ const (
 //
 // # Method
 //
-// The explicit Runge–Kutta pair RK5(4) of Dormand & Prince (1980), in the
-// FSAL arrangement of Hairer, Nørsett & Wanner (1993, §II.5, Table 5.2,
+// The explicit Runge–Kutta pair RK5(4) of Dormand & Prince (1980)
+// (fixedpoint.DormandPrince, with its step-size control), in the FSAL
+// arrangement of Hairer, Nørsett & Wanner (1993, §II.5, Table 5.2,
 // the code DOPRI5), propagating the fifth-order solution (local
 // extrapolation). The local error estimate is the difference of the two
 // embedded solutions, measured in the maximum norm
@@ -199,141 +203,6 @@ type SupermarketTransientResult struct {
 	Truncation float64
 }
 
-// Dormand–Prince RK5(4) coefficients (Dormand & Prince 1980; HNW 1993,
-// Table 5.2). c_i are the nodes, a_ij the stage weights, b_i the weights of
-// the fifth-order solution (equal to the seventh stage row, FSAL) and
-// e_i = b_i − b*_i the weights of the error estimate.
-const (
-	dpC2, dpC3, dpC4, dpC5 = 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9
-
-	dpA21 = 1.0 / 5
-	dpA31 = 3.0 / 40
-	dpA32 = 9.0 / 40
-	dpA41 = 44.0 / 45
-	dpA42 = -56.0 / 15
-	dpA43 = 32.0 / 9
-	dpA51 = 19372.0 / 6561
-	dpA52 = -25360.0 / 2187
-	dpA53 = 64448.0 / 6561
-	dpA54 = -212.0 / 729
-	dpA61 = 9017.0 / 3168
-	dpA62 = -355.0 / 33
-	dpA63 = 46732.0 / 5247
-	dpA64 = 49.0 / 176
-	dpA65 = -5103.0 / 18656
-	dpA71 = 35.0 / 384
-	dpA73 = 500.0 / 1113
-	dpA74 = 125.0 / 192
-	dpA75 = -2187.0 / 6784
-	dpA76 = 11.0 / 84
-
-	dpE1 = 71.0 / 57600
-	dpE3 = -71.0 / 16695
-	dpE4 = 71.0 / 1920
-	dpE5 = -17253.0 / 339200
-	dpE6 = 22.0 / 525
-	dpE7 = -1.0 / 40
-)
-
-// dopri5 is the workspace of one Dormand–Prince integration of
-// y' = f(y) (autonomous) on vectors whose length may change between steps.
-type dopri5 struct {
-	f                          func(dy, y []float64)
-	k1, k2, k3, k4, k5, k6, k7 []float64
-	tmp, ynew, errv            []float64
-	evals                      int
-}
-
-// resize sets the length of the workspace to n.
-func (w *dopri5) resize(n int) {
-	for _, p := range []*[]float64{&w.k1, &w.k2, &w.k3, &w.k4, &w.k5, &w.k6, &w.k7, &w.tmp, &w.ynew, &w.errv} {
-		if cap(*p) < n {
-			*p = append((*p)[:cap(*p)], make([]float64, n-cap(*p))...)
-		}
-		*p = (*p)[:n]
-	}
-}
-
-func (w *dopri5) eval(dy, y []float64) {
-	w.evals++
-	w.f(dy, y)
-}
-
-// step takes one trial step of size h from y, whose derivative is in w.k1,
-// leaving the fifth-order solution in w.ynew, its derivative in w.k7 and
-// the error estimate in w.errv. It returns the scaled error (max norm).
-func (w *dopri5) step(y []float64, h, atol, rtol float64) float64 {
-	n := len(y)
-	k1, k2, k3, k4, k5, k6, k7, tmp := w.k1, w.k2, w.k3, w.k4, w.k5, w.k6, w.k7, w.tmp
-	for i := 0; i < n; i++ {
-		tmp[i] = y[i] + h*dpA21*k1[i]
-	}
-	w.eval(k2, tmp)
-	for i := 0; i < n; i++ {
-		tmp[i] = y[i] + h*(dpA31*k1[i]+dpA32*k2[i])
-	}
-	w.eval(k3, tmp)
-	for i := 0; i < n; i++ {
-		tmp[i] = y[i] + h*(dpA41*k1[i]+dpA42*k2[i]+dpA43*k3[i])
-	}
-	w.eval(k4, tmp)
-	for i := 0; i < n; i++ {
-		tmp[i] = y[i] + h*(dpA51*k1[i]+dpA52*k2[i]+dpA53*k3[i]+dpA54*k4[i])
-	}
-	w.eval(k5, tmp)
-	for i := 0; i < n; i++ {
-		tmp[i] = y[i] + h*(dpA61*k1[i]+dpA62*k2[i]+dpA63*k3[i]+dpA64*k4[i]+dpA65*k5[i])
-	}
-	w.eval(k6, tmp)
-	ynew := w.ynew
-	for i := 0; i < n; i++ {
-		ynew[i] = y[i] + h*(dpA71*k1[i]+dpA73*k3[i]+dpA74*k4[i]+dpA75*k5[i]+dpA76*k6[i])
-	}
-	w.eval(k7, ynew)
-	var e float64
-	for i := 0; i < n; i++ {
-		ei := h * (dpE1*k1[i] + dpE3*k3[i] + dpE4*k4[i] + dpE5*k5[i] + dpE6*k6[i] + dpE7*k7[i])
-		w.errv[i] = ei
-		sc := atol + rtol*max(math.Abs(y[i]), math.Abs(ynew[i]))
-		e = max(e, math.Abs(ei)/sc)
-	}
-	return e
-}
-
-// initialStep returns a first step size by the procedure of HNW 1993,
-// §II.4 ("Starting step size"), for order p = 5, with the max norm. It
-// uses w.k1 = f(y) and w.k2, w.tmp as scratch.
-func (w *dopri5) initialStep(y []float64, atol, rtol, hmax float64) float64 {
-	var d0, d1 float64
-	for i, yi := range y {
-		sc := atol + rtol*math.Abs(yi)
-		d0 = max(d0, math.Abs(yi)/sc)
-		d1 = max(d1, math.Abs(w.k1[i])/sc)
-	}
-	h0 := 1e-6
-	if d0 >= 1e-5 && d1 >= 1e-5 {
-		h0 = 0.01 * d0 / d1
-	}
-	h0 = min(h0, hmax)
-	for i, yi := range y {
-		w.tmp[i] = yi + h0*w.k1[i]
-	}
-	w.eval(w.k2, w.tmp)
-	var d2 float64
-	for i, yi := range y {
-		sc := atol + rtol*math.Abs(yi)
-		d2 = max(d2, math.Abs(w.k2[i]-w.k1[i])/sc)
-	}
-	d2 /= h0
-	var h1 float64
-	if max(d1, d2) <= 1e-15 {
-		h1 = max(1e-6, h0*1e-3)
-	} else {
-		h1 = math.Pow(0.01/max(d1, d2), 1.0/5)
-	}
-	return min(100*h0, h1, hmax)
-}
-
 // Run integrates the supermarket equations from the tails s0 over [0, t]
 // and returns the state at t. s0 must start with s0[0] = 1 and be
 // non-increasing in [0, 1]; nil means the empty system {1}. A result
@@ -355,155 +224,88 @@ func (s SupermarketTransient) Run(s0 []float64, t float64) (SupermarketTransient
 		return SupermarketTransientResult{}, err
 	}
 	s = s.withDefaults()
-	r := &supermarketRun{s: s, y: append(make([]float64, 0, len(s0)+64), s0[1:]...)} // s_1 … s_n
-	r.w = &dopri5{f: func(dy, y []float64) { supermarketDrift(dy, y, s.D, s.Load) }}
-	now, err := r.integrate(t)
-	r.finish(now)
+	r := &supermarketRun{s: s}
+	w := fixedpoint.NewDormandPrince(func(dy, y []float64) { supermarketDrift(dy, y, s.D, s.Load) })
+	y := append(make([]float64, 0, len(s0)+64), s0[1:]...) // s_1 … s_n
+	end, err := w.Integrate(y, t, fixedpoint.Adaptive{Tol: s.Tol, MaxSteps: s.MaxSteps, Fit: r.fit, Retry: r.outgrown, Accept: r.accept})
+	r.res.Rejected = end.Rejected
+	r.finish(w, end)
+	var se *fixedpoint.StepError
+	switch {
+	case errors.As(err, &se) && se.Step > 0:
+		err = fmt.Errorf("meanfield: supermarket transient: step size %.3g underflows at t = %.6g: %w", se.Step, se.Time, ErrNotConverged)
+	case errors.As(err, &se):
+		err = fmt.Errorf("meanfield: supermarket transient: %d steps reached t = %.6g of %v: %w", se.Tried, se.Time, t, ErrNotConverged)
+	}
 	return r.res, err
 }
 
-// supermarketRun is the state of one SupermarketTransient.Run.
+// supermarketRun is the state of one SupermarketTransient.Run: the
+// truncation of the tail vector s_1 … s_n, which grows and shrinks with
+// the solution, and its accounting (SupermarketTransient, "Truncation").
 type supermarketRun struct {
 	s   SupermarketTransient // with defaults
-	y   []float64            // s_1 … s_n
-	w   *dopri5
 	res SupermarketTransientResult
 }
 
-// integrate advances y from time 0 to t by adaptive Dormand–Prince steps
-// and returns the time reached.
-func (r *supermarketRun) integrate(t float64) (float64, error) {
-	s, w := r.s, r.w
-	tol := s.Tol
-	r.fit()
-	w.resize(len(r.y))
-	w.eval(w.k1, r.y)
-	var h float64
-	if t > 0 {
-		h = w.initialStep(r.y, tol, tol, t)
-	}
-	now := 0.0
-	noGrow := false
-	tries := 0 // steps tried: accepted, rejected and retried
-	for now < t {
-		if tries >= s.MaxSteps {
-			return now, fmt.Errorf("meanfield: supermarket transient: %d steps reached t = %.6g of %v: %w", tries, now, t, ErrNotConverged)
-		}
-		tries++
-		last := false
-		if now+h >= t || now+1.01*h >= t { // land on t exactly
-			h = t - now
-			last = true
-		}
-		e := w.step(r.y, h, tol, tol)
-		if !(e <= 1) { // rejected (also NaN)
-			r.res.Rejected++
-			h = shrinkStep(h, e)
-			noGrow = true
-			if h < 1e-12*max(1, now) {
-				return now, fmt.Errorf("meanfield: supermarket transient: step size %.3g underflows at t = %.6g: %w", h, now, ErrNotConverged)
-			}
-			continue
-		}
-		if r.outgrown() {
-			continue
-		}
-		r.accept(h)
-		if last {
-			now = t
-		} else {
-			now += h
-		}
-		h = growStep(h, e, noGrow)
-		noGrow = false
-		if r.fit() {
-			w.resize(len(r.y))
-			w.eval(w.k1, r.y)
-		}
-	}
-	return now, nil
-}
-
 // fit extends y until its last level is below Cut and drops trailing
-// levels below Cut beyond the first such one; it reports whether the
-// length changed.
-func (r *supermarketRun) fit() bool {
+// levels below Cut beyond the first such one, and returns it.
+func (r *supermarketRun) fit(y []float64) []float64 {
 	cut := r.s.Cut
-	n0 := len(r.y)
-	for len(r.y) == 0 || r.y[len(r.y)-1] >= cut {
-		r.y = append(r.y, 0)
+	for len(y) == 0 || y[len(y)-1] >= cut {
+		y = append(y, 0)
 	}
-	for len(r.y) >= 2 && r.y[len(r.y)-1] < cut && r.y[len(r.y)-2] < cut {
-		r.res.Truncation += math.Abs(r.y[len(r.y)-1])
-		r.y = r.y[:len(r.y)-1]
+	for len(y) >= 2 && y[len(y)-1] < cut && y[len(y)-2] < cut {
+		r.res.Truncation += math.Abs(y[len(y)-1])
+		y = y[:len(y)-1]
 	}
-	return len(r.y) != n0
+	return y
 }
 
 // outgrown reports whether the tail outgrew the vector during the step
-// just tried, and then extends it, so that the step is retried and the
-// flux lost at the cut stays below λ·Cut^d.
-func (r *supermarketRun) outgrown() bool {
-	w, n := r.w, len(r.y)
-	if w.ynew[n-1] < r.s.Cut {
-		return false
+// from y to next just tried, and then returns y extended, so that the
+// step is retried and the flux lost at the cut stays below λ·Cut^d; nil
+// otherwise.
+func (r *supermarketRun) outgrown(y, next []float64) []float64 {
+	n := len(y)
+	if next[n-1] < r.s.Cut {
+		return nil
 	}
 	for range max(4, n/4) {
-		r.y = append(r.y, 0)
+		y = append(y, 0)
 	}
-	w.resize(len(r.y))
-	w.eval(w.k1, r.y)
 	r.res.Extensions++
-	return true
+	return y
 }
 
-// accept takes the step of length h just tried.
-func (r *supermarketRun) accept(h float64) {
-	w, y, n := r.w, r.y, len(r.y)
+// accept accounts for the step of length h from y to next, with local
+// error estimate errv, about to be taken.
+func (r *supermarketRun) accept(y, next, errv []float64, h float64) {
+	n := len(y)
 	r.res.Steps++
 	// Lost arrivals at the cut, λ s_n^d, over the step (trapezoid).
-	r.res.Truncation += h * r.s.Load * 0.5 * (math.Abs(ipow(y[n-1], r.s.D)) + math.Abs(ipow(w.ynew[n-1], r.s.D)))
+	r.res.Truncation += h * r.s.Load * 0.5 * (math.Abs(ipow(y[n-1], r.s.D)) + math.Abs(ipow(next[n-1], r.s.D)))
 	var esum float64
-	for _, ei := range w.errv {
+	for _, ei := range errv {
 		esum += ei
 	}
 	r.res.ErrorEstimate += math.Abs(esum)
-	copy(y, w.ynew)
-	w.k1, w.k7 = w.k7, w.k1 // FSAL: f(y_new) is the next k1
-}
-
-// shrinkStep returns the step after a rejection with error ratio e.
-func shrinkStep(h, e float64) float64 {
-	if math.IsNaN(e) {
-		return h * 0.2
-	}
-	return h * max(0.2, 0.9*math.Pow(e, -0.2))
-}
-
-// growStep returns the step after an accepted one with error ratio e (not
-// above the step when the last try was rejected).
-func growStep(h, e float64, noGrow bool) float64 {
-	fac := 5.0
-	if noGrow {
-		fac = 1
-	}
-	return h * min(fac, max(0.2, 0.9*math.Pow(max(e, 1e-30), -0.2)))
 }
 
 // finish fills the result at the time reached.
-func (r *supermarketRun) finish(now float64) {
-	res, w := &r.res, r.w
-	res.Time = now
-	res.Tails = append(append(make([]float64, 0, len(r.y)+1), 1), r.y...)
-	for _, v := range r.y {
+func (r *supermarketRun) finish(w *fixedpoint.DormandPrince, end fixedpoint.Integrated) {
+	res, y := &r.res, end.Y
+	res.Time = end.Time
+	res.Tails = append(append(make([]float64, 0, len(y)+1), 1), y...)
+	for _, v := range y {
 		res.QueueMean += v
 	}
 	res.Response = res.QueueMean / r.s.Load
-	w.eval(w.k1, r.y)
-	for _, v := range w.k1 {
+	w.Start(y)
+	for _, v := range w.Derivative() {
 		res.Drift = max(res.Drift, math.Abs(v))
 	}
-	res.Evaluations = w.evals
+	res.Evaluations = w.Evaluations()
 }
 
 // checkTails reports whether s is a valid tail vector: s[0] = 1 and

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"herd/compare"
+	"herd/internal/pool"
 	"herd/meanfield"
 )
 
@@ -94,15 +95,14 @@ func startMapLimits(settings []meanfield.EdgeSettings, o edgeOutput, stop func()
 			limits = append(limits, &mapLimit{k: k, ch: make(chan struct{})})
 		}
 	}
-	sem := make(chan struct{}, max(o.workers, 1))
-	for _, l := range limits {
-		go func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			l.res, l.err = compare.MapLimit(l.k, compare.MapLimitSettings{Variance: v, Stop: stop})
-			close(l.ch)
-		}()
-	}
+	// The pool runs in the background; each limit's channel says when it
+	// is done.
+	go pool.Parallel(context.Background(), len(limits), o.workers, func(i int) (struct{}, bool) {
+		l := limits[i]
+		l.res, l.err = compare.MapLimit(l.k, compare.MapLimitSettings{Variance: v, Stop: stop})
+		close(l.ch)
+		return struct{}{}, true
+	}, nil)
 	return limits
 }
 
