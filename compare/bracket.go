@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"herd/fixedpoint/root"
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -117,8 +118,8 @@ func (s BracketSettings) RunConfig(x float64) sim.Config {
 	T := x / ((1 - s.Load) * (1 - s.Load))
 	return sim.Config{
 		Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Refresh: T,
-		Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
-		Start: sim.Start{Kind: sim.StartBalanced}, Sizes: s.Sizes,
+		Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: sim.TallyOwn,
+		Start: fleet.Start{Kind: fleet.StartBalanced}, Sizes: s.Sizes,
 		Horizon: float64(d.Refreshes) * T, NoWarmup: true,
 	}
 }

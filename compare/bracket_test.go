@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"herd/fleet"
 	"herd/sim"
 )
 
@@ -296,8 +297,8 @@ func TestBracketPointHelpers(t *testing.T) {
 	}
 	c := BracketSettings{Servers: 25, Dispatchers: 5, Load: 0.9, Refreshes: 50}.RunConfig(2)
 	// T = 2/(1 − 0.9)² = 200 (to rounding), horizon 50·T.
-	if math.Abs(c.Refresh-200) > 1e-9 || c.Horizon != 50*c.Refresh || c.Policy.Kind != sim.LeastLoaded || c.Tally != sim.TallyOwn ||
-		c.Start.Kind != sim.StartBalanced || !c.NoWarmup || c.Servers != 25 || c.Dispatchers != 5 {
+	if math.Abs(c.Refresh-200) > 1e-9 || c.Horizon != 50*c.Refresh || c.Policy.Kind != fleet.LeastLoaded || c.Tally != sim.TallyOwn ||
+		c.Start.Kind != fleet.StartBalanced || !c.NoWarmup || c.Servers != 25 || c.Dispatchers != 5 {
 		t.Errorf("RunConfig(2) = %+v", c)
 	}
 	if d := (BracketSettings{Servers: 25, Dispatchers: 5, Load: 0.9}).RunConfig(2); d.Horizon != 1000*d.Refresh {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"herd/fixedpoint/root"
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -37,10 +38,10 @@ func (v *validator) runs(quick, full int) int {
 }
 
 var (
-	ll     = sim.Policy{Kind: sim.LeastLoaded}
-	sq2    = sim.Policy{Kind: sim.BestOfD, D: 2}
-	rr     = sim.Policy{Kind: sim.RoundRobin}
-	random = sim.Policy{Kind: sim.Random}
+	ll     = fleet.Policy{Kind: fleet.LeastLoaded}
+	sq2    = fleet.Policy{Kind: fleet.BestOfD, D: 2}
+	rr     = fleet.Policy{Kind: fleet.RoundRobin}
+	random = fleet.Policy{Kind: fleet.Random}
 )
 
 func h2(c float64) sim.Sizes { return sim.Sizes{Kind: sim.H2, Param: c} }
@@ -225,18 +226,18 @@ func simPublishedChecks() []check {
 		herdCheck(1100, "449", 448.5, 449.5, 20000, 220000, herd1100),
 		herdCheck(3000, "1,200", 1195, 1205, 30000, 600000, nil),
 		simCheck("sim 5 dispatchers, balanced start, T = 1,100", srcSim, false,
-			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Refresh: 1100, Start: sim.Start{Kind: sim.StartBalanced}}, 20000, 220000, 4, 4,
+			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Refresh: 1100, Start: fleet.Start{Kind: fleet.StartBalanced}}, 20000, 220000, 4, 4,
 			published("6.4", 6.35, 6.45)),
 		simCheck("sim 5 dispatchers partitioned, half 0.1T, T = 300", srcSim, false,
-			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 300, Start: sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}}, 20000, 60000, 4, 4,
+			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 300, Start: fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}}, 20000, 60000, 4, 4,
 			published("3.9–5.5", 3.9, 5.5)),
 		{name: "sim 2 dispatchers recover from half 0.2T, T = 5–300", source: srcSim, run: k2Recovers},
 		{name: "sim herd mean time / T, half 0.1T start, T = 300–3,000", source: srcSim, run: herdBacklog},
 		simCheck("sim 5 dispatchers partitioned, balanced, T = 3,000", srcSim, false,
-			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 3000, Start: sim.Start{Kind: sim.StartBalanced}}, 30000, 600000, 4, 4,
+			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 3000, Start: fleet.Start{Kind: fleet.StartBalanced}}, 30000, 600000, 4, 4,
 			published("3.9–5.5", 3.9, 5.5)),
 		simCheck("sim 5 dispatchers partitioned, half 0.1T, T = 30", srcSim, false,
-			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 30, Start: sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}}, 6000, 6000, 4, 4,
+			sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Partitioned: true, Refresh: 30, Start: fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}}, 6000, 6000, 4, 4,
 			published("3.9–5.5", 3.9, 5.5)),
 		lowLoadCheck(20), lowLoadCheck(30), lowLoadCheck(45),
 		{name: "sim 3 dispatchers, λ = 0.8, N = 800: falls with T (T = 20 > 30 > 45)", source: srcSim, run: lowLoadFalls},
@@ -299,7 +300,7 @@ func mapCheck(name string, k int, T float64, text string, lo, hi float64) check 
 var lawKs = []int{3, 4, 5, 6, 8, 10}
 
 // lawRatio is the edge over the law, T_edge(1−λ)²/(0.9(k−2)).
-func lawRatio(k int, e meanfield.EdgeResult) float64 { return e.Scaled / (0.9 * float64(k-2)) }
+func lawRatio(k int, e meanfield.EdgeResult) float64 { return e.Scaled / fleet.LawScaled(k) }
 
 // edges returns the refresh map's edges at lawKs for one load, computed
 // once per validate run (two checks read them).
@@ -463,7 +464,7 @@ func llT100(ctx context.Context, v *validator) (Row, error) {
 // oracleC30: published 1.18, disputed by an independent re-run's 1.15
 // (validation.md); both are read to half a unit of their last digit.
 func oracleC30(ctx context.Context, v *validator) (Row, error) {
-	c := sim.Config{Policy: sim.Policy{Kind: sim.Oracle}, Sizes: h2(30), Horizon: v.length(20000, 400000)}
+	c := sim.Config{Policy: fleet.Policy{Kind: fleet.Oracle}, Sizes: h2(30), Horizon: v.length(20000, 400000)}
 	s, length, err := v.simulate(ctx, c, 8)
 	if err != nil {
 		return Row{}, err
@@ -523,11 +524,11 @@ func extrapolate(n, n4 sim.Stat) (lim estimate, bias float64) {
 // gap(0.02)/gap(0.01) shows the order (2 at first order). No tolerance is
 // chosen: the published figure's digits are the precision.
 func periodicLimit(context.Context, *validator) (Row, error) {
-	x1, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: "sqd", Choices: 2, Load: 0.9, Refresh: 0.01})
+	x1, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: sq2, Load: 0.9, Refresh: 0.01})
 	if err != nil {
 		return Row{}, err
 	}
-	x2, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: "sqd", Choices: 2, Load: 0.9, Refresh: 0.02})
+	x2, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: sq2, Load: 0.9, Refresh: 0.02})
 	if err != nil {
 		return Row{}, err
 	}
@@ -552,7 +553,7 @@ func periodicLimit(context.Context, *validator) (Row, error) {
 // each simulation's standard error counts once.
 func periodicCheck(T float64) check {
 	return check{name: fmt.Sprintf("model vs sim: periodic-update SQ(2), T = %g", T), source: "herd: closed forms", run: func(ctx context.Context, v *validator) (Row, error) {
-		m, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: "sqd", Choices: 2, Load: 0.9, Refresh: T})
+		m, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: sq2, Load: 0.9, Refresh: T})
 		if err != nil {
 			return Row{}, err
 		}
@@ -712,7 +713,7 @@ func k2Recovers(ctx context.Context, v *validator) (Row, error) {
 		for rep := 0; rep < 4; rep++ {
 			det := NewDetector(0.9, T, false)
 			c := sim.Config{Dispatchers: 2, Policy: ll, Tally: sim.TallyOwn, Refresh: T, Horizon: 300 * T,
-				Start: sim.Start{Kind: sim.StartHalf, Value: 0.2, PerRefresh: true}, Observe: det.Observe}
+				Start: fleet.Start{Kind: fleet.StartHalf, Value: 0.2, PerRefresh: true}, Observe: det.Observe}
 			res, err := sim.Run(c, sim.Seed(v.opt.Seed, c.Key(), rep))
 			if err != nil {
 				return Row{}, err
@@ -800,7 +801,7 @@ func herdBacklog(ctx context.Context, v *validator) (Row, error) {
 	var length string
 	for i, T := range []float64{300, 500, 1100, 3000} {
 		c := sim.Config{Dispatchers: 5, Policy: ll, Tally: sim.TallyOwn, Refresh: T, Horizon: v.length(50, 400) * T,
-			Start: sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}}
+			Start: fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}}
 		s, l, err := v.simulate(ctx, c, v.runs(4, 8))
 		if err != nil {
 			return Row{}, err
@@ -886,7 +887,7 @@ func herdCheck(T float64, text string, lo, hi, quickLen, fullLen float64, d *her
 			return Row{}, err
 		}
 		c := sim.Config{Policy: ll, Tally: sim.TallyOwn, Dispatchers: 5, Refresh: T, Horizon: v.length(quickLen, fullLen),
-			Start: sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}}
+			Start: fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}}
 		s, length, err := v.simulate(ctx, c, 4)
 		if err != nil {
 			return Row{}, err
@@ -971,7 +972,7 @@ func phaseMapCheck(T float64) check {
 			return Row{}, fmt.Errorf("compare: the map at T = %g reaches no balanced state (%v, board mean %.4g)", T, m.Status, m.BoardMean)
 		}
 		c := sim.Config{Servers: 1600, Dispatchers: 3, Load: 0.9, Policy: ll, Tally: sim.TallyOwn, Sizes: h2(10), Refresh: T,
-			Start: sim.Start{Kind: sim.StartBalanced}, Horizon: 40 * T}
+			Start: fleet.Start{Kind: fleet.StartBalanced}, Horizon: 40 * T}
 		s1, length, err := v.simulate(ctx, c, 8)
 		if err != nil {
 			return Row{}, err

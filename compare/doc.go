@@ -29,8 +29,8 @@
 //     the caller's worker pool (Pool; NewPool, pool.go, is herd's) and
 //     returned as typed rows; the law's rows carry its fits, limits and
 //     verdicts (AnalyseLaw). The refresh map's inputs herd accepts, with
-//     their reasons, are in limits.go; a simulator start state's board for
-//     the map is StartBoard (startboard.go).
+//     their reasons, are in limits.go; a start state's board for the map
+//     is meanfield.StartBoardAt.
 //   - Simulator sweeps (simsweep.go, ballsweep.go): one configuration per
 //     combination of lists (SimGrid), their seeded runs (SimTasks), a
 //     tipping watch over each run, and each row's summary and warnings

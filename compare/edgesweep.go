@@ -6,12 +6,9 @@ import (
 	"math"
 	"sort"
 
+	"herd/fleet"
 	"herd/meanfield"
 )
-
-// LawScaled is the published rule of thumb for the edge:
-// T(1−λ)² ≈ 0.9(k−2).
-func LawScaled(k int) float64 { return 0.9 * float64(k-2) }
 
 // EdgeGrid returns the edge searches of herd edge and herd law: one per
 // (λ, k), load outermost, each with base's other fields.
@@ -156,7 +153,7 @@ func LawDeviations(pts []EdgePoint, loads []float64) []LawDeviation {
 	for _, lam := range loads {
 		d := LawDeviation{Load: lam}
 		for _, p := range pts {
-			law := LawScaled(p.Settings.Dispatchers)
+			law := fleet.LawScaled(p.Settings.Dispatchers)
 			if !p.Done || p.Err != nil || p.Settings.Load != lam || law <= 0 {
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"herd/fleet"
 	"herd/internal/pool"
 	"herd/meanfield"
 )
@@ -118,7 +119,7 @@ func figEdge(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 	// bracket sits on the frame.
 	law := lineSeries("law 0.9(k−2)", "", "law")
 	for _, k := range []int{2, ks[len(ks)-1] + 1} {
-		law.point(float64(k), 0.9*float64(k-2), 0, "")
+		law.point(float64(k), fleet.LawScaled(k), 0, "")
 	}
 	p.add(law)
 	bs := FigureSeries{Name: "simulator N = 100, λ = 0.9 (bracket)", Group: "0.9", Kind: "bracket"}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"herd/fleet"
 	"herd/sim"
 )
 
@@ -20,7 +21,7 @@ func tinyFigure() Figure {
 	return Figure{ID: "t", make: func(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 		var cfgs []sim.Config
 		for _, T := range []float64{1, 2, 4, 8} {
-			cfgs = append(cfgs, sim.Config{Servers: 10, Load: 0.9, Refresh: T, Policy: sim.Policy{Kind: sim.LeastLoaded}, Horizon: 300})
+			cfgs = append(cfgs, sim.Config{Servers: 10, Load: 0.9, Refresh: T, Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Horizon: 300})
 		}
 		sums, err := r.simulate(ctx, cfgs, 3)
 		if err != nil {

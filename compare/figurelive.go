@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -23,9 +24,9 @@ func figRoundRobin(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 		len3 = simLength{runs: 3, minHorizon: 3000}
 	}
 	pols := []figPolicy{
-		{name: "random", group: "random", p: sim.Policy{Kind: sim.Random}},
-		{name: "round robin", group: "rr", p: sim.Policy{Kind: sim.RoundRobin}},
-		{name: "best of two, live", group: "sq2", p: sim.Policy{Kind: sim.BestOfD, D: 2}},
+		{name: "random", group: "random", p: fleet.Policy{Kind: fleet.Random}},
+		{name: "round robin", group: "rr", p: fleet.Policy{Kind: fleet.RoundRobin}},
+		{name: "best of two, live", group: "sq2", p: fleet.Policy{Kind: fleet.BestOfD, D: 2}},
 	}
 	var cfgs []sim.Config
 	for _, pl := range pols {
@@ -117,11 +118,11 @@ func figHeavyTails(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 		len4 = simLength{runs: 3, minHorizon: 5000, perT: 20}
 	}
 	pols := []figPolicy{
-		{name: "random", group: "random", p: sim.Policy{Kind: sim.Random}},
-		{name: "round robin", group: "rr", p: sim.Policy{Kind: sim.RoundRobin}},
-		{name: "best of two", group: "sq2", p: sim.Policy{Kind: sim.BestOfD, D: 2}},
-		{name: "least loaded", group: "ll", p: sim.Policy{Kind: sim.LeastLoaded}},
-		{name: "least-work oracle", group: "oracle", p: sim.Policy{Kind: sim.Oracle}},
+		{name: "random", group: "random", p: fleet.Policy{Kind: fleet.Random}},
+		{name: "round robin", group: "rr", p: fleet.Policy{Kind: fleet.RoundRobin}},
+		{name: "best of two", group: "sq2", p: fleet.Policy{Kind: fleet.BestOfD, D: 2}},
+		{name: "least loaded", group: "ll", p: fleet.Policy{Kind: fleet.LeastLoaded}},
+		{name: "least-work oracle", group: "oracle", p: fleet.Policy{Kind: fleet.Oracle}},
 	}
 	var cfgs []sim.Config
 	for _, pl := range pols {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -15,16 +16,18 @@ import (
 // figPolicy is a dispatching policy as a figure names and colours it.
 type figPolicy struct {
 	name, group string
-	p           sim.Policy
+	p           fleet.Policy
 	tally       sim.Tally
 }
 
-// classicPoint is a point of a periodic-update model line of figure 1.
+// classicPoint is a point of a periodic-update model line of figure 1:
+// line is the line's key ("ll" or "sqd"), p the policy its model solves.
 type classicPoint struct {
-	policy string
-	T      float64
-	r      meanfield.ClassicResult
-	err    error
+	line string
+	p    fleet.Policy
+	T    float64
+	r    meanfield.ClassicResult
+	err  error
 }
 
 func figStaleBoard(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
@@ -38,11 +41,11 @@ func figStaleBoard(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 		sqT = []float64{1, 2, 5, 10, 20, 50, 100, 200, 500}
 	}
 	pols := []figPolicy{
-		{"least loaded", "ll", sim.Policy{Kind: sim.LeastLoaded}, sim.TallyNone},
-		{"best of two", "sq2", sim.Policy{Kind: sim.BestOfD, D: 2}, sim.TallyNone},
-		{"least loaded + own tally", "llown", sim.Policy{Kind: sim.LeastLoaded}, sim.TallyOwn},
-		{"random", "random", sim.Policy{Kind: sim.Random}, sim.TallyNone},
-		{"round robin", "rr", sim.Policy{Kind: sim.RoundRobin}, sim.TallyNone},
+		{"least loaded", "ll", fleet.Policy{Kind: fleet.LeastLoaded}, sim.TallyNone},
+		{"best of two", "sq2", fleet.Policy{Kind: fleet.BestOfD, D: 2}, sim.TallyNone},
+		{"least loaded + own tally", "llown", fleet.Policy{Kind: fleet.LeastLoaded}, sim.TallyOwn},
+		{"random", "random", fleet.Policy{Kind: fleet.Random}, sim.TallyNone},
+		{"round robin", "rr", fleet.Policy{Kind: fleet.RoundRobin}, sim.TallyNone},
 	}
 	var cfgs []sim.Config
 	for _, p := range pols {
@@ -57,14 +60,14 @@ func figStaleBoard(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 	// The periodic-update models, least loaded and best of two.
 	var mps []*classicPoint
 	for _, T := range llT {
-		mps = append(mps, &classicPoint{policy: "ll", T: T})
+		mps = append(mps, &classicPoint{line: "ll", p: fleet.Policy{Kind: fleet.LeastLoaded}, T: T})
 	}
 	for _, T := range sqT {
-		mps = append(mps, &classicPoint{policy: "sqd", T: T})
+		mps = append(mps, &classicPoint{line: "sqd", p: fleet.Policy{Kind: fleet.BestOfD, D: 2}, T: T})
 	}
 	if err := r.models(ctx, len(mps), func(i int) {
 		m := mps[i]
-		m.r, m.err = meanfield.ClassicModel(meanfield.ClassicSettings{Policy: m.policy, Choices: 2, Load: figLoad, Refresh: m.T})
+		m.r, m.err = meanfield.ClassicModel(meanfield.ClassicSettings{Policy: m.p, Load: figLoad, Refresh: m.T})
 	}); err != nil {
 		return nil, err
 	}
@@ -104,9 +107,9 @@ func classicLines(mps []*classicPoint) (model map[string]FigureSeries, irregular
 		"sqd": lineSeries("best of two, model", "sq2", "model"),
 	}
 	for _, m := range mps {
-		s := model[m.policy]
+		s := model[m.line]
 		if m.err != nil {
-			warn = append(warn, fmt.Sprintf("model %s at T = %g: %v (point skipped)", m.policy, m.T, m.err))
+			warn = append(warn, fmt.Sprintf("model %s at T = %g: %v (point skipped)", m.line, m.T, m.err))
 			s.gap(m.T, m.err.Error())
 		} else {
 			note := ""
@@ -116,7 +119,7 @@ func classicLines(mps []*classicPoint) (model map[string]FigureSeries, irregular
 			}
 			s.modelPoint(m.T, m.r.ResponseMean, m.r.ResponseSE, m.r.Batches, note)
 		}
-		model[m.policy] = s
+		model[m.line] = s
 	}
 	return model, irregular, warn
 }
@@ -149,12 +152,12 @@ func figDispatchers(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 	for _, k := range ks {
 		for _, T := range ts {
 			cfgs = append(cfgs, sim.Config{Servers: 100, Dispatchers: k, Load: figLoad, Refresh: T,
-				Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn, Horizon: len2.horizon(T)})
+				Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: sim.TallyOwn, Horizon: len2.horizon(T)})
 		}
 	}
 	for _, T := range ts {
 		cfgs = append(cfgs, sim.Config{Servers: 100, Load: figLoad, Refresh: T,
-			Policy: sim.Policy{Kind: sim.BestOfD, D: 2}, Horizon: len2.horizon(T)})
+			Policy: fleet.Policy{Kind: fleet.BestOfD, D: 2}, Horizon: len2.horizon(T)})
 	}
 	sums, err := r.simulate(ctx, cfgs, len2.runs)
 	if err != nil {

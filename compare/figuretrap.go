@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -12,18 +13,17 @@ import (
 // Figure 7: the trap door, both branches of the refresh map and the
 // simulator from a balanced and a herded start.
 
-// trapStart is one of figure 7's start states.
+// trapStart is one of figure 7's start states: the simulator lays it
+// down, the refresh map starts from meanfield.StartBoardAt of it.
 type trapStart struct {
-	name, label string
-	sim         sim.Start
-	board       func(T float64) []float64 // the refresh map's start board at T
+	label string
+	start fleet.Start
 }
 
 func trapStarts() []trapStart {
 	return []trapStart{
-		{"balanced", "balanced start", sim.Start{Kind: sim.StartBalanced}, func(float64) []float64 { return meanfield.BoardBalanced(0) }},
-		{"half:0.1T", "half at 0.1·T", sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true},
-			func(T float64) []float64 { return meanfield.BoardHalf(int(math.Round(0.1 * T))) }},
+		{"balanced start", fleet.Start{Kind: fleet.StartBalanced}},
+		{"half at 0.1·T", fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}},
 	}
 }
 
@@ -40,7 +40,7 @@ func figTrapDoor(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 	for _, st := range starts {
 		for _, T := range ts {
 			cfgs = append(cfgs, sim.Config{Servers: 100, Dispatchers: k, Load: figLoad, Refresh: T,
-				Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn, Start: st.sim, Horizon: refreshes * T})
+				Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: sim.TallyOwn, Start: st.start, Horizon: refreshes * T})
 		}
 	}
 	sums, err := r.simulate(ctx, cfgs, runs)
@@ -62,7 +62,7 @@ func figTrapDoor(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 		}
 		m := mps[i]
 		m.a, m.err = meanfield.FindHerdAttractor(meanfield.Refresh{Dispatchers: k, Load: figLoad, Period: m.T},
-			starts[m.st].board(m.T), meanfield.HerdSettings{})
+			meanfield.StartBoardAt(starts[m.st].start, m.T), meanfield.HerdSettings{})
 	}); err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func figTrapDoor(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 		line, w := trapLine(st, i, mps)
 		warn = append(warn, w...)
 		p.add(line)
-		p.add(simSeries("simulator N = 100, "+st.label, st.name, ts, sums[i*len(ts):(i+1)*len(ts)]))
+		p.add(simSeries("simulator N = 100, "+st.label, st.start.String(), ts, sums[i*len(ts):(i+1)*len(ts)]))
 	}
 	if !math.IsNaN(bis.Low) && !math.IsNaN(bis.High) {
 		p.Bands = []FigureBand{{XMin: bis.Low, XMax: bis.High, Label: "bistable (refresh map)"}}
@@ -91,7 +91,7 @@ func figTrapDoor(ctx context.Context, r *figureRun) ([]*FigurePlot, error) {
 // trapLine is the refresh map's line from start st (index i), broken
 // where the attractor changes between balanced and herd.
 func trapLine(st trapStart, i int, mps []*herdPoint) (FigureSeries, []string) {
-	line := lineSeries("refresh map, "+st.label, st.name, "model")
+	line := lineSeries("refresh map, "+st.label, st.start.String(), "model")
 	var warn []string
 	var prev *herdPoint
 	for _, m := range mps {
@@ -99,7 +99,7 @@ func trapLine(st trapStart, i int, mps []*herdPoint) (FigureSeries, []string) {
 			continue
 		}
 		if m.err != nil || m.a.Status == meanfield.Unconverged {
-			warn = append(warn, fmt.Sprintf("model T = %g, start %s: did not settle (point skipped)", m.T, st.name))
+			warn = append(warn, fmt.Sprintf("model T = %g, start %s: did not settle (point skipped)", m.T, st.start))
 			line.gap(m.T, "did not settle")
 			continue
 		}

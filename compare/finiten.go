@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -170,7 +171,7 @@ func FiniteResponseCheck(ctx context.Context, s FiniteResponseSettings) (FiniteR
 		runs = 8
 	}
 	cfg := sim.Config{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Refresh: s.Refresh,
-		Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn}
+		Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: sim.TallyOwn}
 	sum, err := sim.Replicate(ctx, cfg, runs, s.Seed, max(1, s.Workers))
 	if err != nil {
 		return row, err

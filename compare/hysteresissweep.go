@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -16,17 +17,15 @@ import (
 type HysteresisSettings struct {
 	Dispatchers int
 	Load        float64
-	Refresh     []float64   // the periods T, in mean service times
-	Starts      []sim.Start // the start states, each at every T
-	Tally       sim.Tally   // own, shared or scaled
+	Refresh     []float64     // the periods T, in mean service times
+	Starts      []fleet.Start // the start states, each at every T
+	Tally       sim.Tally     // own, shared or scaled
 	Partitioned bool
 	Sizes       sim.Sizes         // the simulator's job sizes
 	Service     meanfield.Service // the model's service law for Sizes
 	// Bistable asks for the model's bistable range (meanfield.Bistable).
+	// The model starts each row from meanfield.StartBoardAt of its start.
 	Bistable bool
-	// Board is the refresh map's start board for a start state at period
-	// T (the command line's one mapping of start states to boards).
-	Board func(st sim.Start, T float64) []float64
 	// The simulator: Servers 0 means the model only; otherwise Runs runs
 	// of Refreshes refresh periods each per point, seeds mixed from Seed.
 	Servers, Runs, Refreshes int
@@ -56,7 +55,7 @@ func (s HysteresisSettings) Model() (k int, ok bool, note string) {
 // when all its runs finished (HasSim).
 type HysteresisRow struct {
 	Refresh  float64
-	Start    sim.Start
+	Start    fleet.Start
 	HasModel bool
 	Model    meanfield.HerdAttractor
 	ModelErr error // FindHerdAttractor's error, if any
@@ -89,7 +88,7 @@ func (s HysteresisSettings) Rows() []HysteresisRow {
 // SimConfig is the simulator's configuration at one row.
 func (s HysteresisSettings) SimConfig(r HysteresisRow) sim.Config {
 	return sim.Config{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Refresh: r.Refresh,
-		Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: s.Tally, Partitioned: s.Partitioned,
+		Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: s.Tally, Partitioned: s.Partitioned,
 		Start: r.Start, Horizon: float64(s.Refreshes) * r.Refresh, Sizes: s.Sizes}
 }
 
@@ -175,7 +174,7 @@ func HysteresisModel(s HysteresisSettings, rows []HysteresisRow, pool Pool, hook
 		if hooks.Mapped != nil {
 			as.Mapped = func(r meanfield.MapReport) { hooks.Mapped(i, r) }
 		}
-		model[i], errs[i] = meanfield.FindHerdAttractor(r, s.Service.Lift(s.Board(rows[i].Start, rows[i].Refresh)), meanfield.HerdSettings{AttractorSettings: as})
+		model[i], errs[i] = meanfield.FindHerdAttractor(r, s.Service.Lift(meanfield.StartBoardAt(rows[i].Start, rows[i].Refresh)), meanfield.HerdSettings{AttractorSettings: as})
 	})
 	for i := range rows {
 		if done[i] && !errors.Is(errs[i], meanfield.ErrStopped) {

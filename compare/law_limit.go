@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"herd/fleet"
 	"herd/meanfield"
 )
 
@@ -134,7 +135,7 @@ func (l *Law) AddMapLimits(ks []int, res []MapLimitResult, errs []error, done []
 			l.Warnings = append(l.Warnings, fmt.Sprintf("k=%d: the limit map's grid error is checked up to k = 64 only; above it the impulse (slope k − 1) spreads each grid cell over (k − 1)·h and x_se may be too small — compare with a smaller --limit-step", k))
 		}
 		row := newLawRow(LawRowLimitMap, k, math.NaN())
-		law := LawScaled(k)
+		law := fleet.LawScaled(k)
 		if law > 0 {
 			row.Law = law
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"herd/fleet"
 	"herd/meanfield"
 )
 
@@ -197,7 +198,7 @@ func (l *Law) edges(pts []EdgePoint) {
 				continue
 			}
 			row := newLawRow(LawRowEdge, k, lam)
-			if law := LawScaled(k); law > 0 {
+			if law := fleet.LawScaled(k); law > 0 {
 				row.Law = l.variance() * law
 			}
 			if r := p.Result; r.Status == meanfield.Found {
@@ -322,7 +323,7 @@ func (l *Law) fitLimits(kind, warn, note string, ks, xs, se []float64) *LawFit {
 func (l *Law) verdicts() {
 	band := l.settings.Band
 	for j, k := range l.settings.Dispatchers {
-		law := l.variance() * LawScaled(k)
+		law := l.variance() * fleet.LawScaled(k)
 		row := newLawRow(LawRowVerdict, k, math.NaN())
 		if law <= 0 {
 			l.Rows = append(l.Rows, row)
@@ -483,7 +484,7 @@ func (l *Law) bandNote(band float64) string {
 	total, in := 0, 0
 	for i, lam := range l.Loads {
 		for j, k := range l.settings.Dispatchers {
-			law := l.variance() * LawScaled(k)
+			law := l.variance() * fleet.LawScaled(k)
 			x := l.X[i][j]
 			if law <= 0 || math.IsNaN(x) {
 				continue

@@ -2,10 +2,9 @@ package compare
 
 import (
 	"fmt"
-	"strconv"
 
+	"herd/fleet"
 	"herd/meanfield"
-	"herd/sim"
 )
 
 // Pool runs work(i) for i in [0, n) in parallel and reports which calls
@@ -15,48 +14,25 @@ import (
 // never depend on the number of workers.
 type Pool func(n int, work func(i int)) (done []bool)
 
-// ModelPolicy is a policy of herd model: the mean-field counterpart of a
-// simulator rule (meanfield.ClassicModel's name and d).
-type ModelPolicy struct {
-	Name string // random, rr, sqd, ll
-	D    int
-}
-
-// ParseModelPolicy reads a simulator policy (sim.ParsePolicy) that has a
-// classic mean-field model: random, rr, sqd:D (sq2) or ll.
-func ParseModelPolicy(s string) (ModelPolicy, error) {
-	p, err := sim.ParsePolicy(s)
+// ParseModelPolicy reads a simulator policy (fleet.ParsePolicy) that has a
+// classic mean-field model (meanfield.HasClassicModel): random, rr, sqd:D
+// (sq2) or ll.
+func ParseModelPolicy(s string) (fleet.Policy, error) {
+	p, err := fleet.ParsePolicy(s)
 	if err != nil {
-		return ModelPolicy{}, err
+		return fleet.Policy{}, err
 	}
-	switch p.Kind {
-	case sim.Random:
-		return ModelPolicy{"random", 1}, nil
-	case sim.RoundRobin:
-		return ModelPolicy{"rr", 1}, nil
-	case sim.BestOfD:
-		return ModelPolicy{"sqd", p.D}, nil
-	case sim.LeastLoaded:
-		return ModelPolicy{"ll", 1}, nil
+	if !meanfield.HasClassicModel(p) {
+		return fleet.Policy{}, fmt.Errorf("policy %q has no mean-field model here: want random, rr, sqd:D (sq2) or ll", s)
 	}
-	return ModelPolicy{}, fmt.Errorf("policy %q has no mean-field model here: want random, rr, sqd:D (sq2) or ll", s)
-}
-
-func (p ModelPolicy) String() string {
-	if p.Name == "sqd" {
-		if p.D == 2 {
-			return "sq2"
-		}
-		return "sqd:" + strconv.Itoa(p.D)
-	}
-	return p.Name
+	return p, nil
 }
 
 // ModelPoint is one point of herd model: a policy at load λ, refresh
 // period T (0: a live board) and N servers (round robin's E_N/M/1; 0
 // means N → ∞).
 type ModelPoint struct {
-	Policy  ModelPolicy
+	Policy  fleet.Policy
 	Load    float64
 	Refresh float64
 	Servers int
@@ -66,7 +42,7 @@ type ModelPoint struct {
 // periodic-update maps (sqd and ll with T > 0) iterate a period map whose
 // work grows with T; the closed forms take microseconds.
 func ModelCost(p ModelPoint) float64 {
-	if p.Refresh > 0 && (p.Policy.Name == "sqd" || p.Policy.Name == "ll") {
+	if p.Refresh > 0 && (p.Policy.Kind == fleet.BestOfD || p.Policy.Kind == fleet.LeastLoaded) {
 		return max(1, p.Refresh)
 	}
 	return 1e-3
@@ -75,7 +51,7 @@ func ModelCost(p ModelPoint) float64 {
 // ModelGrid returns the points of herd model, one per (policy, λ, T, N),
 // policy outermost, calling check on each in turn and stopping at its
 // first error (a point beyond a model's range, or too many points).
-func ModelGrid(pols []ModelPolicy, loads, ts []float64, ns []int, check func(i int, p ModelPoint) error) ([]ModelPoint, error) {
+func ModelGrid(pols []fleet.Policy, loads, ts []float64, ns []int, check func(i int, p ModelPoint) error) ([]ModelPoint, error) {
 	var pts []ModelPoint
 	for _, p := range pols {
 		for _, lam := range loads {
@@ -111,7 +87,7 @@ func ModelResults(pts []ModelPoint, idx []int, pool Pool, stop func() bool, hook
 	errs = make([]error, len(idx))
 	done = pool(len(idx), func(k int) {
 		p := pts[idx[k]]
-		s := meanfield.ClassicSettings{Policy: p.Policy.Name, Choices: p.Policy.D, Load: p.Load, Refresh: p.Refresh, Servers: p.Servers, Stop: stop}
+		s := meanfield.ClassicSettings{Policy: p.Policy, Load: p.Load, Refresh: p.Refresh, Servers: p.Servers, Stop: stop}
 		if hooks.Mapped != nil {
 			s.Mapped = func(maps, maxMaps int) { hooks.Mapped(k, maps, maxMaps) }
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"herd/fixedpoint"
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -23,24 +24,25 @@ type PlanFleet struct {
 	Servers, Dispatchers int
 	Load, Refresh        float64
 	Sizes                sim.Sizes
-	Policy               sim.Policy
+	Policy               fleet.Policy
 	Tally                sim.Tally
 	Partitioned          bool
 }
 
 // ParsePlanPolicy reads a dispatch rule that herd plan weighs: least
-// loaded, best of D ≥ 2, round robin or random, in sim.ParsePolicy's
-// words or the operators' p2c (power of two choices, sqd:2).
-func ParsePlanPolicy(s string) (sim.Policy, error) {
+// loaded, best of D ≥ 2, round robin or random, in fleet.ParsePolicy's
+// words or the operators' p2c (power of two choices, sqd:2). The alias is
+// herd plan's alone: herd sim, which speaks fleet's words, refuses it.
+func ParsePlanPolicy(s string) (fleet.Policy, error) {
 	if s == "p2c" {
 		s = "sqd:2"
 	}
-	p, err := sim.ParsePolicy(s)
+	p, err := fleet.ParsePolicy(s)
 	if err != nil {
 		return p, err
 	}
 	switch {
-	case p.Kind == sim.LeastLoaded, p.Kind == sim.RoundRobin, p.Kind == sim.Random, p.Kind == sim.BestOfD && p.D >= 2:
+	case p.Kind == fleet.LeastLoaded, p.Kind == fleet.RoundRobin, p.Kind == fleet.Random, p.Kind == fleet.BestOfD && p.D >= 2:
 		return p, nil
 	}
 	return p, fmt.Errorf("compare: herd plan does not weigh policy %s", p)
@@ -48,7 +50,7 @@ func ParsePlanPolicy(s string) (sim.Policy, error) {
 
 // Validate checks f as herd sim would run it.
 func (f PlanFleet) Validate() error {
-	return f.simConfig(false, 10).Validate()
+	return f.simConfig(PlanQuiet, 10).Validate()
 }
 
 // Scaled is the fleet's T(1−λ)².
@@ -97,7 +99,7 @@ type PlanModel struct {
 // N → ∞ (package doc of meanfield, §2: partitioned dispatchers and a
 // shared tally reduce to k = 1), or 0 where the map does not apply.
 func planMapDispatchers(f PlanFleet) int {
-	if f.Policy.Kind != sim.LeastLoaded {
+	if f.Policy.Kind != fleet.LeastLoaded {
 		return 0
 	}
 	switch f.Tally {
@@ -138,23 +140,23 @@ func PlanModelAt(f PlanFleet, stop func() bool) (PlanModel, error) {
 		return planRefreshModel(f, k, stop)
 	}
 	switch f.Policy.Kind {
-	case sim.Random:
+	case fleet.Random:
 		return planRandom(f)
-	case sim.LeastLoaded:
+	case fleet.LeastLoaded:
 		if f.Tally == sim.TallyNone {
-			return planClassic(f, meanfield.ClassicSettings{Policy: "ll", Load: f.Load, Refresh: f.Refresh, Stop: stop}, "periodic-update least loaded (no tally)")
+			return planClassic(f, meanfield.ClassicSettings{Policy: f.Policy, Load: f.Load, Refresh: f.Refresh, Stop: stop}, "periodic-update least loaded (no tally)")
 		}
 		return PlanModel{Why: fmt.Sprintf("least loaded with --tally %s over %d dispatchers has no mean-field model here", f.Tally, f.Dispatchers)}, nil
-	case sim.BestOfD:
+	case fleet.BestOfD:
 		if f.Tally == sim.TallyNone {
-			return planClassic(f, meanfield.ClassicSettings{Policy: "sqd", Choices: f.Policy.D, Load: f.Load, Refresh: f.Refresh, Stop: stop},
+			return planClassic(f, meanfield.ClassicSettings{Policy: f.Policy, Load: f.Load, Refresh: f.Refresh, Stop: stop},
 				fmt.Sprintf("periodic-update SQ(%d) (no tally)", f.Policy.D))
 		}
 		return PlanModel{Why: fmt.Sprintf("sqd:%d with --tally %s has no mean-field model here", f.Policy.D, f.Tally)}, nil
-	case sim.RoundRobin:
+	case fleet.RoundRobin:
 		if f.Dispatchers == 1 || f.Partitioned {
 			n := f.Servers / f.Dispatchers
-			return planClassic(f, meanfield.ClassicSettings{Policy: "rr", Load: f.Load, Servers: n}, fmt.Sprintf("E_%d/M/1 (round robin over %d servers)", n, n))
+			return planClassic(f, meanfield.ClassicSettings{Policy: f.Policy, Load: f.Load, Servers: n}, fmt.Sprintf("E_%d/M/1 (round robin over %d servers)", n, n))
 		}
 		return PlanModel{Why: "round robin by several dispatchers over the same servers has no model here"}, nil
 	}
@@ -329,7 +331,7 @@ func PlanFixes(f PlanFleet) []PlanFix {
 			fixes = append(fixes, PlanFix{Name: name, Change: change, Fleet: g, Note: note})
 		}
 	}
-	if f.Dispatchers > 1 && (f.Policy.Kind == sim.LeastLoaded || f.Policy.Kind == sim.BestOfD) {
+	if f.Dispatchers > 1 && (f.Policy.Kind == fleet.LeastLoaded || f.Policy.Kind == fleet.BestOfD) {
 		g := f
 		g.Tally = sim.TallyShared
 		add("shared-tally", "--tally shared", "every dispatcher adds all dispatchers' sends: they must share a counter (or gossip sends) between refreshes", g)
@@ -342,14 +344,14 @@ func PlanFixes(f PlanFleet) []PlanFix {
 		g.Partitioned = true
 		add("partitioned", "--partitioned", fmt.Sprintf("each dispatcher owns a block of N/k = %d servers: a block's load is no longer shared with the others", f.Servers/f.Dispatchers), g)
 	}
-	if f.Policy.Kind != sim.LeastLoaded {
+	if f.Policy.Kind != fleet.LeastLoaded {
 		g := f
-		g.Policy = sim.Policy{Kind: sim.LeastLoaded}
+		g.Policy = fleet.Policy{Kind: fleet.LeastLoaded}
 		add("least-loaded", "--policy ll", "each request to the least loaded backend on the view (with the same tally)", g)
 	}
-	if f.Policy.Kind != sim.BestOfD || f.Policy.D != 2 {
+	if f.Policy.Kind != fleet.BestOfD || f.Policy.D != 2 {
 		g := f
-		g.Policy = sim.Policy{Kind: sim.BestOfD, D: 2}
+		g.Policy = fleet.Policy{Kind: fleet.BestOfD, D: 2}
 		add("power-of-two", "--policy p2c", "two random servers per request, the less loaded on the board (with the same tally)", g)
 	}
 	return fixes
@@ -357,7 +359,7 @@ func PlanFixes(f PlanFleet) []PlanFix {
 
 // PlanStart is a start of herd plan's runs: the quiet start (an empty
 // board) or the loaded one (half the servers at 0.1·T jobs, the model's
-// meanfield.HerdStart).
+// meanfield.HerdStart); Fleet gives its start state.
 type PlanStart bool
 
 // The two starts.
@@ -365,6 +367,16 @@ const (
 	PlanQuiet  PlanStart = false
 	PlanLoaded PlanStart = true
 )
+
+// Fleet returns the start state of s: empty for the quiet start, the
+// model's herd start half:0.1T (meanfield.HerdStart's zero value) for the
+// loaded one, so that the simulator and the model start alike.
+func (s PlanStart) Fleet() fleet.Start {
+	if s == PlanLoaded {
+		return meanfield.HerdStart{}.Fleet()
+	}
+	return fleet.Start{Kind: fleet.StartEmpty}
+}
 
 // PlanSimRefreshes is the default run length of herd plan's simulations,
 // in refresh periods (at least PlanSimMinHorizon service times).
@@ -378,15 +390,11 @@ const PlanSimMinHorizon = 5000
 // refresh periods long (at least PlanSimMinHorizon), measuring the 99th
 // percentile of the response time too.
 func PlanSimConfig(f PlanFleet, start PlanStart, refreshes int) sim.Config {
-	return f.simConfig(bool(start), refreshes)
+	return f.simConfig(start, refreshes)
 }
 
-func (f PlanFleet) simConfig(loaded bool, refreshes int) sim.Config {
-	c := sim.Config{Servers: f.Servers, Dispatchers: f.Dispatchers, Load: f.Load, Refresh: f.Refresh,
-		Policy: f.Policy, Tally: f.Tally, Partitioned: f.Partitioned, Sizes: f.Sizes, Tail: true,
+func (f PlanFleet) simConfig(start PlanStart, refreshes int) sim.Config {
+	return sim.Config{Servers: f.Servers, Dispatchers: f.Dispatchers, Load: f.Load, Refresh: f.Refresh,
+		Policy: f.Policy, Tally: f.Tally, Partitioned: f.Partitioned, Sizes: f.Sizes, Start: start.Fleet(), Tail: true,
 		Horizon: math.Max(float64(refreshes)*f.Refresh, PlanSimMinHorizon)}
-	if loaded {
-		c.Start = sim.Start{Kind: sim.StartHalf, Value: meanfield.DefaultHerdStartFraction, PerRefresh: true}
-	}
-	return c
 }

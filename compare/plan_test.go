@@ -3,7 +3,7 @@ package compare
 import (
 	"testing"
 
-	"herd/sim"
+	"herd/fleet"
 )
 
 // herd plan weighs least loaded, best of D ≥ 2 (p2c is best of two),
@@ -12,17 +12,17 @@ func TestParsePlanPolicy(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		in   string
-		want sim.Policy
+		want fleet.Policy
 		ok   bool
 	}{
-		{"ll", sim.Policy{Kind: sim.LeastLoaded}, true},
-		{"p2c", sim.Policy{Kind: sim.BestOfD, D: 2}, true},
-		{"sqd:3", sim.Policy{Kind: sim.BestOfD, D: 3}, true},
-		{"rr", sim.Policy{Kind: sim.RoundRobin}, true},
-		{"random", sim.Policy{Kind: sim.Random}, true},
-		{"sqd:1", sim.Policy{}, false},
-		{"oracle", sim.Policy{}, false},
-		{"p3c", sim.Policy{}, false},
+		{"ll", fleet.Policy{Kind: fleet.LeastLoaded}, true},
+		{"p2c", fleet.Policy{Kind: fleet.BestOfD, D: 2}, true},
+		{"sqd:3", fleet.Policy{Kind: fleet.BestOfD, D: 3}, true},
+		{"rr", fleet.Policy{Kind: fleet.RoundRobin}, true},
+		{"random", fleet.Policy{Kind: fleet.Random}, true},
+		{"sqd:1", fleet.Policy{}, false},
+		{"oracle", fleet.Policy{}, false},
+		{"p3c", fleet.Policy{}, false},
 	} {
 		got, err := ParsePlanPolicy(c.in)
 		if (err == nil) != c.ok || (c.ok && got != c.want) {

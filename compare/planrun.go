@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -108,7 +109,7 @@ func Plan(ctx context.Context, s PlanSettings, h PlanHooks) PlanResult {
 // PlanBracketable reports whether herd bracket's system is the fleet's:
 // least loaded with own tallies, k ≥ 2 dispatchers, not partitioned.
 func PlanBracketable(f PlanFleet) bool {
-	return f.Policy.Kind == sim.LeastLoaded && f.Tally == sim.TallyOwn && !f.Partitioned && f.Dispatchers >= 2
+	return f.Policy.Kind == fleet.LeastLoaded && f.Tally == sim.TallyOwn && !f.Partitioned && f.Dispatchers >= 2
 }
 
 // planEdge is the fleet's edge: the exact search where s.ExactEdge takes

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"herd/fleet"
 	"herd/sim"
 )
 
@@ -142,7 +143,7 @@ func simSeriesName(c sim.Config, xname string, ns, ks []int, loads, ts []float64
 	if c.Sizes.Kind != sim.Exp {
 		parts = append(parts, c.Sizes.String())
 	}
-	if c.Start.Kind != sim.StartEmpty {
+	if c.Start.Kind != fleet.StartEmpty {
 		parts = append(parts, "start "+c.Start.String())
 	}
 	return strings.Join(parts, ", ")
@@ -157,8 +158,8 @@ func BallsPlot(sums []sim.BallsSummary, byBalls, byBatch, byRule bool) *FigurePl
 	var series keyedSeries
 	for _, s := range sums {
 		c := s.Config
-		key := sim.BallsPolicyName(c.Policy)
-		if c.Policy.Kind == sim.FirstDiff && (byRule || c.FirstDiffRule.PerBall) {
+		key := fleet.BallsPolicyName(c.Policy)
+		if c.Policy.Kind == fleet.FirstDiff && (byRule || c.FirstDiffRule.PerBall) {
 			key += " " + c.FirstDiffRule.String()
 		}
 		if byBalls {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -13,9 +14,9 @@ import (
 // policy, its bars t(0.975, runs − 1)·SE; with no list it has no axis.
 func TestSimPlot(t *testing.T) {
 	t.Parallel()
-	c := sim.Config{Servers: 10, Dispatchers: 1, Load: 0.9, Policy: sim.Policy{Kind: sim.Random}}
+	c := sim.Config{Servers: 10, Dispatchers: 1, Load: 0.9, Policy: fleet.Policy{Kind: fleet.Random}}
 	d := c
-	d.Policy = sim.Policy{Kind: sim.RoundRobin}
+	d.Policy = fleet.Policy{Kind: fleet.RoundRobin}
 	sum := func(c sim.Config, load, mean float64) sim.Summary {
 		c.Load = load
 		s := sim.Summary{Config: c}
@@ -66,14 +67,14 @@ func TestBracketPlot(t *testing.T) {
 // start's colour, and the bistable band only when it was computed.
 func TestHysteresisPlot(t *testing.T) {
 	t.Parallel()
-	half := sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}
-	row := func(T float64, st sim.Start, model float64) HysteresisRow {
+	half := fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}
+	row := func(T float64, st fleet.Start, model float64) HysteresisRow {
 		r := HysteresisRow{Refresh: T, Start: st, HasModel: true, HasSim: true}
 		r.Model.Response = model
 		r.Sim.Response.Mean, r.Sim.Response.SE, r.Sim.Response.N = model*1.1, 0.5, 4
 		return r
 	}
-	h := Hysteresis{Rows: []HysteresisRow{row(300, sim.Start{}, 10), row(300, half, 100), row(500, sim.Start{}, 11), row(500, half, math.NaN())},
+	h := Hysteresis{Rows: []HysteresisRow{row(300, fleet.Start{}, 10), row(300, half, 100), row(500, fleet.Start{}, 11), row(500, half, math.NaN())},
 		HasBistable: true, Bistable: meanfield.BistableResult{Low: 280, High: 900}}
 	p := HysteresisPlot(h, 100)
 	if len(p.Series) != 4 || p.Series[0].Group != p.Series[1].Group || p.Series[2].Group == p.Series[0].Group {

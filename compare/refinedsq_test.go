@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -17,7 +18,7 @@ import (
 // A refined mean field approximation, 2017) against herd's
 // simulator: N = 10 and 20 servers, λ = 0.7 and 0.9, live information,
 // exponential sizes, two probes sampled with replacement (the model's
-// rates; sim.Policy.WithReplacement). Each cell runs 6 independent runs of
+// rates; fleet.Policy.WithReplacement). Each cell runs 6 independent runs of
 // 100,000 service times (a quarter warm-up; HERD_SLOW=1: 8 runs of
 // 500,000) and takes the mean time in system with its Student-t 95%
 // interval (runs − 1 degrees of freedom).
@@ -54,7 +55,7 @@ func TestRefinedSupermarketSimulated(t *testing.T) {
 			t.Run(fmt.Sprintf("load=%v/servers=%d", lam, n), func(t *testing.T) {
 				t.Parallel()
 				c := sim.Config{Servers: n, Load: lam, Horizon: horizon,
-					Policy: sim.Policy{Kind: sim.BestOfD, D: 2, WithReplacement: true}}
+					Policy: fleet.Policy{Kind: fleet.BestOfD, D: 2, WithReplacement: true}}
 				xs := make([]float64, runs)
 				for i := range runs {
 					r, err := sim.Run(c, sim.Seed(master, c.Key(), i))

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -24,10 +25,10 @@ import (
 type SimGrid struct {
 	Servers, Dispatchers []int
 	Loads, Refreshes     []float64
-	Policies             []sim.Policy
+	Policies             []fleet.Policy
 	Tallies              []sim.Tally
 	Sizes                []sim.Sizes
-	Starts               []sim.Start
+	Starts               []fleet.Start
 }
 
 // Configs returns base with each combination of g's values set, in the
@@ -39,10 +40,10 @@ func (g SimGrid) Configs(base sim.Config) []sim.Config {
 	cs = cross(cs, g.Dispatchers, func(c *sim.Config, k int) { c.Dispatchers = k })
 	cs = cross(cs, g.Loads, func(c *sim.Config, x float64) { c.Load = x })
 	cs = cross(cs, g.Refreshes, func(c *sim.Config, T float64) { c.Refresh = T })
-	cs = cross(cs, g.Policies, func(c *sim.Config, p sim.Policy) { c.Policy = p })
+	cs = cross(cs, g.Policies, func(c *sim.Config, p fleet.Policy) { c.Policy = p })
 	cs = cross(cs, g.Tallies, func(c *sim.Config, t sim.Tally) { c.Tally = t })
 	cs = cross(cs, g.Sizes, func(c *sim.Config, z sim.Sizes) { c.Sizes = z })
-	return cross(cs, g.Starts, func(c *sim.Config, s sim.Start) { c.Start = s })
+	return cross(cs, g.Starts, func(c *sim.Config, s fleet.Start) { c.Start = s })
 }
 
 // cross extends every configuration of cs (outer) by every value of vs
@@ -178,7 +179,7 @@ func SimRows(cfgs []sim.Config, runs []SimRun, done []bool, per int) []SimRow {
 
 // PolicyName is a policy as herd's tables write it: sqd:D sampled with
 // replacement is "sqd:D+repl".
-func PolicyName(p sim.Policy) string {
+func PolicyName(p fleet.Policy) string {
 	if p.WithReplacement {
 		return p.String() + "+repl"
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"herd/fleet"
 	"herd/sim"
 )
 
@@ -101,7 +102,7 @@ func TestSimSweepWarnings(t *testing.T) {
 func TestSimGridTasks(t *testing.T) {
 	t.Parallel()
 	g := SimGrid{Servers: []int{10, 20}, Dispatchers: []int{1}, Loads: []float64{0.5, 0.9}, Refreshes: []float64{0},
-		Policies: []sim.Policy{{Kind: sim.Random}}, Tallies: []sim.Tally{sim.TallyNone}, Sizes: []sim.Sizes{{}}, Starts: []sim.Start{{}}}
+		Policies: []fleet.Policy{{Kind: fleet.Random}}, Tallies: []sim.Tally{sim.TallyNone}, Sizes: []sim.Sizes{{}}, Starts: []fleet.Start{{}}}
 	cs := g.Configs(sim.Config{Horizon: 100})
 	var got []string
 	for _, c := range cs {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"herd/fleet"
 	"herd/meanfield"
 )
 
@@ -15,7 +16,7 @@ import (
 // the check's first error with no points.
 func TestModelGridOrderAndCheck(t *testing.T) {
 	t.Parallel()
-	pols := []ModelPolicy{{"random", 1}, {"sqd", 2}}
+	pols := []fleet.Policy{{Kind: fleet.Random}, {Kind: fleet.BestOfD, D: 2}}
 	var seen []ModelPoint
 	pts, err := ModelGrid(pols, []float64{0.5, 0.9}, []float64{0}, []int{0, 10}, func(i int, p ModelPoint) error {
 		if i != len(seen) {
@@ -44,8 +45,39 @@ func TestModelGridOrderAndCheck(t *testing.T) {
 	if !errors.Is(err, stop) || pts != nil {
 		t.Errorf("got %v, %v; want nil and the check's error", pts, err)
 	}
-	if got := (ModelPolicy{"sqd", 2}).String() + " " + (ModelPolicy{"sqd", 3}).String(); got != "sq2 sqd:3" {
-		t.Errorf("policy names %q, want \"sq2 sqd:3\"", got)
+}
+
+// ParseModelPolicy reads the policies with a classic model as fleet does
+// (the names herd model prints back), and refuses the others, and what is
+// no policy, with herd model's words.
+func TestParseModelPolicy(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		want fleet.Policy
+	}{
+		{"random", fleet.Policy{Kind: fleet.Random}},
+		{"rr", fleet.Policy{Kind: fleet.RoundRobin}},
+		{"sq2", fleet.Policy{Kind: fleet.BestOfD, D: 2}},
+		{"sqd:3", fleet.Policy{Kind: fleet.BestOfD, D: 3}},
+		{"ll", fleet.Policy{Kind: fleet.LeastLoaded}},
+	} {
+		p, err := ParseModelPolicy(c.in)
+		if err != nil || p != c.want || p.String() != c.in {
+			t.Errorf("ParseModelPolicy(%q) = %+v (%s), %v; want %+v", c.in, p, p, err, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"oracle", `policy "oracle" has no mean-field model here: want random, rr, sqd:D (sq2) or ll`},
+		{"left:2", `policy "left:2" has no mean-field model here: want random, rr, sqd:D (sq2) or ll`},
+		{"firstdiff:02", `policy "firstdiff:02" has no mean-field model here: want random, rr, sqd:D (sq2) or ll`},
+		{"sqd:0", `fleet: policy "sqd:0": D must be an integer ≥ 1`},
+		{"p2c", `fleet: unknown policy "p2c": want random, rr, ll, sqd:D, sq2, left:D, firstdiff:D or oracle`},
+	} {
+		p, err := ParseModelPolicy(c.in)
+		if err == nil || err.Error() != c.want || p != (fleet.Policy{}) {
+			t.Errorf("ParseModelPolicy(%q) = %+v, %v; want the error %s", c.in, p, err, c.want)
+		}
 	}
 }
 
@@ -107,7 +139,7 @@ func TestAnalyseLawOnTheLaw(t *testing.T) {
 	s := LawSettings{Dispatchers: []int{3, 4, 5, 6}, FitLoads: []float64{0.8}, Ladder: []float64{0.8, 0.9}, Band: 0.1, RelTol: 1e-4}
 	var pts []EdgePoint
 	for _, es := range s.Edges() {
-		x := LawScaled(es.Dispatchers)
+		x := fleet.LawScaled(es.Dispatchers)
 		pts = append(pts, EdgePoint{Settings: es, Done: true, Result: meanfield.EdgeResult{Status: meanfield.Found, Scaled: x}})
 	}
 	l := AnalyseLaw(s, pts)
@@ -130,7 +162,7 @@ func TestAnalyseLawOnTheLaw(t *testing.T) {
 		}
 	}
 	for _, r := range l.Rows[19:] {
-		law := LawScaled(r.Dispatchers)
+		law := fleet.LawScaled(r.Dispatchers)
 		if math.Abs(r.X-law) > 1e-9 || r.LimitInBand != InBandYes || r.LawFrom != 0.8 || r.LawTo != 0.9 {
 			t.Errorf("verdict k = %d: limit %v (law %v), in band %q, loads [%v, %v]; want the law, yes, [0.8, 0.9]",
 				r.Dispatchers, r.X, law, r.LimitInBand, r.LawFrom, r.LawTo)
@@ -142,8 +174,8 @@ func TestAnalyseLawOnTheLaw(t *testing.T) {
 // are nearly free, and hysteresis gives one cost per pool item (rows, then
 // the bistable range).
 func TestSweepCosts(t *testing.T) {
-	ll := ModelPoint{Policy: ModelPolicy{Name: "ll"}, Load: 0.9, Refresh: 100}
-	mm1 := ModelPoint{Policy: ModelPolicy{Name: "random"}, Load: 0.9, Refresh: 100}
+	ll := ModelPoint{Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Load: 0.9, Refresh: 100}
+	mm1 := ModelPoint{Policy: fleet.Policy{Kind: fleet.Random}, Load: 0.9, Refresh: 100}
 	if !(ModelCost(ll) == 100 && ModelCost(mm1) < 1) {
 		t.Errorf("ModelCost: ll T = 100 %g, random %g", ModelCost(ll), ModelCost(mm1))
 	}

@@ -3,6 +3,7 @@ package compare
 import (
 	"testing"
 
+	"herd/fleet"
 	"herd/sim"
 )
 
@@ -24,14 +25,14 @@ func tipRun(t *testing.T, c sim.Config, refreshes int, seed uint64) (bool, int) 
 // servers at 0.1T (T = 1,100: the published herd of 449).
 func TestDetectorCallsHerd(t *testing.T) {
 	t.Parallel()
-	base := sim.Config{Servers: 100, Dispatchers: 5, Load: 0.9, Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn}
+	base := sim.Config{Servers: 100, Dispatchers: 5, Load: 0.9, Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: sim.TallyOwn}
 	cases := []struct {
 		name  string
 		T     float64
-		start sim.Start
+		start fleet.Start
 	}{
-		{"below the edge, balanced start", 200, sim.Start{Kind: sim.StartBalanced}},
-		{"above the edge, half 0.1T", 1100, sim.Start{Kind: sim.StartHalf, Value: 0.1, PerRefresh: true}},
+		{"below the edge, balanced start", 200, fleet.Start{Kind: fleet.StartBalanced}},
+		{"above the edge, half 0.1T", 1100, fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}},
 	}
 	for _, tc := range cases {
 		for seed := uint64(1); seed <= 3; seed++ {
@@ -55,7 +56,7 @@ func TestDetectorNoHerd(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{100, 800} {
 		for _, T := range []float64{20, 30, 45} {
-			c := sim.Config{Servers: n, Dispatchers: 3, Load: 0.8, Refresh: T, Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn}
+			c := sim.Config{Servers: n, Dispatchers: 3, Load: 0.8, Refresh: T, Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: sim.TallyOwn}
 			refreshes := 400
 			if n == 800 {
 				refreshes = 100
@@ -66,8 +67,8 @@ func TestDetectorNoHerd(t *testing.T) {
 		}
 	}
 	for _, T := range []float64{5, 20, 100, 300} {
-		c := sim.Config{Servers: 100, Dispatchers: 2, Load: 0.9, Refresh: T, Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
-			Start: sim.Start{Kind: sim.StartHalf, Value: 0.2, PerRefresh: true}}
+		c := sim.Config{Servers: 100, Dispatchers: 2, Load: 0.9, Refresh: T, Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: sim.TallyOwn,
+			Start: fleet.Start{Kind: fleet.StartHalf, Value: 0.2, PerRefresh: true}}
 		if tipped, at := tipRun(t, c, 200, 1); tipped {
 			t.Errorf("2 dispatchers, half 0.2T, T = %v: called tipped at refresh %d", T, at)
 		}

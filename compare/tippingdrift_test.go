@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"herd/fleet"
 	"herd/sim"
 )
 
@@ -138,10 +139,10 @@ func driftRow(t *testing.T, c sim.Config, runs int, master uint64) []Drift {
 func TestDriftRows(t *testing.T) {
 	t.Parallel()
 	stationary := []sim.Config{
-		{Servers: 25, Policy: sim.Policy{Kind: sim.Random}},
-		{Servers: 25, Policy: sim.Policy{Kind: sim.RoundRobin}},
-		{Servers: 25, Policy: sim.Policy{Kind: sim.LeastLoaded}},
-		{Servers: 25, Policy: sim.Policy{Kind: sim.Random}, Refresh: 350},
+		{Servers: 25, Policy: fleet.Policy{Kind: fleet.Random}},
+		{Servers: 25, Policy: fleet.Policy{Kind: fleet.RoundRobin}},
+		{Servers: 25, Policy: fleet.Policy{Kind: fleet.LeastLoaded}},
+		{Servers: 25, Policy: fleet.Policy{Kind: fleet.Random}, Refresh: 350},
 	}
 	for _, c := range stationary {
 		ds := driftRow(t, c, 8, 1)
@@ -154,8 +155,8 @@ func TestDriftRows(t *testing.T) {
 			t.Errorf("%s: stationary, yet %q", c.Key(), w)
 		}
 	}
-	c := sim.Config{Servers: 25, Dispatchers: 5, Refresh: 350, Policy: sim.Policy{Kind: sim.LeastLoaded}, Tally: sim.TallyOwn,
-		Start: sim.Start{Kind: sim.StartBalanced, Value: 6}, Horizon: 20000} // herd sim's default before sim.AutoHorizon
+	c := sim.Config{Servers: 25, Dispatchers: 5, Refresh: 350, Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: sim.TallyOwn,
+		Start: fleet.Start{Kind: fleet.StartBalanced, Value: 6}, Horizon: 20000} // herd sim's default before sim.AutoHorizon
 	w := DriftWarning("row", driftRow(t, c, 8, 2), 5000, 20000)
 	if len(w) != 1 || !strings.Contains(w[0], "2 of 8 runs drifted") {
 		t.Errorf("tipping row: %q, want 2 of 8 runs drifted", w)

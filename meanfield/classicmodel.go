@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"herd/fleet"
 )
 
 // ClassicResult is the mean-field answer of ClassicModel.
@@ -38,16 +40,16 @@ type ClassicResult struct {
 // ClassicSettings chooses one of ClassicModel's models. The zero value of
 // Refresh and Servers means their limits (live information, N → ∞).
 type ClassicSettings struct {
-	// Policy is "random", "rr", "sqd" or "ll".
-	Policy string
-	// Choices is d of "sqd", at least 1; the other policies ignore it.
-	Choices int
+	// Policy is fleet.Random, fleet.RoundRobin, fleet.BestOfD with D ≥ 1
+	// choices (with replacement or not: the same as N → ∞) or
+	// fleet.LeastLoaded.
+	Policy fleet.Policy
 	// Load is λ, in (0, 1).
 	Load float64
 	// Refresh is the refresh period T, in [0, ∞) (at most 1e4 for the
 	// periodic-update models); 0 means live information.
 	Refresh float64
-	// Servers is N for "rr", at least 0; 0 means N → ∞.
+	// Servers is N for round robin, at least 0; 0 means N → ∞.
 	Servers int
 	// Stop, when not nil, is polled after every map of a periodic-update
 	// model (PeriodicUpdate.Stop); once it reports true ClassicModel ends
@@ -62,14 +64,14 @@ type ClassicSettings struct {
 // policies of the CLI (herd model --policy random|rr|sqd:D|ll --load L
 // --refresh T [--servers N]), one dispatcher without tally:
 //
-//   - "random": each server is an M/M/1 queue, 1/(1 − λ) (MM1Response),
+//   - random: each server is an M/M/1 queue, 1/(1 − λ) (MM1Response),
 //     whatever refresh and servers.
-//   - "rr": round robin over servers ≥ 1 servers is E_N/M/1 (ErlangM1);
+//   - rr: round robin over servers ≥ 1 servers is E_N/M/1 (ErlangM1);
 //     servers = 0 means N → ∞, D/M/1 (DM1). refresh is ignored.
-//   - "sqd" with d ≥ 1: refresh = 0 is the supermarket model with live
+//   - sqd:D with D ≥ 1: refresh = 0 is the supermarket model with live
 //     information (SupermarketResponse); refresh > 0 is the periodic-update
-//     SQ(d) map of PeriodicUpdate, solved from the empty board.
-//   - "ll": refresh = 0 returns 1 (QueueMean λ): with infinitely many
+//     SQ(D) map of PeriodicUpdate, solved from the empty board.
+//   - ll: refresh = 0 returns 1 (QueueMean λ): with infinitely many
 //     servers and live information a share 1 − λ > 0 of servers is idle,
 //     so every job starts service at once; this limit is degenerate (the
 //     100-server simulation gives 1.07). refresh > 0 is the periodic-update
@@ -78,20 +80,21 @@ type ClassicSettings struct {
 //     average over the second half of DefaultPeriodicMaxIterLL maps, with
 //     Period 0, Status Aperiodic and a batch-means ResponseSE.
 //
-// servers matters only for "rr"; the other models are mean-field limits.
-// ClassicModel returns an error for an unknown policy, a load outside
-// (0, 1), a negative or non-finite refresh (or above 1e4 for the
-// periodic-update models), d < 1 for "sqd", servers < 0, and the errors of
-// the underlying solvers (ErrNotConverged for an unconverged sqd map).
+// servers matters only for rr; the other models are mean-field limits.
+// ClassicModel returns an error for a policy without a model here (see
+// HasClassicModel), a load outside (0, 1), a negative or non-finite
+// refresh (or above 1e4 for the periodic-update models), D < 1 for sqd:D,
+// servers < 0, and the errors of the underlying solvers (ErrNotConverged
+// for an unconverged sqd map).
 func ClassicModel(s ClassicSettings) (ClassicResult, error) {
 	start := time.Now()
-	r, err := classicModel(s.Policy, s.Choices, s.Load, s.Refresh, s.Servers, s.Stop, s.Mapped)
+	r, err := classicModel(s.Policy, s.Load, s.Refresh, s.Servers, s.Stop, s.Mapped)
 	r.Runtime = time.Since(start)
 	return r, err
 }
 
 // classicModel is ClassicModel with the settings spelled out.
-func classicModel(policy string, d int, load, refresh float64, servers int, stop func() bool, mapped func(maps, maxMaps int)) (ClassicResult, error) {
+func classicModel(policy fleet.Policy, load, refresh float64, servers int, stop func() bool, mapped func(maps, maxMaps int)) (ClassicResult, error) {
 	if err := closedFormLoadErr(load); err != nil {
 		return ClassicResult{}, err
 	}
@@ -119,10 +122,10 @@ func classicModel(policy string, d int, load, refresh float64, servers int, stop
 		}
 		return res, nil
 	}
-	switch policy {
-	case "random":
+	switch policy.Kind {
+	case fleet.Random:
 		return closed(1 / (1 - load)), nil
-	case "rr":
+	case fleet.RoundRobin:
 		var r GIM1Result
 		var err error
 		if servers == 0 {
@@ -136,23 +139,46 @@ func classicModel(policy string, d int, load, refresh float64, servers int, stop
 		res := closed(r.Response)
 		res.Stats = r.Stats
 		return res, nil
-	case "sqd":
-		if d < 1 {
-			return ClassicResult{}, fmt.Errorf("meanfield: choices d = %d outside [1, ∞)", d)
+	case fleet.BestOfD:
+		if policy.D < 1 {
+			return ClassicResult{}, fmt.Errorf("meanfield: choices d = %d outside [1, ∞)", policy.D)
 		}
 		if refresh == 0 {
-			r, err := SupermarketResponse(d, load)
+			r, err := SupermarketResponse(policy.D, load)
 			if err != nil {
 				return ClassicResult{}, err
 			}
 			return closed(r), nil
 		}
-		return periodic(PeriodicUpdate{Policy: UpdateSQD, D: d, Load: load, Period: refresh})
-	case "ll":
+		return periodic(periodicUpdate(policy, load, refresh))
+	case fleet.LeastLoaded:
 		if refresh == 0 {
 			return closed(1), nil
 		}
-		return periodic(PeriodicUpdate{Policy: UpdateLeastLoaded, Load: load, Period: refresh})
+		return periodic(periodicUpdate(policy, load, refresh))
 	}
-	return ClassicResult{}, fmt.Errorf("meanfield: policy %q not one of random, rr, sqd, ll", policy)
+	return ClassicResult{}, fmt.Errorf("meanfield: policy %s not one of random, rr, sqd:D, ll", policy)
+}
+
+// HasClassicModel reports whether ClassicModel has a model of policy p:
+// random, round robin, best of D and least loaded (D is checked by
+// ClassicModel).
+func HasClassicModel(p fleet.Policy) bool {
+	switch p.Kind {
+	case fleet.Random, fleet.RoundRobin, fleet.BestOfD, fleet.LeastLoaded:
+		return true
+	}
+	return false
+}
+
+// periodicUpdate is the periodic-update model of a rule that reads the
+// board, best of D (UpdateSQD with its D; as N → ∞, D probes with
+// replacement are D distinct servers) or least loaded, at load and
+// refresh period refresh.
+func periodicUpdate(p fleet.Policy, load, refresh float64) PeriodicUpdate {
+	u := PeriodicUpdate{Policy: UpdateSQD, D: p.D, Load: load, Period: refresh}
+	if p.Kind == fleet.LeastLoaded {
+		u.Policy, u.D = UpdateLeastLoaded, 0
+	}
+	return u
 }

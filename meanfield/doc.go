@@ -63,15 +63,17 @@
 // Deterministic and Pareto sizes have no map here; for random dispatching
 // their mean time is the Pollaczek–Khinchine value (§3).
 //
-// Start states. The boards herd starts from, as herd sim names them: empty
-// (BoardEmpty); balanced:Q, every server at Q jobs (BoardBalanced);
-// half:B, half the servers at B jobs and half empty (BoardHalf); spread:M,
-// queue lengths spread evenly over 0, 1, …, M (BoardSpread). B and M may
-// be written as multiples of T (half:0.1T), which HerdStart does. Jobs
-// present at the start have their sizes drawn fresh, so with phase-type
-// sizes the job in service starts in a fresh phase (Service.Lift). herd
-// sim's single:B (one server at B jobs) is a start of mass zero as
-// N → ∞ and has no board here.
+// Start states. The boards herd starts from, the fleet's start states
+// (fleet.Start, the words of herd sim), made boards in one place,
+// StartBoard: empty (BoardEmpty); balanced:Q, every server at Q jobs
+// (BoardBalanced); half:B, half the servers at B jobs and half empty
+// (BoardHalf); spread:M, queue lengths spread evenly over 0, 1, …, M
+// (BoardSpread). B and M may be written as multiples of T (half:0.1T,
+// StartBoardAt), which HerdStart does. Jobs present at the start have
+// their sizes drawn fresh, so with phase-type sizes the job in service
+// starts in a fresh phase (Service.Lift). herd sim's single:B (one server
+// at B jobs) is a start of mass zero as N → ∞: its board is the empty
+// one.
 //
 // State. The board distribution p = (p_0, p_1, …), p_b the share of servers
 // whose board reads b, and its distribution function F(v) = Σ_{b≤v} p_b

@@ -8,6 +8,7 @@ import (
 
 	"herd/fixedpoint"
 	"herd/fixedpoint/root"
+	"herd/fleet"
 	"herd/internal/pool"
 )
 
@@ -146,11 +147,11 @@ func (s EdgeSettings) Validate() error {
 }
 
 // EdgeFooting returns the T(1−λ)² at which Edge starts its footing
-// search: the law's estimate 0.9(k − 2) (validation.md) for k ≥ 3, and
-// 0.9 for k ≤ 2, where the law predicts no edge (a balanced start
-// from which the branch is followed down to MinScaled).
+// search: the law's estimate fleet.LawScaled(k) = 0.9(k − 2) for k ≥ 3,
+// and its value at k = 3, 0.9, for k ≤ 2, where the law predicts no edge
+// (a balanced start from which the branch is followed down to MinScaled).
 func EdgeFooting(k int) float64 {
-	return 0.9 * float64(max(k-2, 1))
+	return fleet.LawScaled(max(k, fleet.LawOffset+1))
 }
 
 // EdgeFootingFor is where Edge starts by default for k dispatchers at

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 
+	"herd/fleet"
 	"herd/meanfield"
 )
 
@@ -46,28 +47,31 @@ func ExamplePeriodicUpdate_Solve() {
 func ExampleClassicModel() {
 	for _, c := range []struct {
 		policy  string
-		d       int
 		refresh float64
 		servers int
 	}{
-		{"random", 0, 0, 0},
-		{"rr", 0, 0, 0},
-		{"rr", 0, 0, 100},
-		{"sqd", 2, 0, 0},
-		{"sqd", 2, 10, 0},
-		{"ll", 0, 2, 0},
+		{"random", 0, 0},
+		{"rr", 0, 0},
+		{"rr", 0, 100},
+		{"sq2", 0, 0},
+		{"sq2", 10, 0},
+		{"ll", 2, 0},
 	} {
-		r, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: c.policy, Choices: c.d, Load: 0.9, Refresh: c.refresh, Servers: c.servers})
+		p, err := fleet.ParsePolicy(c.policy)
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("%-6s d=%d T=%-2v N=%-3d mean time %.3f (period %d)\n", c.policy, c.d, c.refresh, c.servers, r.ResponseMean, r.Period)
+		r, err := meanfield.ClassicModel(meanfield.ClassicSettings{Policy: p, Load: 0.9, Refresh: c.refresh, Servers: c.servers})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%-6s T=%-2v N=%-3d mean time %.3f (period %d)\n", p, c.refresh, c.servers, r.ResponseMean, r.Period)
 	}
 	// Output:
-	// random d=0 T=0  N=0   mean time 10.000 (period 1)
-	// rr     d=0 T=0  N=0   mean time 5.179 (period 1)
-	// rr     d=0 T=0  N=100 mean time 5.227 (period 1)
-	// sqd    d=2 T=0  N=0   mean time 2.614 (period 1)
-	// sqd    d=2 T=10 N=0   mean time 5.059 (period 1)
-	// ll     d=0 T=2  N=0   mean time 5.689 (period 1)
+	// random T=0  N=0   mean time 10.000 (period 1)
+	// rr     T=0  N=0   mean time 5.179 (period 1)
+	// rr     T=0  N=100 mean time 5.227 (period 1)
+	// sq2    T=0  N=0   mean time 2.614 (period 1)
+	// sq2    T=10 N=0   mean time 5.059 (period 1)
+	// ll     T=2  N=0   mean time 5.689 (period 1)
 }

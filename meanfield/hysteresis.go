@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"time"
 
 	"herd/fixedpoint"
+	"herd/fleet"
 )
 
 // This file follows the herd branch of the refresh map (package doc, §4,
@@ -100,24 +100,18 @@ import (
 //   - H. Flyvbjerg, H. G. Petersen, Error estimates on averages of
 //     correlated data, J. Chem. Phys. 91(1), 1989 (batch means).
 
-// Start kinds of HerdStart.
-const (
-	// StartHalf: half the servers hold B = Fraction·T jobs, half are empty.
-	StartHalf = "half"
-	// StartSpread: queue lengths spread evenly over 0 … M, M = Fraction·T.
-	StartSpread = "spread"
-)
-
 // DefaultHerdStartFraction is the default backlog fraction of HerdStart,
 // the published half:0.1T start (validation.md).
 const DefaultHerdStartFraction = 0.1
 
-// HerdStart is a loaded start board scaled with T (package doc, §2, start
-// states half:B and spread:M with B, M written as multiples of T). The zero
+// HerdStart is a loaded start scaled with T: the fleet start half:B or
+// spread:M with B, M written as multiples of T (package doc, §2, start
+// states), its board StartBoard's with a backlog of at least 1. The zero
 // value is half:0.1T.
 type HerdStart struct {
-	// Kind is StartHalf or StartSpread; "" means StartHalf.
-	Kind string
+	// Kind is fleet.StartHalf or fleet.StartSpread; fleet.StartEmpty, the
+	// zero value, means fleet.StartHalf (an empty board holds no herd).
+	Kind fleet.StartKind
 	// Fraction is B/T for a half start or M/T for a spread start, in
 	// (0, 4]; zero means 0.1. The backlog is rounded to an integer of at
 	// least 1.
@@ -127,45 +121,39 @@ type HerdStart struct {
 // Validate reports the first setting out of range, naming the field.
 func (h HerdStart) Validate() error {
 	switch {
-	case h.Kind != "" && h.Kind != StartHalf && h.Kind != StartSpread:
-		return fmt.Errorf("meanfield: HerdStart.Kind = %q, want %q or %q", h.Kind, StartHalf, StartSpread)
+	case h.Kind != fleet.StartEmpty && h.Kind != fleet.StartHalf && h.Kind != fleet.StartSpread:
+		return fmt.Errorf("meanfield: HerdStart.Kind = %q, want %q or %q", h.Kind, fleet.StartHalf, fleet.StartSpread)
 	case h.Fraction != 0 && !(h.Fraction > 0 && h.Fraction <= 4):
 		return fmt.Errorf("meanfield: HerdStart.Fraction = %v outside (0, 4] (0 means %g)", h.Fraction, DefaultHerdStartFraction)
 	}
 	return nil
 }
 
-func (h HerdStart) withDefaults() HerdStart {
-	if h.Kind == "" {
-		h.Kind = StartHalf
+// Fleet returns the start in the fleet's words, its defaults filled in:
+// half:0.1T for the zero value.
+func (h HerdStart) Fleet() fleet.Start {
+	if h.Kind == fleet.StartEmpty {
+		h.Kind = fleet.StartHalf
 	}
 	if h.Fraction == 0 {
 		h.Fraction = DefaultHerdStartFraction
 	}
-	return h
+	return fleet.Start{Kind: h.Kind, Value: h.Fraction, PerRefresh: true}
 }
 
 // Backlog returns the integer backlog max(1, round(Fraction·T)).
 func (h HerdStart) Backlog(T float64) int {
-	h = h.withDefaults()
-	return max(1, int(math.Round(h.Fraction*T)))
+	return max(1, int(h.Fleet().Resolved(T)))
 }
 
-// Board returns the start board at period T: BoardHalf(B) or
-// BoardSpread(M) with the backlog of Backlog.
+// Board returns the start board at period T: StartBoard of the start
+// with the backlog of Backlog (BoardHalf(B) or BoardSpread(M)).
 func (h HerdStart) Board(T float64) []float64 {
-	h = h.withDefaults()
-	if h.Kind == StartSpread {
-		return BoardSpread(h.Backlog(T))
-	}
-	return BoardHalf(h.Backlog(T))
+	return StartBoard(h.Fleet(), h.Backlog(T))
 }
 
 // String returns the start as the CLI writes it, e.g. "half:0.1T".
-func (h HerdStart) String() string {
-	h = h.withDefaults()
-	return h.Kind + ":" + strconv.FormatFloat(h.Fraction, 'g', -1, 64) + "T"
-}
+func (h HerdStart) String() string { return h.Fleet().String() }
 
 // Defaults of HerdSettings.
 const (

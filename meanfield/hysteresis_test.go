@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	"herd/fleet"
 )
 
 // herdSlow reports whether the slow herd checks run (HERD_SLOW=1).
@@ -116,7 +118,7 @@ func TestMinTipBacklog(t *testing.T) {
 // attractor is balanced.
 func TestHerdOneDispatcher(t *testing.T) {
 	t.Parallel()
-	starts := []HerdStart{{Fraction: 0.1}, {Fraction: 1}, {Kind: StartSpread, Fraction: 1}}
+	starts := []HerdStart{{Fraction: 0.1}, {Fraction: 1}, {Kind: fleet.StartSpread, Fraction: 1}}
 	Ts := []float64{300, 1100}
 	if herdSlow() {
 		Ts = append(Ts, 3000)
@@ -190,7 +192,7 @@ func TestBistable(t *testing.T) {
 func TestHerdSettingsValidate(t *testing.T) {
 	t.Parallel()
 	bad := []error{
-		HerdStart{Kind: "single"}.Validate(),
+		HerdStart{Kind: fleet.StartSingle}.Validate(),
 		HerdStart{Fraction: -1}.Validate(),
 		HerdStart{Fraction: 5}.Validate(),
 		HerdSettings{AttractorSettings: AttractorSettings{MaxIter: -1}}.Validate(),
@@ -238,9 +240,9 @@ func TestHerdStartBoard(t *testing.T) {
 		name string
 		mean float64
 	}{
-		{HerdStart{}, 1100, "half:0.1T", 55},                                  // half at B = 110
-		{HerdStart{Kind: StartSpread, Fraction: 0.5}, 300, "spread:0.5T", 75}, // 0 … 150 evenly
-		{HerdStart{Fraction: 0.001}, 100, "half:0.001T", 0.5},                 // B rounds up to 1
+		{HerdStart{}, 1100, "half:0.1T", 55},                                        // half at B = 110
+		{HerdStart{Kind: fleet.StartSpread, Fraction: 0.5}, 300, "spread:0.5T", 75}, // 0 … 150 evenly
+		{HerdStart{Fraction: 0.001}, 100, "half:0.001T", 0.5},                       // B rounds up to 1
 	}
 	for _, c := range cases {
 		p := c.s.Board(c.T)

@@ -9,7 +9,9 @@ import (
 	"herd/fixedpoint"
 )
 
-// UpdatePolicy is the dispatching policy of the periodic-update model.
+// UpdatePolicy is the dispatching policy of the periodic-update model: the
+// map's own switch, which ClassicModel sets from a fleet.Policy (best of D,
+// least loaded) for the command line's herd model and herd plan.
 type UpdatePolicy int
 
 const (

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"herd/fleet"
 )
 
 // supermarketBoard converts the SQ(d) fixed-point tails to a board
@@ -293,49 +295,56 @@ func TestPeriodicUpdateValidate(t *testing.T) {
 
 func TestClassicModel(t *testing.T) {
 	t.Parallel()
+	sqd := func(d int) fleet.Policy { return fleet.Policy{Kind: fleet.BestOfD, D: d} }
 	cases := []struct {
-		policy  string
-		d       int
+		policy  fleet.Policy
 		refresh float64
 		servers int
 		want    float64
 		period  int
 	}{
-		{"random", 0, 10, 0, 10, 1},    // M/M/1 1/(1 − λ)
-		{"rr", 0, 0, 0, 5.178659, 1},   // D/M/1 (validation.md 5.18; ExampleDM1)
-		{"rr", 0, 0, 10, 5.660, 1},     // E_10/M/1 (Example, closed forms)
-		{"sqd", 2, 0, 0, 2.614057, 1},  // VDK fixed point (validation.md 2.614)
-		{"sqd", 2, 10, 0, 5.059455, 1}, // this model, TestPeriodicSQ2
-		{"sqd", 1, 10, 0, 10, 1},       // random, M/M/1
-		{"ll", 0, 0, 0, 1, 1},          // degenerate live limit, documented
-		{"ll", 0, 1, 0, 3.735099, 1},   // this model, TestPeriodicLeastLoaded
+		{fleet.Policy{Kind: fleet.Random}, 10, 0, 10, 1},                                     // M/M/1 1/(1 − λ)
+		{fleet.Policy{Kind: fleet.RoundRobin}, 0, 0, 5.178659, 1},                            // D/M/1 (validation.md 5.18; ExampleDM1)
+		{fleet.Policy{Kind: fleet.RoundRobin}, 0, 10, 5.660, 1},                              // E_10/M/1 (Example, closed forms)
+		{sqd(2), 0, 0, 2.614057, 1},                                                          // VDK fixed point (validation.md 2.614)
+		{sqd(2), 10, 0, 5.059455, 1},                                                         // this model, TestPeriodicSQ2
+		{fleet.Policy{Kind: fleet.BestOfD, D: 2, WithReplacement: true}, 10, 0, 5.059455, 1}, // the same as N → ∞
+		{sqd(1), 10, 0, 10, 1},                                                               // random, M/M/1
+		{fleet.Policy{Kind: fleet.LeastLoaded}, 0, 0, 1, 1},                                  // degenerate live limit, documented
+		{fleet.Policy{Kind: fleet.LeastLoaded}, 1, 0, 3.735099, 1},                           // this model, TestPeriodicLeastLoaded
 	}
 	for _, tc := range cases {
-		r, err := ClassicModel(ClassicSettings{Policy: tc.policy, Choices: tc.d, Load: 0.9, Refresh: tc.refresh, Servers: tc.servers})
+		if !HasClassicModel(tc.policy) {
+			t.Errorf("HasClassicModel(%s) = false", tc.policy)
+		}
+		r, err := ClassicModel(ClassicSettings{Policy: tc.policy, Load: 0.9, Refresh: tc.refresh, Servers: tc.servers})
 		if err != nil {
-			t.Fatalf("%s d=%d T=%v N=%d: %v", tc.policy, tc.d, tc.refresh, tc.servers, err)
+			t.Fatalf("%s T=%v N=%d: %v", tc.policy, tc.refresh, tc.servers, err)
 		}
 		if math.Abs(r.ResponseMean-tc.want) > 1e-3*0.5 || r.Period != tc.period || r.Status != FixedPoint {
-			t.Errorf("%s d=%d T=%v N=%d: response %.6f period %d, want %.6f period %d", tc.policy, tc.d, tc.refresh, tc.servers, r.ResponseMean, r.Period, tc.want, tc.period)
+			t.Errorf("%s T=%v N=%d: response %.6f period %d, want %.6f period %d", tc.policy, tc.refresh, tc.servers, r.ResponseMean, r.Period, tc.want, tc.period)
 		}
 		if math.Abs(r.QueueMean-0.9*r.ResponseMean) > 1e-12*r.QueueMean {
 			t.Errorf("%s: queue %v is not λ·response %v", tc.policy, r.QueueMean, 0.9*r.ResponseMean)
 		}
 	}
 	for _, bad := range []struct {
-		policy  string
-		d       int
+		policy  fleet.Policy
 		load, T float64
 		n       int
 		want    string
 	}{
-		{"jsq", 2, 0.9, 0, 0, "policy"},
-		{"sqd", 0, 0.9, 0, 0, "choices d"},
-		{"random", 0, 1.2, 0, 0, "load"},
-		{"ll", 0, 0.9, -1, 0, "refresh"},
-		{"rr", 0, 0.9, 0, -3, "servers"},
+		{fleet.Policy{Kind: fleet.Oracle}, 0.9, 0, 0, "meanfield: policy oracle not one of random, rr, sqd:D, ll"},
+		{fleet.Policy{Kind: fleet.Left, D: 2}, 0.9, 1, 0, "meanfield: policy left:2 not one of"},
+		{sqd(0), 0.9, 0, 0, "choices d"},
+		{fleet.Policy{Kind: fleet.Random}, 1.2, 0, 0, "load"},
+		{fleet.Policy{Kind: fleet.LeastLoaded}, 0.9, -1, 0, "refresh"},
+		{fleet.Policy{Kind: fleet.RoundRobin}, 0.9, 0, -3, "servers"},
 	} {
-		_, err := ClassicModel(ClassicSettings{Policy: bad.policy, Choices: bad.d, Load: bad.load, Refresh: bad.T, Servers: bad.n})
+		if k := bad.policy.Kind; HasClassicModel(bad.policy) != (k != fleet.Oracle && k != fleet.Left) {
+			t.Errorf("HasClassicModel(%s) = %v", bad.policy, HasClassicModel(bad.policy))
+		}
+		_, err := ClassicModel(ClassicSettings{Policy: bad.policy, Load: bad.load, Refresh: bad.T, Servers: bad.n})
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%+v: got %v, want an error naming %q", bad, err, bad.want)
 		}
@@ -373,7 +382,7 @@ func TestPeriodicStop(t *testing.T) {
 		t.Errorf("err %v after %d polls and %d maps (unstopped: %d), want ErrStopped at the 40th poll, within 5 maps", err, polls, r.Maps, plain.Maps)
 	}
 	polls = 0
-	_, err = ClassicModel(ClassicSettings{Policy: "ll", Load: 0.9, Refresh: 20, Stop: func() bool { polls++; return polls >= 5 }})
+	_, err = ClassicModel(ClassicSettings{Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Load: 0.9, Refresh: 20, Stop: func() bool { polls++; return polls >= 5 }})
 	if !errors.Is(err, ErrStopped) {
 		t.Errorf("ClassicModel: err %v, want ErrStopped", err)
 	}

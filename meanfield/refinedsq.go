@@ -46,7 +46,7 @@ import (
 // n + 1 enters row n's departures as the constant x*_{n+1}.
 //
 // The sampling is with replacement, as in the mean-field literature
-// (sim's Policy.WithReplacement); sampling d distinct servers changes the
+// (fleet.Policy.WithReplacement); sampling d distinct servers changes the
 // finite-N rates, and with them the 1/N term.
 //
 // References:

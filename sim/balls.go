@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"herd/fleet"
 )
 
 // Balls into bins (validation.md, "Balls into bins"): m balls go one at a
@@ -13,13 +15,13 @@ import (
 // The rules are the queueing simulator's own (bestOf, leftOf, firstDiffOf
 // in choose.go), instantiated over a load array:
 //
-//   - uniform: one uniform bin (Policy{Kind: Random}).
+//   - uniform: one uniform bin (fleet.Policy{Kind: fleet.Random}).
 //   - greedy:D, Greedy[D] (Azar, Broder, Karlin & Upfal, "Balanced
 //     allocations", SIAM J. Comput. 29(1), 1999): D independent uniform
-//     probes, with replacement (Policy{Kind: BestOfD, WithReplacement:
-//     true}); the least loaded, ties to the first drawn of the tied probes,
-//     which is a uniform choice among them since probes come in random
-//     order. ln ln n / ln D + O(1) for m = n.
+//     probes, with replacement (fleet.Policy{Kind: fleet.BestOfD,
+//     WithReplacement: true}); the least loaded, ties to the first drawn of
+//     the tied probes, which is a uniform choice among them since probes
+//     come in random order. ln ln n / ln D + O(1) for m = n.
 //   - left:D, Left[D] (Vöcking, "How asymmetry helps load balancing",
 //     J. ACM 50(4), 2003): D contiguous groups, one uniform probe each,
 //     ties to the left. ln ln n / (D ln φ_D) + O(1), φ_D the D-th
@@ -52,9 +54,10 @@ import (
 type BallsConfig struct {
 	Bins  int // n ≥ 1; default 1,024
 	Balls int // m ≥ 1; default n
-	// Policy is Random (uniform), BestOfD with WithReplacement (Greedy[D]),
-	// Left or FirstDiff; ParseBallsPolicy reads the names. Default uniform.
-	Policy Policy
+	// Policy is fleet.Random (uniform), fleet.BestOfD with WithReplacement
+	// (Greedy[D]), fleet.Left or fleet.FirstDiff; fleet.ParseBallsPolicy
+	// reads the names. Default uniform.
+	Policy fleet.Policy
 	// Batch is B ≥ 1: probes see the loads as of the last multiple of B
 	// balls; default 1 (exact loads).
 	Batch int
@@ -203,50 +206,6 @@ func (r FirstDiffRule) String() string {
 	return "cap:" + r.Cap.String()
 }
 
-// ParseBallsPolicy reads uniform, greedy:D, left:D or firstdiff:D.
-func ParseBallsPolicy(s string) (Policy, error) {
-	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
-	var kind PolicyKind
-	switch name {
-	case "uniform":
-		if hasArg {
-			return Policy{}, fmt.Errorf("sim: policy %q takes no parameter", s)
-		}
-		return Policy{Kind: Random}, nil
-	case "greedy":
-		kind = BestOfD
-	case "left":
-		kind = Left
-	case "firstdiff":
-		kind = FirstDiff
-	default:
-		return Policy{}, fmt.Errorf("sim: unknown policy %q: want uniform, greedy:D, left:D or firstdiff:D", s)
-	}
-	if !hasArg {
-		return Policy{}, fmt.Errorf("sim: policy %q needs a number of probes, e.g. %s:2", s, name)
-	}
-	d, err := strconv.Atoi(arg)
-	if err != nil || d < 1 {
-		return Policy{}, fmt.Errorf("sim: policy %q: D must be an integer ≥ 1", s)
-	}
-	return Policy{Kind: kind, D: d, WithReplacement: kind == BestOfD}, nil
-}
-
-// BallsPolicyName returns the name ParseBallsPolicy reads.
-func BallsPolicyName(p Policy) string {
-	switch p.Kind {
-	case Random:
-		return "uniform"
-	case BestOfD:
-		return "greedy:" + strconv.Itoa(p.D)
-	case Left:
-		return "left:" + strconv.Itoa(p.D)
-	case FirstDiff:
-		return "firstdiff:" + strconv.Itoa(p.D)
-	}
-	return p.String()
-}
-
 func (c BallsConfig) withDefaults() BallsConfig {
 	if c.Bins == 0 {
 		c.Bins = 1024
@@ -257,7 +216,7 @@ func (c BallsConfig) withDefaults() BallsConfig {
 	if c.Batch == 0 {
 		c.Batch = 1
 	}
-	if c.Policy.Kind != FirstDiff {
+	if c.Policy.Kind != fleet.FirstDiff {
 		c.FirstDiffRule = FirstDiffRule{}
 	}
 	if c.FirstDiffRule.PerBall {
@@ -269,10 +228,10 @@ func (c BallsConfig) withDefaults() BallsConfig {
 	if c.FirstDiffCap == 0 {
 		c.FirstDiffCap = c.Bins
 	}
-	if c.Policy.Kind == BestOfD {
+	if c.Policy.Kind == fleet.BestOfD {
 		c.Policy.WithReplacement = true
 	}
-	if c.Policy.Kind == Random {
+	if c.Policy.Kind == fleet.Random {
 		c.Policy.D = 0
 	}
 	return c
@@ -296,19 +255,19 @@ func (c BallsConfig) Validate() error {
 		return cfgErr("Batch = %d, want ≥ 1", c.Batch)
 	}
 	switch c.Policy.Kind {
-	case Random:
-	case BestOfD, FirstDiff:
+	case fleet.Random:
+	case fleet.BestOfD, fleet.FirstDiff:
 		if c.Policy.D < 1 {
-			return cfgErr("policy %s: D must be ≥ 1", BallsPolicyName(c.Policy))
+			return cfgErr("policy %s: D must be ≥ 1", fleet.BallsPolicyName(c.Policy))
 		}
-		if r := c.FirstDiffRule; c.Policy.Kind == FirstDiff && r.PerBall {
+		if r := c.FirstDiffRule; c.Policy.Kind == fleet.FirstDiff && r.PerBall {
 			if _, err := r.Cap.Eval(c.Policy.D, c.Bins); err != nil {
 				return cfgErr("FirstDiffRule %s: %s", r, strings.TrimPrefix(err.Error(), "sim: "))
 			}
 		}
-	case Left:
+	case fleet.Left:
 		if c.Policy.D < 1 || c.Policy.D > c.Bins {
-			return cfgErr("policy %s: D must be in [1, %d] (the bins)", BallsPolicyName(c.Policy), c.Bins)
+			return cfgErr("policy %s: D must be in [1, %d] (the bins)", fleet.BallsPolicyName(c.Policy), c.Bins)
 		}
 	default:
 		return cfgErr("policy %s is not a balls-into-bins rule: want uniform, greedy:D, left:D or firstdiff:D", c.Policy)
@@ -321,7 +280,7 @@ func (c BallsConfig) Validate() error {
 func (c BallsConfig) Key() string {
 	c = c.withDefaults()
 	k := fmt.Sprintf("balls bins=%d balls=%d policy=%s batch=%d cap=%d",
-		c.Bins, c.Balls, BallsPolicyName(c.Policy), c.Batch, c.FirstDiffCap)
+		c.Bins, c.Balls, fleet.BallsPolicyName(c.Policy), c.Batch, c.FirstDiffCap)
 	if c.FirstDiffRule.PerBall {
 		// Only the per-ball rule adds to the key, so that the allowance's
 		// seeds (and outputs) are those of earlier versions.
@@ -385,7 +344,7 @@ func runBallsInto(ctx context.Context, c BallsConfig, seed uint64, load []int32)
 	var marks probeMarks // unused: Greedy[D] draws with replacement
 	D := c.Policy.D
 	kind := c.Policy.Kind
-	if kind == FirstDiff && c.FirstDiffRule.PerBall {
+	if kind == fleet.FirstDiff && c.FirstDiffRule.PerBall {
 		kind = firstDiffPerBall
 	}
 	nn := uint64(n)
@@ -409,15 +368,15 @@ func runBallsInto(ctx context.Context, c BallsConfig, seed uint64, load []int32)
 		var s int32
 		p := D
 		switch kind {
-		case BestOfD:
+		case fleet.BestOfD:
 			s = bestOf(g, view, 0, nn, D, true, &marks)
-		case Left:
+		case fleet.Left:
 			s = leftOf(g, view, 0, n, D)
-		case FirstDiff:
+		case fleet.FirstDiff:
 			s, p = firstDiffOf(g, view, 0, nn, D, &credit, c.FirstDiffCap)
 		case firstDiffPerBall:
 			s, p = firstDiffCapOf(g, view, 0, nn, c.FirstDiffCap)
-		case Random:
+		case fleet.Random:
 			s, p = int32(g.Uint64N(nn)), 0
 		}
 		work -= p + 1
@@ -440,7 +399,7 @@ func runBallsInto(ctx context.Context, c BallsConfig, seed uint64, load []int32)
 }
 
 // firstDiffPerBall is FirstDiff under the per-ball rule, inside runBalls.
-const firstDiffPerBall PolicyKind = -1
+const firstDiffPerBall fleet.PolicyKind = -1
 
 // LoadCount is one value of the maximum load and the runs that ended with it.
 type LoadCount struct {

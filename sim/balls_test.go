@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"herd/fleet"
 )
 
 // falseAlarm is the probability that one check of a simulated mean
@@ -110,7 +112,7 @@ func TestBallsVocking(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/n=2^%d", c.policy, c.logn), func(t *testing.T) {
 			t.Parallel()
-			p, err := ParseBallsPolicy(c.policy)
+			p, err := fleet.ParseBallsPolicy(c.policy)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +138,7 @@ func TestBallsFirstDiffProbes(t *testing.T) {
 	for _, D := range []int{2, 3, 4} {
 		t.Run(fmt.Sprint("d=", D), func(t *testing.T) {
 			t.Parallel()
-			s, err := ReplicateBalls(context.Background(), BallsConfig{Bins: 1 << 12, Policy: Policy{Kind: FirstDiff, D: D}}, 16, 3, 1)
+			s, err := ReplicateBalls(context.Background(), BallsConfig{Bins: 1 << 12, Policy: fleet.Policy{Kind: fleet.FirstDiff, D: D}}, 16, 3, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,9 +160,9 @@ func TestBallsEdgeCases(t *testing.T) {
 	t.Parallel()
 	for _, c := range []BallsConfig{
 		{Bins: 1, Balls: 100},
-		{Bins: 1, Balls: 100, Batch: 7, Policy: Policy{Kind: FirstDiff, D: 3}},
-		{Bins: 4, Balls: 4000, Batch: 4000, Policy: Policy{Kind: Left, D: 4}},
-		{Bins: 10, Balls: 1000, Policy: Policy{Kind: BestOfD, D: 40}},
+		{Bins: 1, Balls: 100, Batch: 7, Policy: fleet.Policy{Kind: fleet.FirstDiff, D: 3}},
+		{Bins: 4, Balls: 4000, Batch: 4000, Policy: fleet.Policy{Kind: fleet.Left, D: 4}},
+		{Bins: 10, Balls: 1000, Policy: fleet.Policy{Kind: fleet.BestOfD, D: 40}},
 	} {
 		r, err := RunBalls(c, 1)
 		if err != nil {
@@ -184,7 +186,7 @@ func TestBallsBatchAllStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := ReplicateBalls(context.Background(), BallsConfig{Bins: n, Batch: n, Policy: Policy{Kind: BestOfD, D: 2}}, 400, 6, 2)
+	g, err := ReplicateBalls(context.Background(), BallsConfig{Bins: n, Batch: n, Policy: fleet.Policy{Kind: fleet.BestOfD, D: 2}}, 400, 6, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +200,7 @@ func TestBallsBatchAllStale(t *testing.T) {
 // on the configuration and the seed.
 func TestBallsDeterministic(t *testing.T) {
 	t.Parallel()
-	c := BallsConfig{Bins: 1000, Balls: 5000, Policy: Policy{Kind: FirstDiff, D: 3}, Batch: 17}
+	c := BallsConfig{Bins: 1000, Balls: 5000, Policy: fleet.Policy{Kind: fleet.FirstDiff, D: 3}, Batch: 17}
 	a, _ := RunBalls(c, 9)
 	b, _ := RunBalls(c, 9)
 	if a != b {
@@ -222,25 +224,14 @@ func TestBallsValidate(t *testing.T) {
 		{BallsConfig{Bins: -1}, "Bins = -1"},
 		{BallsConfig{Batch: -2}, "Batch = -2"},
 		{BallsConfig{Balls: -3}, "Balls = -3"},
-		{BallsConfig{Policy: Policy{Kind: BestOfD}}, "D must be ≥ 1"},
-		{BallsConfig{Bins: 3, Policy: Policy{Kind: Left, D: 4}}, "D must be in [1, 3]"},
-		{BallsConfig{Policy: Policy{Kind: LeastLoaded}}, "not a balls-into-bins rule"},
+		{BallsConfig{Policy: fleet.Policy{Kind: fleet.BestOfD}}, "D must be ≥ 1"},
+		{BallsConfig{Bins: 3, Policy: fleet.Policy{Kind: fleet.Left, D: 4}}, "D must be in [1, 3]"},
+		{BallsConfig{Policy: fleet.Policy{Kind: fleet.LeastLoaded}}, "not a balls-into-bins rule"},
 		{BallsConfig{FirstDiffCap: -1}, "FirstDiffCap = -1"},
 	} {
 		err := tc.c.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one containing %q", tc.c, err, tc.want)
-		}
-	}
-	for _, s := range []string{"greedy", "greedy:0", "left:x", "uniform:2", "sq2"} {
-		if _, err := ParseBallsPolicy(s); err == nil {
-			t.Errorf("ParseBallsPolicy(%q): no error", s)
-		}
-	}
-	for _, s := range []string{"uniform", "greedy:3", "left:2", "firstdiff:4"} {
-		p, err := ParseBallsPolicy(s)
-		if err != nil || BallsPolicyName(p) != s {
-			t.Errorf("ParseBallsPolicy(%q) = %v, %v; name %q", s, p, err, BallsPolicyName(p))
 		}
 	}
 }
@@ -250,7 +241,7 @@ func BenchmarkBalls(b *testing.B) {
 	const n = 1 << 20
 	for _, name := range []string{"uniform", "greedy:2", "greedy:3", "left:2", "left:3", "firstdiff:2", "firstdiff:3", "firstdiff:3/cap:d^2", "firstdiff:3/cap:n"} {
 		pn, rn, _ := strings.Cut(name, "/")
-		p, err := ParseBallsPolicy(pn)
+		p, err := fleet.ParseBallsPolicy(pn)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -338,7 +329,7 @@ func TestParseFirstDiffRule(t *testing.T) {
 			t.Errorf("ParseFirstDiffRule(%q): no error", s)
 		}
 	}
-	c := BallsConfig{Bins: 4, Policy: Policy{Kind: FirstDiff, D: 2}, FirstDiffRule: FirstDiffRule{PerBall: true, Cap: CapExpr{K: 1, Var: 'n', Pow: 40}}}
+	c := BallsConfig{Bins: 4, Policy: fleet.Policy{Kind: fleet.FirstDiff, D: 2}, FirstDiffRule: FirstDiffRule{PerBall: true, Cap: CapExpr{K: 1, Var: 'n', Pow: 40}}}
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "FirstDiffRule cap:n^40") {
 		t.Errorf("cap n^40: error %v, want one naming FirstDiffRule", err)
 	}
@@ -350,7 +341,7 @@ func perBall(t testing.TB, d int, s string) BallsConfig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return BallsConfig{Policy: Policy{Kind: FirstDiff, D: d}, FirstDiffRule: r}
+	return BallsConfig{Policy: fleet.Policy{Kind: fleet.FirstDiff, D: d}, FirstDiffRule: r}
 }
 
 // With C = 1 FirstDiff makes one uniform probe and places the ball there:
@@ -381,7 +372,7 @@ func TestBallsCapOneIsUniform(t *testing.T) {
 func TestBallsCapTwoIsGreedy2(t *testing.T) {
 	t.Parallel()
 	for seed := uint64(1); seed <= 5; seed++ {
-		g := BallsConfig{Bins: 100, Balls: 3000, Policy: Policy{Kind: BestOfD, D: 2}}.withDefaults()
+		g := BallsConfig{Bins: 100, Balls: 3000, Policy: fleet.Policy{Kind: fleet.BestOfD, D: 2}}.withDefaults()
 		f := perBall(t, 4, "2")
 		f.Bins, f.Balls = 100, 3000
 		f = f.withDefaults()
@@ -598,9 +589,9 @@ func TestBallsHeavyTwoBins(t *testing.T) {
 	}
 	cases := []tc{
 		{"uniform", BallsConfig{}, 0.5, 0, 0, 0},
-		{"greedy:2", BallsConfig{Policy: Policy{Kind: BestOfD, D: 2}}, 0.25, 2, 2, 0},
-		{"greedy:3", BallsConfig{Policy: Policy{Kind: BestOfD, D: 3}}, 0.125, 3, 3, 0},
-		{"left:2", BallsConfig{Policy: Policy{Kind: Left, D: 2}}, 0, 2, 2, 0},
+		{"greedy:2", BallsConfig{Policy: fleet.Policy{Kind: fleet.BestOfD, D: 2}}, 0.25, 2, 2, 0},
+		{"greedy:3", BallsConfig{Policy: fleet.Policy{Kind: fleet.BestOfD, D: 3}}, 0.125, 3, 3, 0},
+		{"left:2", BallsConfig{Policy: fleet.Policy{Kind: fleet.Left, D: 2}}, 0, 2, 2, 0},
 		{"firstdiff:2 cap:d", perBall(t, 2, "d"), 0.25, 2, 3 - 1, 0},
 		{"firstdiff:2 cap:3", perBall(t, 2, "3"), 0.125, 3, 3 - 0.5, 0},
 	}
@@ -659,8 +650,8 @@ func TestBallsPerBallWithinCap(t *testing.T) {
 // more balls makes as many allocations.
 func TestBallsNoAllocsPerBall(t *testing.T) {
 	for _, c := range []BallsConfig{
-		{}, {Policy: Policy{Kind: BestOfD, D: 3}}, {Policy: Policy{Kind: Left, D: 2}},
-		{Policy: Policy{Kind: FirstDiff, D: 3}}, perBall(t, 3, "d^2"), {Policy: Policy{Kind: BestOfD, D: 2}, Batch: 16},
+		{}, {Policy: fleet.Policy{Kind: fleet.BestOfD, D: 3}}, {Policy: fleet.Policy{Kind: fleet.Left, D: 2}},
+		{Policy: fleet.Policy{Kind: fleet.FirstDiff, D: 3}}, perBall(t, 3, "d^2"), {Policy: fleet.Policy{Kind: fleet.BestOfD, D: 2}, Batch: 16},
 	} {
 		allocs := func(m int) float64 {
 			c.Bins, c.Balls = 256, m

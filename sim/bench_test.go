@@ -5,6 +5,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"herd/fleet"
 )
 
 // cpuTime is the process's user + system time: on a shared machine the
@@ -51,8 +53,8 @@ func benchSteady(b *testing.B, c Config, stretch float64) {
 }
 
 func BenchmarkSim(b *testing.B) {
-	ll := Policy{Kind: LeastLoaded}
-	sq2 := Policy{Kind: BestOfD, D: 2}
+	ll := fleet.Policy{Kind: fleet.LeastLoaded}
+	sq2 := fleet.Policy{Kind: fleet.BestOfD, D: 2}
 	cases := []struct {
 		name    string
 		c       Config
@@ -64,8 +66,8 @@ func BenchmarkSim(b *testing.B) {
 		{"sq2/N=100/T=10", Config{Servers: 100, Refresh: 10, Policy: sq2}, 100},
 		{"ll-live/N=100", Config{Servers: 100, Policy: ll}, 100},
 		{"sq2-live/N=100", Config{Servers: 100, Policy: sq2}, 100},
-		{"random/N=100", Config{Servers: 100, Policy: Policy{Kind: Random}}, 100},
-		{"rr/N=100", Config{Servers: 100, Policy: Policy{Kind: RoundRobin}}, 100},
+		{"random/N=100", Config{Servers: 100, Policy: fleet.Policy{Kind: fleet.Random}}, 100},
+		{"rr/N=100", Config{Servers: 100, Policy: fleet.Policy{Kind: fleet.RoundRobin}}, 100},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) { benchSteady(b, tc.c, tc.stretch) })
@@ -75,7 +77,7 @@ func BenchmarkSim(b *testing.B) {
 // BenchmarkWorkers measures whole runs (setup included) through RunAll with
 // one and two workers: two workers should give about twice the jobs/s.
 func BenchmarkWorkers(b *testing.B) {
-	c := Config{Servers: 1600, Dispatchers: 5, Refresh: 300, Policy: Policy{Kind: LeastLoaded}, Tally: TallyOwn, Horizon: 3000}
+	c := Config{Servers: 1600, Dispatchers: 5, Refresh: 300, Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: TallyOwn, Horizon: 3000}
 	tasks := make([]Task, 4)
 	for i := range tasks {
 		tasks[i] = Task{Config: c, Seed: uint64(i)}

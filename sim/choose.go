@@ -1,12 +1,14 @@
 package sim
 
+import "herd/fleet"
+
 // choose returns the server dispatcher d sends a job arriving at time t to.
 func (r *runner) choose(d int, t float64) int32 {
 	dom := &r.doms[r.domOf[d]]
 	switch r.c.Policy.Kind {
-	case Random:
+	case fleet.Random:
 		return dom.lo + int32(r.rng.Uint64N(uint64(dom.size())))
-	case RoundRobin:
+	case fleet.RoundRobin:
 		i := r.rr[d]
 		if i+1 == int32(dom.size()) {
 			r.rr[d] = 0
@@ -14,18 +16,18 @@ func (r *runner) choose(d int, t float64) int32 {
 			r.rr[d] = i + 1
 		}
 		return dom.lo + i
-	case LeastLoaded:
+	case fleet.LeastLoaded:
 		if r.q != nil {
 			return r.liveLeast(r.domOf[d], t)
 		}
 		return r.waters[r.waterOf[d]].pick(r.rng)
-	case BestOfD:
+	case fleet.BestOfD:
 		return r.bestOfD(d, dom, t)
-	case Left:
+	case fleet.Left:
 		return r.left(d, dom, t)
-	case FirstDiff:
+	case fleet.FirstDiff:
 		return r.firstDiff(d, dom, t)
-	case Oracle:
+	case fleet.Oracle:
 		return r.oracle(r.domOf[d], t)
 	}
 	panic("sim: unreachable policy")

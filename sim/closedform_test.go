@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"herd/compare"
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -60,7 +61,7 @@ func gim1(r meanfield.GIM1Result, err error) float64 {
 func TestClosedForms(t *testing.T) {
 	t.Parallel()
 	h2 := func(c float64) sim.Sizes { return sim.Sizes{Kind: sim.H2, Param: c} }
-	rr := sim.Policy{Kind: sim.RoundRobin}
+	rr := fleet.Policy{Kind: fleet.RoundRobin}
 	cases := []struct {
 		name string
 		c    sim.Config
@@ -106,7 +107,7 @@ const supermarketBiasN = 3.14
 func TestLiveBestOfTwoSupermarket(t *testing.T) {
 	t.Parallel()
 	want := must(meanfield.SupermarketResponse(2, 0.9)) + supermarketBiasN/1000
-	s := replicate(t, sim.Config{Servers: 1000, Load: 0.9, Policy: sim.Policy{Kind: sim.BestOfD, D: 2}, Horizon: 20000}, 8)
+	s := replicate(t, sim.Config{Servers: 1000, Load: 0.9, Policy: fleet.Policy{Kind: fleet.BestOfD, D: 2}, Horizon: 20000}, 8)
 	within(t, "live sq2, N = 1000, vs supermarket + c/N", s.Response, want)
 }
 
@@ -130,7 +131,7 @@ func TestLiveBestOfTwoWithReplacement(t *testing.T) {
 		t.Run("N="+itoa(tc.n), func(t *testing.T) {
 			t.Parallel()
 			c := sim.Config{Servers: tc.n, Load: 0.9, Horizon: tc.horizon,
-				Policy: sim.Policy{Kind: sim.BestOfD, D: 2, WithReplacement: true}}
+				Policy: fleet.Policy{Kind: fleet.BestOfD, D: 2, WithReplacement: true}}
 			s := replicate(t, c, 8)
 			jobs := sim.Stat{Mean: 0.9 * s.Response.Mean, SE: 0.9 * s.Response.SE, N: s.Response.N}
 			within(t, "jobs per server", jobs, tc.want)

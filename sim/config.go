@@ -6,99 +6,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"herd/fleet"
 )
-
-// PolicyKind names a dispatch rule (the package doc's The system).
-type PolicyKind int
-
-// The dispatch rules. Each dispatcher runs the same rule.
-const (
-	Random      PolicyKind = iota // a uniform server
-	RoundRobin                    // each dispatcher its own counter, random offset
-	LeastLoaded                   // smallest board value, ties uniformly at random
-	BestOfD                       // D distinct uniform probes, smallest board value
-	Left                          // Vöcking's Left[D]: one probe per contiguous group, ties leftmost
-	FirstDiff                     // probe until a value differs from the first probe's
-	Oracle                        // least remaining work, live and exact
-)
-
-// Policy is a dispatch rule with its parameter.
-type Policy struct {
-	Kind PolicyKind
-	// D is the number of probes for BestOfD and Left, and the target
-	// mean probes per job for FirstDiff.
-	D int
-	// WithReplacement makes BestOfD sample its D probes independently (as
-	// the mean-field literature does) instead of D distinct servers.
-	WithReplacement bool
-}
-
-// ParsePolicy reads random, rr, ll, sqd:D, sq2, left:D, firstdiff:D or oracle.
-func ParsePolicy(s string) (Policy, error) {
-	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
-	needD := func(kind PolicyKind) (Policy, error) {
-		if !hasArg {
-			return Policy{}, fmt.Errorf("sim: policy %q needs a number of probes, e.g. %s:2", s, name)
-		}
-		d, err := strconv.Atoi(arg)
-		if err != nil || d < 1 {
-			return Policy{}, fmt.Errorf("sim: policy %q: D must be an integer ≥ 1", s)
-		}
-		return Policy{Kind: kind, D: d}, nil
-	}
-	noArg := func(kind PolicyKind) (Policy, error) {
-		if hasArg {
-			return Policy{}, fmt.Errorf("sim: policy %q takes no parameter", s)
-		}
-		return Policy{Kind: kind}, nil
-	}
-	switch name {
-	case "random":
-		return noArg(Random)
-	case "rr":
-		return noArg(RoundRobin)
-	case "ll":
-		return noArg(LeastLoaded)
-	case "oracle":
-		return noArg(Oracle)
-	case "sq2":
-		if hasArg {
-			return Policy{}, fmt.Errorf("sim: policy %q takes no parameter (use sqd:D)", s)
-		}
-		return Policy{Kind: BestOfD, D: 2}, nil
-	case "sqd":
-		return needD(BestOfD)
-	case "left":
-		return needD(Left)
-	case "firstdiff":
-		return needD(FirstDiff)
-	}
-	return Policy{}, fmt.Errorf("sim: unknown policy %q: want random, rr, ll, sqd:D, sq2, left:D, firstdiff:D or oracle", s)
-}
-
-// String returns the name ParsePolicy reads.
-func (p Policy) String() string {
-	switch p.Kind {
-	case Random:
-		return "random"
-	case RoundRobin:
-		return "rr"
-	case LeastLoaded:
-		return "ll"
-	case Oracle:
-		return "oracle"
-	case BestOfD:
-		if p.D == 2 {
-			return "sq2"
-		}
-		return "sqd:" + strconv.Itoa(p.D)
-	case Left:
-		return "left:" + strconv.Itoa(p.D)
-	case FirstDiff:
-		return "firstdiff:" + strconv.Itoa(p.D)
-	}
-	return fmt.Sprintf("policy(%d)", int(p.Kind))
-}
 
 // Default run lengths: a run lasts MinHorizon service times, and at least
 // HorizonRefreshes refresh periods when its rule reads a stale board.
@@ -116,16 +26,17 @@ const (
 // run is long enough for herd sim to see (and report) the tips a bracket
 // would count, where 20,000 service times covered only 20,000/T periods.
 func (c Config) AutoHorizon() float64 {
-	if c.Refresh > 0 && c.Policy.readsBoard() {
+	if c.Refresh > 0 && readsBoard(c.Policy) {
 		return math.Max(MinHorizon, HorizonRefreshes*c.Refresh)
 	}
 	return MinHorizon
 }
 
-// readsBoard reports whether the rule looks at the board (and so at tallies).
-func (p Policy) readsBoard() bool {
+// readsBoard reports whether the rule p looks at the board (and so at
+// tallies).
+func readsBoard(p fleet.Policy) bool {
 	switch p.Kind {
-	case LeastLoaded, BestOfD, Left, FirstDiff:
+	case fleet.LeastLoaded, fleet.BestOfD, fleet.Left, fleet.FirstDiff:
 		return true
 	}
 	return false
@@ -301,120 +212,6 @@ func (z Sizes) SecondMoment() float64 {
 	return 2
 }
 
-// StartKind names an initial state.
-type StartKind int
-
-// Start states: the queues at time 0, each job's size drawn fresh.
-const (
-	StartEmpty    StartKind = iota // every queue empty
-	StartBalanced                  // every queue holds Q jobs
-	StartHalf                      // a uniformly random half holds B jobs, the rest empty
-	StartSpread                    // queue lengths spread evenly from 0 to M
-	StartSingle                    // one server holds B jobs
-)
-
-// Start is an initial state. Value is Q, B or M; when PerRefresh is set it
-// is a multiple of the refresh period (half:0.1T).
-type Start struct {
-	Kind       StartKind
-	Value      float64
-	PerRefresh bool
-}
-
-// ParseStart reads empty, balanced[:Q], half:B, spread:M or single:B, where
-// a number may be written as a multiple of T (half:0.1T).
-func ParseStart(s string) (Start, error) {
-	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
-	var st Start
-	switch name {
-	case "empty":
-		if hasArg {
-			return Start{}, fmt.Errorf("sim: start %q takes no parameter", s)
-		}
-		return Start{Kind: StartEmpty}, nil
-	case "balanced":
-		st.Kind = StartBalanced
-		if !hasArg {
-			return st, nil
-		}
-	case "half":
-		st.Kind = StartHalf
-	case "spread":
-		st.Kind = StartSpread
-	case "single":
-		st.Kind = StartSingle
-	default:
-		return Start{}, fmt.Errorf("sim: unknown start %q: want empty, balanced:Q, half:B, spread:M or single:B", s)
-	}
-	if !hasArg {
-		return Start{}, fmt.Errorf("sim: start %q needs a number, e.g. %s:10 or %s:0.1T", s, name, name)
-	}
-	if strings.HasSuffix(arg, "T") {
-		st.PerRefresh = true
-		arg = strings.TrimSuffix(arg, "T")
-	}
-	v, err := strconv.ParseFloat(arg, 64)
-	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-		return Start{}, fmt.Errorf("sim: start %q: the number must be ≥ 0", s)
-	}
-	st.Value = v
-	return st, nil
-}
-
-func (s Start) String() string {
-	num := fmtFloat(s.Value)
-	if s.PerRefresh {
-		num += "T"
-	}
-	switch s.Kind {
-	case StartEmpty:
-		return "empty"
-	case StartBalanced:
-		if s.Value == 0 && !s.PerRefresh {
-			return "balanced"
-		}
-		return "balanced:" + num
-	case StartHalf:
-		return "half:" + num
-	case StartSpread:
-		return "spread:" + num
-	case StartSingle:
-		return "single:" + num
-	}
-	return fmt.Sprintf("start(%d)", int(s.Kind))
-}
-
-// Resolved returns the start parameter in jobs (a multiple of T times
-// refresh), rounded; it may be too large for an int (see Validate).
-func (s Start) Resolved(refresh float64) float64 {
-	v := s.Value
-	if s.PerRefresh {
-		v *= refresh
-	}
-	return math.Round(v)
-}
-
-// jobs returns the resolved number of jobs for the start parameter; the
-// configuration has been validated, so it fits.
-func (s Start) jobs(refresh float64) int { return int(s.Resolved(refresh)) }
-
-// Total returns the jobs the start state lays down on n servers, as a
-// float64 so that no size overflows.
-func (s Start) Total(n int, refresh float64) float64 {
-	b := s.Resolved(refresh)
-	switch s.Kind {
-	case StartBalanced:
-		return float64(n) * b
-	case StartHalf:
-		return float64(n/2) * b
-	case StartSpread: // queues from 0 to b, evenly: about n·b/2
-		return float64(n) * b / 2
-	case StartSingle:
-		return b
-	}
-	return 0
-}
-
 // Config describes one simulated system. The zero value of each field
 // means its default, as documented on the field.
 type Config struct {
@@ -423,11 +220,11 @@ type Config struct {
 	Load        float64 // λ in (0, 1), arrival rate per server; default 0.9
 	// Refresh is the board period T in service times; 0 is a live board.
 	Refresh     float64
-	Policy      Policy // default Random
-	Tally       Tally  // default TallyNone; moot (reported as none) for random, rr, oracle and on a live board
-	Partitioned bool   // dispatcher i owns a contiguous block of servers
-	Sizes       Sizes  // default exponential
-	Start       Start  // default empty
+	Policy      fleet.Policy // default Random
+	Tally       Tally        // default TallyNone; moot (reported as none) for random, rr, oracle and on a live board
+	Partitioned bool         // dispatcher i owns a contiguous block of servers
+	Sizes       Sizes        // default exponential
+	Start       fleet.Start  // default empty
 	// Horizon is the simulated time per run in service times; default
 	// AutoHorizon: 20,000, or 1,000 refresh periods where the rule reads a
 	// stale board, whichever is longer.
@@ -477,10 +274,10 @@ func (c Config) withDefaults() Config {
 	if c.SampleEvery == 0 {
 		c.SampleEvery = 10
 	}
-	if !c.Policy.readsBoard() || c.Refresh == 0 {
+	if !readsBoard(c.Policy) || c.Refresh == 0 {
 		c.Tally = TallyNone // nothing to correct: the rule ignores the board, or the board is exact
 	}
-	if c.Policy.Kind == BestOfD && c.Policy.D == 1 {
+	if c.Policy.Kind == fleet.BestOfD && c.Policy.D == 1 {
 		c.Policy.WithReplacement = false
 	}
 	return c
@@ -559,10 +356,10 @@ func (c Config) Footprint() float64 {
 	n, k := float64(c.Servers), float64(c.Dispatchers)
 	b := 64*n + 64*k + 64*c.Start.Total(c.Servers, c.Refresh)
 	perDispatcher := c.Tally == TallyOwn || c.Tally == TallyScaled
-	if perDispatcher && c.Policy.readsBoard() {
+	if perDispatcher && readsBoard(c.Policy) {
 		b += 4 * k * n // a tally (or water level list) per dispatcher
 	}
-	if c.Tally == TallyScaled && c.Policy.Kind == LeastLoaded {
+	if c.Tally == TallyScaled && c.Policy.Kind == fleet.LeastLoaded {
 		b += 24 * k * k
 	}
 	return b
@@ -577,7 +374,7 @@ func (c Config) limits() error {
 		return fieldErr("Dispatchers", c.Dispatchers, "want at most %d (per-dispatcher state)", MaxDispatchers)
 	}
 	switch c.Policy.Kind {
-	case BestOfD, Left, FirstDiff:
+	case fleet.BestOfD, fleet.Left, fleet.FirstDiff:
 		if c.Policy.D > MaxProbes {
 			return fieldErr("Policy", c.Policy, "want D ≤ %d (a job costs D probes)", MaxProbes)
 		}
@@ -632,7 +429,7 @@ func (c Config) Validate() error {
 	if c.Tally < TallyNone || c.Tally > TallyScaled {
 		return cfgErr("unknown tally %d", int(c.Tally))
 	}
-	if c.Start.Kind < StartEmpty || c.Start.Kind > StartSingle {
+	if !c.Start.Kind.Valid() {
 		return cfgErr("unknown start kind %d", int(c.Start.Kind))
 	}
 	if !(c.Start.Value >= 0) || math.IsInf(c.Start.Value, 0) {
@@ -674,22 +471,22 @@ func (c Config) validatePolicy() error {
 		block = c.Servers / c.Dispatchers
 	}
 	switch c.Policy.Kind {
-	case BestOfD:
+	case fleet.BestOfD:
 		if c.Policy.D < 1 {
 			return fieldErr("Policy", c.Policy, "D must be ≥ 1")
 		}
 		if !c.Policy.WithReplacement && c.Policy.D > block {
 			return fieldErr("Policy", c.Policy, "samples %d distinct servers but a dispatcher reaches only %d", c.Policy.D, block)
 		}
-	case Left:
+	case fleet.Left:
 		if c.Policy.D < 1 || c.Policy.D > block {
 			return fieldErr("Policy", c.Policy, "D must be in [1, %d] (servers a dispatcher reaches)", block)
 		}
-	case FirstDiff:
+	case fleet.FirstDiff:
 		if c.Policy.D < 1 {
 			return fieldErr("Policy", c.Policy, "D must be ≥ 1")
 		}
-	case Random, RoundRobin, LeastLoaded, Oracle:
+	case fleet.Random, fleet.RoundRobin, fleet.LeastLoaded, fleet.Oracle:
 	default:
 		return cfgErr("unknown policy kind %d", int(c.Policy.Kind))
 	}

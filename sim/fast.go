@@ -1,6 +1,10 @@
 package sim
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"herd/fleet"
+)
 
 // Specialised arrival loops. arriveGeneric serves every rule through
 // choose and addDeparture, whose switches and calls cost more than the
@@ -16,9 +20,9 @@ import "math/bits"
 // that paces cancellation checks).
 func (r *runner) maxProbes() int {
 	switch r.c.Policy.Kind {
-	case BestOfD, Left:
+	case fleet.BestOfD, fleet.Left:
 		return r.c.Policy.D
-	case FirstDiff:
+	case fleet.FirstDiff:
 		return r.fdCap
 	}
 	return 0
@@ -33,7 +37,7 @@ func (r *runner) arrivalLoop() func(stop float64, limit int64) {
 	switch {
 	case r.waters != nil:
 		return r.arriveWater
-	case r.live && c.Policy.Kind == BestOfD && c.Policy.D == 2 && !c.Policy.WithReplacement && !c.Partitioned:
+	case r.live && c.Policy.Kind == fleet.BestOfD && c.Policy.D == 2 && !c.Policy.WithReplacement && !c.Partitioned:
 		return r.arriveSq2Live
 	}
 	return r.arriveGeneric

@@ -3,19 +3,21 @@ package sim
 import (
 	"context"
 	"testing"
+
+	"herd/fleet"
 )
 
 // The specialised arrival loops (fast.go) give bit-identical results to
 // the generic loop: same draws in the same order.
 func TestFastLoops(t *testing.T) {
-	ll := Policy{Kind: LeastLoaded}
-	sq2 := Policy{Kind: BestOfD, D: 2}
+	ll := fleet.Policy{Kind: fleet.LeastLoaded}
+	sq2 := fleet.Policy{Kind: fleet.BestOfD, D: 2}
 	cases := []Config{
 		{Servers: 100, Refresh: 10, Policy: ll},
 		{Servers: 50, Dispatchers: 5, Refresh: 30, Policy: ll, Tally: TallyOwn},
 		{Servers: 50, Dispatchers: 3, Refresh: 30, Policy: ll, Tally: TallyShared, Partitioned: true},
 		{Servers: 50, Dispatchers: 3, Refresh: 30, Policy: ll, Tally: TallyScaled},
-		{Servers: 40, Dispatchers: 4, Refresh: 300, Policy: ll, Tally: TallyOwn, Start: Start{Kind: StartBalanced, Value: 3}},
+		{Servers: 40, Dispatchers: 4, Refresh: 300, Policy: ll, Tally: TallyOwn, Start: fleet.Start{Kind: fleet.StartBalanced, Value: 3}},
 		{Servers: 100, Policy: sq2},
 		{Servers: 30, Dispatchers: 3, Policy: sq2, Load: 0.95},
 	}
@@ -42,7 +44,7 @@ func TestFastLoops(t *testing.T) {
 // result.
 func TestStepper(t *testing.T) {
 	t.Parallel()
-	c := Config{Servers: 40, Dispatchers: 4, Refresh: 30, Policy: Policy{Kind: LeastLoaded}, Tally: TallyOwn, Horizon: 3000}
+	c := Config{Servers: 40, Dispatchers: 4, Refresh: 30, Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: TallyOwn, Horizon: 3000}
 	want, err := Run(c, 9)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"herd/fleet"
 )
 
 // TestLimits: sizes beyond the limits are refused before anything is
@@ -19,16 +21,16 @@ func TestLimits(t *testing.T) {
 	}{
 		{"servers", Config{Servers: MaxServers + 1}, "Servers"},
 		{"dispatchers", Config{Dispatchers: MaxDispatchers + 1}, "Dispatchers"},
-		{"sqd D", Config{Policy: Policy{Kind: BestOfD, D: MaxProbes + 1, WithReplacement: true}}, "Policy"},
-		{"firstdiff D", Config{Policy: Policy{Kind: FirstDiff, D: MaxProbes + 1}}, "Policy"},
-		{"start 1e308", Config{Start: Start{Kind: StartBalanced, Value: 1e308}}, "Start"},
-		{"start 1e308 T", Config{Refresh: 10, Start: Start{Kind: StartHalf, Value: 1e308, PerRefresh: true}}, "Start"},
-		{"start total", Config{Servers: 1000, Start: Start{Kind: StartBalanced, Value: MaxStartJobs/1000 + 1}}, "Start"},
-		{"start NaN", Config{Start: Start{Kind: StartSingle, Value: math.NaN()}}, "Start"},
+		{"sqd D", Config{Policy: fleet.Policy{Kind: fleet.BestOfD, D: MaxProbes + 1, WithReplacement: true}}, "Policy"},
+		{"firstdiff D", Config{Policy: fleet.Policy{Kind: fleet.FirstDiff, D: MaxProbes + 1}}, "Policy"},
+		{"start 1e308", Config{Start: fleet.Start{Kind: fleet.StartBalanced, Value: 1e308}}, "Start"},
+		{"start 1e308 T", Config{Refresh: 10, Start: fleet.Start{Kind: fleet.StartHalf, Value: 1e308, PerRefresh: true}}, "Start"},
+		{"start total", Config{Servers: 1000, Start: fleet.Start{Kind: fleet.StartBalanced, Value: MaxStartJobs/1000 + 1}}, "Start"},
+		{"start NaN", Config{Start: fleet.Start{Kind: fleet.StartSingle, Value: math.NaN()}}, "Start"},
 		{"arrivals", Config{Servers: 1000, Horizon: 2e12}, "Horizon"},
 		{"refreshes", Config{Refresh: 1e-9, Horizon: 10}, "Refresh"},
 		{"live samples", Config{Load: 1e-300, Horizon: 1e300}, "Horizon"},
-		{"memory", Config{Dispatchers: MaxDispatchers, Policy: Policy{Kind: LeastLoaded}, Tally: TallyScaled, Refresh: 1}, "Dispatchers"},
+		{"memory", Config{Dispatchers: MaxDispatchers, Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: TallyScaled, Refresh: 1}, "Dispatchers"},
 	}
 	for _, tc := range cases {
 		err := tc.c.Validate()
@@ -40,8 +42,8 @@ func TestLimits(t *testing.T) {
 	// At the limits themselves the configuration is valid.
 	ok := []Config{
 		{Servers: MaxServers, Horizon: 1},
-		{Policy: Policy{Kind: BestOfD, D: MaxProbes, WithReplacement: true}},
-		{Servers: 1000, Start: Start{Kind: StartBalanced, Value: MaxStartJobs / 1000}},
+		{Policy: fleet.Policy{Kind: fleet.BestOfD, D: MaxProbes, WithReplacement: true}},
+		{Servers: 1000, Start: fleet.Start{Kind: fleet.StartBalanced, Value: MaxStartJobs / 1000}},
 		{Refresh: 1e-5, Horizon: 1e4},
 	}
 	for _, c := range ok {
@@ -49,7 +51,7 @@ func TestLimits(t *testing.T) {
 			t.Errorf("%+v: %v", c, err)
 		}
 	}
-	if f := (Config{Servers: 1000, Start: Start{Kind: StartBalanced, Value: 1e308}}).Footprint(); !(f > MaxRunBytes) || strings.Contains(fmtFloat(f), "NaN") {
+	if f := (Config{Servers: 1000, Start: fleet.Start{Kind: fleet.StartBalanced, Value: 1e308}}).Footprint(); !(f > MaxRunBytes) || strings.Contains(fmtFloat(f), "NaN") {
 		t.Errorf("Footprint of a 1e308 start = %v, want a huge finite or +Inf number", f)
 	}
 }

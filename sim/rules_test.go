@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"herd/fleet"
 )
 
 // stale returns a runner for c with the board set to board (one refresh's
@@ -37,7 +39,7 @@ func TestBestOfDDistinct(t *testing.T) {
 				b[i] = int32(20 - i)
 			}
 		}
-		r := stale(t, Config{Policy: Policy{Kind: BestOfD, D: D}}, b)
+		r := stale(t, Config{Policy: fleet.Policy{Kind: fleet.BestOfD, D: D}}, b)
 		want := int32(len(b) - 1)
 		if D == 10 {
 			want = 3
@@ -48,7 +50,7 @@ func TestBestOfDDistinct(t *testing.T) {
 			}
 		}
 	}
-	r := stale(t, Config{Policy: Policy{Kind: BestOfD, D: 10, WithReplacement: true}}, board)
+	r := stale(t, Config{Policy: fleet.Policy{Kind: fleet.BestOfD, D: 10, WithReplacement: true}}, board)
 	miss := 0
 	for i := 0; i < 2000; i++ {
 		if r.choose(0, 1) != 3 {
@@ -66,7 +68,7 @@ func TestBestOfDDistinct(t *testing.T) {
 func TestWaterLevelPasses(t *testing.T) {
 	t.Parallel()
 	board := make([]int32, 50)
-	r := stale(t, Config{Policy: Policy{Kind: LeastLoaded}, Tally: TallyOwn}, board)
+	r := stale(t, Config{Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: TallyOwn}, board)
 	count := make([]int, len(board))
 	for pass := 1; pass <= 4; pass++ {
 		for i := 0; i < len(board); i++ {
@@ -80,7 +82,7 @@ func TestWaterLevelPasses(t *testing.T) {
 	}
 	// An uneven board: level 0 servers fill to the next class first.
 	board = []int32{2, 0, 1, 0}
-	r = stale(t, Config{Policy: Policy{Kind: LeastLoaded}, Tally: TallyOwn}, board)
+	r = stale(t, Config{Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: TallyOwn}, board)
 	eff := append([]int32(nil), board...)
 	for i := 0; i < 12; i++ {
 		s := r.choose(0, 1)
@@ -99,7 +101,7 @@ func TestWaterLevelPasses(t *testing.T) {
 func TestLeastLoadedNoTallyHerds(t *testing.T) {
 	t.Parallel()
 	board := []int32{3, 1, 4, 1, 5}
-	r := stale(t, Config{Policy: Policy{Kind: LeastLoaded}}, board)
+	r := stale(t, Config{Policy: fleet.Policy{Kind: fleet.LeastLoaded}}, board)
 	seen := map[int32]int{}
 	for i := 0; i < 1000; i++ {
 		seen[r.choose(0, 1)]++
@@ -113,14 +115,14 @@ func TestLeastLoadedNoTallyHerds(t *testing.T) {
 func TestLeftTiesLeftmost(t *testing.T) {
 	t.Parallel()
 	board := []int32{1, 1, 1, 1, 1, 1} // groups {0,1,2} and {3,4,5}
-	r := stale(t, Config{Policy: Policy{Kind: Left, D: 2}}, board)
+	r := stale(t, Config{Policy: fleet.Policy{Kind: fleet.Left, D: 2}}, board)
 	for i := 0; i < 500; i++ {
 		if s := r.choose(0, 1); s > 2 {
 			t.Fatalf("tie went to server %d in the right group", s)
 		}
 	}
 	board = []int32{5, 5, 5, 0, 0, 0}
-	r = stale(t, Config{Policy: Policy{Kind: Left, D: 2}}, board)
+	r = stale(t, Config{Policy: fleet.Policy{Kind: fleet.Left, D: 2}}, board)
 	for i := 0; i < 500; i++ {
 		if s := r.choose(0, 1); s < 3 {
 			t.Fatalf("picked server %d (value 5) over the right group's 0", s)
@@ -133,7 +135,7 @@ func TestLeftTiesLeftmost(t *testing.T) {
 func TestFirstDiffProbes(t *testing.T) {
 	t.Parallel()
 	for _, D := range []int{2, 3, 4} {
-		c := Config{Servers: 100, Load: 0.9, Policy: Policy{Kind: FirstDiff, D: D}, Horizon: 2000}
+		c := Config{Servers: 100, Load: 0.9, Policy: fleet.Policy{Kind: fleet.FirstDiff, D: D}, Horizon: 2000}
 		res, err := Run(c, 11)
 		if err != nil {
 			t.Fatal(err)
@@ -143,7 +145,7 @@ func TestFirstDiffProbes(t *testing.T) {
 		}
 	}
 	board := []int32{4, 4, 4, 4, 2}
-	r := stale(t, Config{Policy: Policy{Kind: FirstDiff, D: 3}}, board)
+	r := stale(t, Config{Policy: fleet.Policy{Kind: fleet.FirstDiff, D: 3}}, board)
 	for i := 0; i < 300; i++ {
 		s := r.choose(0, 1)
 		if board[s] != 4 && s != 4 {
@@ -156,7 +158,7 @@ func TestFirstDiffProbes(t *testing.T) {
 // their blocks, whose sizes differ by at most one.
 func TestRoundRobinAndPartitions(t *testing.T) {
 	t.Parallel()
-	r := stale(t, Config{Policy: Policy{Kind: RoundRobin}, Dispatchers: 3, Partitioned: true}, make([]int32, 10))
+	r := stale(t, Config{Policy: fleet.Policy{Kind: fleet.RoundRobin}, Dispatchers: 3, Partitioned: true}, make([]int32, 10))
 	for d := 0; d < 3; d++ {
 		dom := r.doms[r.domOf[d]]
 		if n := dom.size(); n < 3 || n > 4 {
@@ -182,23 +184,23 @@ func TestRoundRobinAndPartitions(t *testing.T) {
 	}
 }
 
-// Start states lay down exactly the queues StartKind describes; the
+// Start states lay down exactly the queues fleet.StartKind describes; the
 // first board record (at time 0) shows them.
 func TestStartStates(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		start          Start
+		start          fleet.Start
 		mean           float64
 		minimum, maxim int32
 	}{
-		{Start{Kind: StartEmpty}, 0, 0, 0},
-		{Start{Kind: StartBalanced, Value: 3}, 3, 3, 3},
-		{Start{Kind: StartHalf, Value: 0.1, PerRefresh: true}, 5, 0, 10}, // 0.1T = 10 on half of 100
-		{Start{Kind: StartSpread, Value: 99}, 49.5, 0, 99},
-		{Start{Kind: StartSingle, Value: 40}, 0.4, 0, 40},
+		{fleet.Start{Kind: fleet.StartEmpty}, 0, 0, 0},
+		{fleet.Start{Kind: fleet.StartBalanced, Value: 3}, 3, 3, 3},
+		{fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}, 5, 0, 10}, // 0.1T = 10 on half of 100
+		{fleet.Start{Kind: fleet.StartSpread, Value: 99}, 49.5, 0, 99},
+		{fleet.Start{Kind: fleet.StartSingle, Value: 40}, 0.4, 0, 40},
 	}
 	for _, tc := range cases {
-		c := Config{Servers: 100, Refresh: 100, Start: tc.start, Horizon: 10, KeepTrace: true, Policy: Policy{Kind: LeastLoaded}, Tally: TallyOwn}
+		c := Config{Servers: 100, Refresh: 100, Start: tc.start, Horizon: 10, KeepTrace: true, Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: TallyOwn}
 		res, err := Run(c, 3)
 		if err != nil {
 			t.Fatal(err)
@@ -215,7 +217,7 @@ func TestStartStates(t *testing.T) {
 // random numbers.
 func TestDeterminism(t *testing.T) {
 	t.Parallel()
-	c := Config{Servers: 50, Dispatchers: 1, Refresh: 20, Policy: Policy{Kind: LeastLoaded}, Tally: TallyOwn, Horizon: 3000}
+	c := Config{Servers: 50, Dispatchers: 1, Refresh: 20, Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: TallyOwn, Horizon: 3000}
 	a, _ := Run(c, 99)
 	b, _ := Run(c, 99)
 	if a.ResponseMean != b.ResponseMean || a.BoardMean != b.BoardMean || a.Jobs != b.Jobs {
@@ -260,12 +262,12 @@ func TestValidate(t *testing.T) {
 		{"partition", Config{Servers: 3, Dispatchers: 5, Partitioned: true}, "Partitioned"},
 		{"refresh", Config{Refresh: -1}, "Refresh"},
 		{"refresh NaN", Config{Refresh: math.NaN()}, "Refresh"},
-		{"sqd:0", Config{Policy: Policy{Kind: BestOfD, D: 0}}, "sqd"},
-		{"sqd too many", Config{Servers: 3, Policy: Policy{Kind: BestOfD, D: 4}}, "distinct"},
+		{"sqd:0", Config{Policy: fleet.Policy{Kind: fleet.BestOfD, D: 0}}, "sqd"},
+		{"sqd too many", Config{Servers: 3, Policy: fleet.Policy{Kind: fleet.BestOfD, D: 4}}, "distinct"},
 		{"h2 C<1", Config{Sizes: Sizes{Kind: H2, Param: 0.5}}, "h2"},
 		{"pareto A<=1", Config{Sizes: Sizes{Kind: Pareto, Param: 1}}, "pareto"},
 		{"warmup", Config{Horizon: 10, Warmup: 20}, "Warmup"},
-		{"T start live", Config{Start: Start{Kind: StartHalf, Value: 0.1, PerRefresh: true}}, "multiple of T"},
+		{"T start live", Config{Start: fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}}, "multiple of T"},
 	}
 	for _, tc := range cases {
 		err := tc.c.Validate()
@@ -278,31 +280,8 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestParse(t *testing.T) {
+func TestParseSizes(t *testing.T) {
 	t.Parallel()
-	good := []string{"random", "rr", "ll", "sqd:3", "sq2", "left:2", "firstdiff:2", "oracle"}
-	for _, s := range good {
-		p, err := ParsePolicy(s)
-		if err != nil || p.String() != s {
-			t.Errorf("ParsePolicy(%q) = %v, %v", s, p, err)
-		}
-	}
-	for _, s := range []string{"", "lll", "sqd", "sqd:0", "sqd:x", "left:-1", "random:2"} {
-		if _, err := ParsePolicy(s); err == nil {
-			t.Errorf("ParsePolicy(%q): want an error", s)
-		}
-	}
-	for _, s := range []string{"empty", "balanced", "balanced:3", "half:0.1T", "spread:20", "single:7"} {
-		st, err := ParseStart(s)
-		if err != nil || st.String() != s {
-			t.Errorf("ParseStart(%q) = %v, %v", s, st, err)
-		}
-	}
-	for _, s := range []string{"half", "half:-1", "full:3", "empty:2", "half:xT"} {
-		if _, err := ParseStart(s); err == nil {
-			t.Errorf("ParseStart(%q): want an error", s)
-		}
-	}
 	for _, s := range []string{"exp", "det", "h2:10", "pareto:2.5", "erlang:4"} {
 		z, err := ParseSizes(s)
 		if err != nil || z.String() != s {
@@ -323,7 +302,7 @@ func TestParse(t *testing.T) {
 func TestScaledTallyWater(t *testing.T) {
 	t.Parallel()
 	board := []int32{0, 0, 1, 2, 5, 0}
-	r := stale(t, Config{Policy: Policy{Kind: LeastLoaded}, Tally: TallyScaled, Dispatchers: 3}, board)
+	r := stale(t, Config{Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: TallyScaled, Dispatchers: 3}, board)
 	eff := append([]int32(nil), board...)
 	for i := 0; i < 40; i++ {
 		s := r.choose(0, 1)
@@ -337,7 +316,7 @@ func TestScaledTallyWater(t *testing.T) {
 		eff[s] += 3
 	}
 	// Probing rules add k to the tally.
-	r = stale(t, Config{Policy: Policy{Kind: BestOfD, D: 6}, Tally: TallyScaled, Dispatchers: 3}, board)
+	r = stale(t, Config{Policy: fleet.Policy{Kind: fleet.BestOfD, D: 6}, Tally: TallyScaled, Dispatchers: 3}, board)
 	s := r.choose(1, 1)
 	if got := r.tallies[r.tallyOf[1]][s]; got != 3 {
 		t.Errorf("scaled tally after one send: %d, want 3", got)

@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"math"
+
+	"herd/fleet"
 )
 
 // BoardStat is one record of the board: at a refresh, or at a sample
@@ -124,24 +126,24 @@ func newRunner(c Config, seed uint64) *runner {
 		ndom = k
 	}
 	r.setupDomains(ndom)
-	if r.live && (c.Policy.Kind == BestOfD || c.Policy.Kind == Left || c.Policy.Kind == FirstDiff) {
+	if r.live && (c.Policy.Kind == fleet.BestOfD || c.Policy.Kind == fleet.Left || c.Policy.Kind == fleet.FirstDiff) {
 		r.rings = make([]ring, n)
 	}
 	switch c.Policy.Kind {
-	case RoundRobin:
+	case fleet.RoundRobin:
 		r.rr = make([]int32, k)
 		for d := range r.rr {
 			r.rr[d] = int32(r.rng.IntN(r.doms[r.domOf[d]].size()))
 		}
-	case LeastLoaded:
+	case fleet.LeastLoaded:
 		if r.live {
 			r.setupLiveLeastLoaded(ndom)
 		} else {
 			r.setupWaters(ndom)
 		}
-	case BestOfD, Left, FirstDiff:
+	case fleet.BestOfD, fleet.Left, fleet.FirstDiff:
 		r.setupTallies(ndom)
-	case Oracle:
+	case fleet.Oracle:
 		r.idle = make([][]int32, ndom)
 		r.busy = make([]eventHeap, ndom)
 		for i := range r.doms {
@@ -257,7 +259,7 @@ func (r *runner) setupTallies(ndom int) {
 	for i := range r.tallies {
 		r.tallies[i] = make([]int32, r.n)
 	}
-	if c.Policy.Kind == FirstDiff {
+	if c.Policy.Kind == fleet.FirstDiff {
 		r.credit = make([]int, k)
 		r.fdCap = c.FirstDiffCap
 		if r.fdCap == 0 {
@@ -288,24 +290,24 @@ func (r *runner) size() float64 {
 	return r.rng.ExpFloat64()
 }
 
-// start lays down the initial state at time 0 (StartKind): sizes of the
+// start lays down the initial state at time 0 (fleet.StartKind): sizes of the
 // jobs present are drawn fresh; these jobs are never measured.
 func (r *runner) start() {
 	n := r.n
 	q0 := make([]int, n)
 	st := r.c.Start
-	b := st.jobs(r.c.Refresh)
+	b := int(st.Resolved(r.c.Refresh)) // validated: it fits
 	switch st.Kind {
-	case StartBalanced:
+	case fleet.StartBalanced:
 		for s := range q0 {
 			q0[s] = b
 		}
-	case StartHalf:
+	case fleet.StartHalf:
 		perm := r.rng.Perm(n)
 		for _, s := range perm[:n/2] {
 			q0[s] = b
 		}
-	case StartSpread:
+	case fleet.StartSpread:
 		perm := r.rng.Perm(n)
 		for i, s := range perm {
 			if n > 1 {
@@ -314,7 +316,7 @@ func (r *runner) start() {
 				q0[s] = b
 			}
 		}
-	case StartSingle:
+	case fleet.StartSingle:
 		q0[r.rng.IntN(n)] = b
 	}
 	for s, m := range q0 {
@@ -325,7 +327,7 @@ func (r *runner) start() {
 		}
 		r.last[s] = t
 	}
-	if r.c.Policy.Kind == Oracle {
+	if r.c.Policy.Kind == fleet.Oracle {
 		for i := range r.doms {
 			r.idle[i] = r.idle[i][:0]
 			dom := &r.doms[i]

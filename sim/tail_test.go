@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"testing"
+
+	"herd/fleet"
 )
 
 // The histogram's quantile is within half a bin (0.4%) of the sample's.
@@ -34,7 +36,7 @@ func TestResponseHistQuantile(t *testing.T) {
 // bounds (99.9%, runs − 1 d.f.) plus the histogram's half bin.
 func TestTailMM1(t *testing.T) {
 	const load = 0.8
-	c := Config{Servers: 50, Load: load, Policy: Policy{Kind: Random}, Horizon: 40000, Tail: true}
+	c := Config{Servers: 50, Load: load, Policy: fleet.Policy{Kind: fleet.Random}, Horizon: 40000, Tail: true}
 	s, err := Replicate(t.Context(), c, 8, 3, 2)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"herd/cmd/internal/table"
 	"herd/compare"
 	"herd/compare/progress"
+	"herd/fleet"
 	"herd/sim"
 )
 
@@ -42,7 +43,7 @@ func addBallsFlags(fs *pflag.FlagSet) *ballsOpts {
 type ballsLists struct {
 	ns, bs []int
 	ms     []ballCount
-	pols   []sim.Policy
+	pols   []fleet.Policy
 	rules  []sim.FirstDiffRule
 }
 
@@ -62,12 +63,12 @@ func (o *ballsOpts) lists() (*ballsLists, error) {
 	if l.ms, err = parsedList("balls", *o.balls, parseBallCount); err != nil {
 		return nil, err
 	}
-	if l.pols, err = parsedList("policy", *o.policy, sim.ParseBallsPolicy); err != nil {
+	if l.pols, err = parsedList("policy", *o.policy, fleet.ParseBallsPolicy); err != nil {
 		return nil, err
 	}
 	for _, p := range l.pols {
 		if p.D > sim.MaxProbes {
-			return nil, usagef("--policy %s: want D ≤ %d (a ball costs D probes)", sim.BallsPolicyName(p), sim.MaxProbes)
+			return nil, usagef("--policy %s: want D ≤ %d (a ball costs D probes)", fleet.BallsPolicyName(p), sim.MaxProbes)
 		}
 	}
 	if l.rules, err = parsedList("firstdiff-rule", *o.fdRule, sim.ParseFirstDiffRule); err != nil {
@@ -76,7 +77,7 @@ func (o *ballsOpts) lists() (*ballsLists, error) {
 	if l.bs, err = intList("batch", *o.batch, 1); err != nil {
 		return nil, err
 	}
-	fd := slices.ContainsFunc(l.pols, func(p sim.Policy) bool { return p.Kind == sim.FirstDiff })
+	fd := slices.ContainsFunc(l.pols, func(p fleet.Policy) bool { return p.Kind == fleet.FirstDiff })
 	if err := idleFlag("firstdiff-rule", (len(l.rules) > 1 || l.rules[0].PerBall) && !fd, "no --policy is firstdiff:D"); err != nil {
 		return nil, err
 	}
@@ -111,7 +112,7 @@ func (o *ballsOpts) expand(l *ballsLists) ([]sim.BallsConfig, error) {
 			}
 			for _, p := range l.pols {
 				pRules := l.rules
-				if p.Kind != sim.FirstDiff {
+				if p.Kind != fleet.FirstDiff {
 					pRules = l.rules[:1] // moot: one row
 				}
 				for _, r := range pRules {
@@ -135,8 +136,8 @@ func ballsUsage(c sim.BallsConfig) error {
 	switch {
 	case err == nil:
 		return nil
-	case c.Policy.Kind == sim.FirstDiff && c.FirstDiffRule.PerBall:
-		return usagef("--firstdiff-rule %s with --policy %s and --bins %d: %s", c.FirstDiffRule, sim.BallsPolicyName(c.Policy), c.Bins, flagOf(err))
+	case c.Policy.Kind == fleet.FirstDiff && c.FirstDiffRule.PerBall:
+		return usagef("--firstdiff-rule %s with --policy %s and --bins %d: %s", c.FirstDiffRule, fleet.BallsPolicyName(c.Policy), c.Bins, flagOf(err))
 	}
 	return usagef("--policy: %s", flagOf(err))
 }
@@ -210,7 +211,7 @@ func (o *ballsOpts) table(l *ballsLists, sums []sim.BallsSummary) *table.Table {
 	for _, s := range sums {
 		c := s.Config
 		rule, probeCap := ruleCells(c)
-		t.AddRow(c.Bins, c.Balls, sim.BallsPolicyName(c.Policy), rule, probeCap, c.Batch, s.Runs,
+		t.AddRow(c.Bins, c.Balls, fleet.BallsPolicyName(c.Policy), rule, probeCap, c.Batch, s.Runs,
 			s.MaxLoad.Mean, s.MaxLoad.SE, s.Gap.Mean, s.Gap.SE, s.Probes.Mean, s.Probes.SE, s.ProbesMax, distString(s.Dist))
 	}
 	if *o.runs < 2 {
@@ -263,9 +264,9 @@ func (b ballCount) count(n int) (int, error) {
 // and Left[D]; "-" and 0 for uniform.
 func ruleCells(c sim.BallsConfig) (string, int) {
 	switch c.Policy.Kind {
-	case sim.FirstDiff:
+	case fleet.FirstDiff:
 		return c.FirstDiffRule.String(), c.FirstDiffCap
-	case sim.Random:
+	case fleet.Random:
 		return "-", 0
 	}
 	return "-", c.Policy.D

@@ -18,11 +18,9 @@ import (
 	"herd/compare"
 	"herd/compare/progress"
 	"herd/compare/sweep"
+	"herd/fleet"
 	"herd/meanfield"
 )
-
-// lawScaled is the published rule of thumb for the edge: T(1−λ)² ≈ 0.9(k−2).
-func lawScaled(k int) float64 { return compare.LawScaled(k) }
 
 // edgeOutput is where herd edge's answer goes, and how it is computed.
 type edgeOutput struct {
@@ -238,7 +236,7 @@ func (c edgeCells) row(confirm bool) []any {
 func newEdgeCells(p compare.EdgePoint) edgeCells {
 	s, r := p.Settings, p.Result
 	c := edgeCells{dispatchers: s.Dispatchers, load: s.Load, method: methodExact, crossing: r.Crossing, maps: r.Maps}
-	law := lawScaled(s.Dispatchers)
+	law := fleet.LawScaled(s.Dispatchers)
 	if s.Dispatchers >= 2 {
 		c.law = law // the law is for k ≥ 2; one dispatcher never tips
 	}
@@ -385,7 +383,7 @@ func lawSeries(ks []int) plotting.Series {
 	law := plotting.Series{Name: "law 0.9(k−2)", Line: true}
 	for _, k := range ks {
 		law.X = append(law.X, float64(k))
-		law.Y = append(law.Y, lawScaled(k))
+		law.Y = append(law.Y, fleet.LawScaled(k))
 	}
 	return law
 }

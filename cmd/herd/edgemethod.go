@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"herd/compare"
+	"herd/fleet"
 	"herd/internal/pool"
 	"herd/meanfield"
 )
@@ -198,7 +199,7 @@ func mergeEdgeRows(settings []meanfield.EdgeSettings, o edgeOutput, pts []compar
 // expansionCells is the row of a point the expansion answers.
 func expansionCells(s meanfield.EdgeSettings, e compare.EdgeExpansion) *edgeCells {
 	c := &edgeCells{dispatchers: s.Dispatchers, load: s.Load, method: methodExpansion, crossing: "none", maps: nil}
-	law := lawScaled(s.Dispatchers)
+	law := fleet.LawScaled(s.Dispatchers)
 	if s.Dispatchers >= 2 {
 		c.law = law
 	}

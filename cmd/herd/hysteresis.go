@@ -102,7 +102,7 @@ func parseHysteresis(e *env, args []string) (compare.HysteresisSettings, hystere
 	}
 	o = hysteresisOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers}
 	s = compare.HysteresisSettings{Dispatchers: *k, Load: *load, Partitioned: *partitioned, Bistable: *bistable,
-		Servers: *servers, Runs: *runs, Refreshes: *refreshes, Seed: *seed, Board: modelBoard}
+		Servers: *servers, Runs: *runs, Refreshes: *refreshes, Seed: *seed}
 	if err := checkHysteresisFlags(s); err != nil {
 		return s, o, err
 	}
@@ -168,7 +168,7 @@ func checkHysteresisPoints(s compare.HysteresisSettings) error {
 		}
 		for _, st := range s.Starts {
 			if hasModel {
-				if _, err := modelStartRows("starts", st.String(), st.Value, st.PerRefresh, T); err != nil {
+				if _, err := modelStartRows("starts", st.String(), st, T); err != nil {
 					return err
 				}
 			}

@@ -21,7 +21,8 @@ type importRule struct {
 
 // importRules are the module's import rules, one entry per package
 // directory of the module: the chain is cmd → compare → {meanfield →
-// fixedpoint, sim}. sim's non-test code never imports meanfield or
+// fixedpoint, sim}, all of them speaking fleet's words (start states, the
+// edge law; a leaf: it imports no herd package). sim's non-test code never imports meanfield or
 // fixedpoint (a shared bug would be invisible to compare), only the leaf
 // fixedpoint/root (herd's one bisection and Brent's method; it imports no
 // herd package) and internal/pool (herd's one worker pool, a leaf too); cmd/internal's rendering packages import no herd package
@@ -33,16 +34,17 @@ var importRules = map[string]importRule{
 	"fixedpoint":            {herd: []string{"herd/fixedpoint/root"}},
 	"fixedpoint/root":       {},
 	"internal/pool":         {},
-	"meanfield":             {herd: []string{"herd/fixedpoint", "herd/fixedpoint/root", "herd/internal/pool"}},
-	"sim":                   {herd: []string{"herd/fixedpoint/root", "herd/internal/pool"}},
-	"compare":               {herd: []string{"herd/meanfield", "herd/fixedpoint", "herd/fixedpoint/root", "herd/sim", "herd/internal/pool"}},
+	"fleet":                 {},
+	"meanfield":             {herd: []string{"herd/fixedpoint", "herd/fixedpoint/root", "herd/internal/pool", "herd/fleet"}},
+	"sim":                   {herd: []string{"herd/fixedpoint/root", "herd/internal/pool", "herd/fleet"}},
+	"compare":               {herd: []string{"herd/meanfield", "herd/fixedpoint", "herd/fixedpoint/root", "herd/sim", "herd/internal/pool", "herd/fleet"}},
 	"compare/sweep":         {herd: []string{"herd/compare/atomicfile"}},
 	"compare/atomicfile":    {},
 	"compare/progress":      {},
 	"cmd/internal/table":    {cli: true},
 	"cmd/internal/plotting": {cli: true, herd: []string{"herd/compare/atomicfile"}},
 	"cmd/herd": {cli: true, herd: []string{"herd/compare", "herd/meanfield", "herd/fixedpoint", "herd/sim",
-		"herd/compare/sweep", "herd/compare/atomicfile", "herd/compare/progress", "herd/internal/pool",
+		"herd/compare/sweep", "herd/compare/atomicfile", "herd/compare/progress", "herd/internal/pool", "herd/fleet",
 		"herd/cmd/internal/table", "herd/cmd/internal/plotting"}},
 }
 

@@ -246,7 +246,7 @@ func TestLawSizes(t *testing.T) {
 			t.Errorf("erlang:2 row %v: scv %s, want 0.5", r[:4], r[2])
 		}
 		if r[0] == "edge" || r[0] == "limit_map" {
-			// law = C·0.9(k−2), C = 1/2 (compare.LawScaled).
+			// law = C·0.9(k−2), C = 1/2 (fleet.LawScaled).
 			if k := num(r, "dispatchers"); math.Abs(num(r, "law")-0.45*(k-2)) > 1e-12 {
 				t.Errorf("erlang:2 %s k = %g: law %s, want 0.45(k−2)", r[0], k, r[col["law"]])
 			}

@@ -16,6 +16,7 @@ import (
 
 	"herd/compare"
 	"herd/compare/sweep"
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -84,15 +85,12 @@ func checkModel(k int, load, refresh float64) error {
 	return nil
 }
 
-// modelStartRows returns the queue length q of a start board given as v
-// (times T when perT), or a usage error naming flag when it is beyond
-// modelMaxStart; it is computed in float64, so 1e308 is refused, never
-// wrapped.
-func modelStartRows(flag, name string, v float64, perT bool, refresh float64) (int, error) {
-	if perT {
-		v *= refresh
-	}
-	q := math.Round(v)
+// modelStartRows returns the queue length q of the start board st, written
+// as name, at period refresh (st.Resolved), or a usage error naming flag
+// when it is beyond modelMaxStart; it is computed in float64, so 1e308 is
+// refused, never wrapped.
+func modelStartRows(flag, name string, st fleet.Start, refresh float64) (int, error) {
+	q := st.Resolved(refresh)
 	if !(q >= 0 && q <= modelMaxStart) {
 		return 0, usagef("--%s %s: a queue of %.3g jobs at T = %g, want at most %d (each map costs time in proportion to the queue)",
 			flag, name, q, refresh, modelMaxStart)
@@ -251,16 +249,20 @@ func (r modelRun) Check() error {
 
 // checkClassic checks a herd model policy against its model's range
 // (compare.PeriodicMaxRefresh and PeriodicMaxD give the reasons).
-func checkClassic(name string, d int, refresh float64) error {
-	if refresh == 0 || (name != "sqd" && name != "ll") {
+func checkClassic(p fleet.Policy, refresh float64) error {
+	if refresh == 0 || (p.Kind != fleet.BestOfD && p.Kind != fleet.LeastLoaded) {
 		return nil
+	}
+	name := "ll" // the periodic-update model's name: ll or sqd, whatever D
+	if p.Kind == fleet.BestOfD {
+		name = "sqd"
 	}
 	switch {
 	case refresh < modelMinRefresh || refresh > compare.PeriodicMaxRefresh:
 		return usagef("--refresh %g: want 0 (a live board) or a number in [%g, %g] for the periodic-update model of --policy %s",
 			refresh, modelMinRefresh, float64(compare.PeriodicMaxRefresh), name)
-	case name == "sqd" && d > compare.PeriodicMaxD:
-		return usagef("--policy sqd:%d: want D ≤ %d on a stale board (the periodic-update map; a live board takes any D)", d, compare.PeriodicMaxD)
+	case p.Kind == fleet.BestOfD && p.D > compare.PeriodicMaxD:
+		return usagef("--policy sqd:%d: want D ≤ %d on a stale board (the periodic-update map; a live board takes any D)", p.D, compare.PeriodicMaxD)
 	}
 	return nil
 }

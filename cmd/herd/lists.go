@@ -77,7 +77,8 @@ func floatList(flag, s string, ok func(float64) bool, want string) ([]float64, e
 	return out, nil
 }
 
-// parsedList parses a comma list with parse, prefixing errors with the flag.
+// parsedList parses a comma list with parse, prefixing errors with the flag
+// in place of the parser's package (sim, fleet).
 func parsedList[T any](flag, s string, parse func(string) (T, error)) ([]T, error) {
 	parts, err := splitList(flag, s)
 	if err != nil {
@@ -87,7 +88,7 @@ func parsedList[T any](flag, s string, parse func(string) (T, error)) ([]T, erro
 	for i, p := range parts {
 		v, err := parse(p)
 		if err != nil {
-			return nil, usagef("--%s: %s", flag, strings.TrimPrefix(err.Error(), "sim: "))
+			return nil, usagef("--%s: %s", flag, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "sim: "), "fleet: "))
 		}
 		out[i] = v
 	}

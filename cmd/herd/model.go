@@ -121,7 +121,7 @@ func parseModel(e *env, args []string) (fs *pflag.FlagSet, shard *shardFlags, pt
 		return
 	}
 	pts, err = compare.ModelGrid(pols, loads, ts, ns, func(i int, p compare.ModelPoint) error {
-		if err := checkClassic(p.Policy.Name, p.Policy.D, p.Refresh); err != nil {
+		if err := checkClassic(p.Policy, p.Refresh); err != nil {
 			return err
 		}
 		if i >= maxSweepRuns {

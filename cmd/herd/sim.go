@@ -13,6 +13,7 @@ import (
 	"herd/compare"
 	"herd/compare/progress"
 	"herd/compare/sweep"
+	"herd/fleet"
 	"herd/sim"
 )
 
@@ -110,7 +111,7 @@ func (o *simOpts) lists() (*simLists, error) {
 	if l.Refreshes, err = floatList("refresh", *o.refresh, nonNegative, "a number ≥ 0 (0 is a live board)"); err != nil {
 		return nil, err
 	}
-	if l.Policies, err = parsedList("policy", *o.policy, sim.ParsePolicy); err != nil {
+	if l.Policies, err = parsedList("policy", *o.policy, fleet.ParsePolicy); err != nil {
 		return nil, err
 	}
 	if l.Tallies, err = parsedList("tally", *o.tally, sim.ParseTally); err != nil {
@@ -135,13 +136,13 @@ func (o *simOpts) scalars(l *simLists) error {
 	case *o.fdCap < 0:
 		return usagef("--firstdiff-cap %d: want an integer ≥ 0", *o.fdCap)
 	}
-	hasKind := func(k sim.PolicyKind) bool {
-		return slices.ContainsFunc(l.Policies, func(p sim.Policy) bool { return p.Kind == k })
+	hasKind := func(k fleet.PolicyKind) bool {
+		return slices.ContainsFunc(l.Policies, func(p fleet.Policy) bool { return p.Kind == k })
 	}
-	if err := idleFlag("with-replacement", *o.withRepl && !hasKind(sim.BestOfD), "no --policy samples (sqd:D, sq2)"); err != nil {
+	if err := idleFlag("with-replacement", *o.withRepl && !hasKind(fleet.BestOfD), "no --policy samples (sqd:D, sq2)"); err != nil {
 		return err
 	}
-	if err := idleFlag("firstdiff-cap", *o.fdCap > 0 && !hasKind(sim.FirstDiff), "no --policy is firstdiff:D"); err != nil {
+	if err := idleFlag("firstdiff-cap", *o.fdCap > 0 && !hasKind(fleet.FirstDiff), "no --policy is firstdiff:D"); err != nil {
 		return err
 	}
 	if err := checkPlotPath(*o.plot); err != nil {
@@ -174,7 +175,7 @@ func (o *simOpts) expand(l *simLists) ([]sim.Config, error) {
 	g := l.SimGrid
 	g.Policies = slices.Clone(g.Policies)
 	for i, p := range g.Policies {
-		g.Policies[i].WithReplacement = *o.withRepl && p.Kind == sim.BestOfD
+		g.Policies[i].WithReplacement = *o.withRepl && p.Kind == fleet.BestOfD
 	}
 	cs := g.Configs(sim.Config{Partitioned: *o.partitioned, Horizon: l.horizon, FirstDiffCap: *o.fdCap})
 	var horizonFlag map[string]string // the flag behind Config.Horizon

@@ -7,12 +7,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"herd/compare"
+	"herd/fleet"
 	"herd/meanfield"
-	"herd/sim"
 )
 
-// The start states of every command, read by one parser (sim.StartKind):
+// The start states of every command, read by one parser (fleet.StartKind):
 //
 //	empty        every queue empty
 //	balanced:Q   every queue holds Q jobs; balanced alone is balanced:0,
@@ -25,13 +24,13 @@ import (
 //
 // A number may be a multiple of T (half:0.1T). The words mean the same in
 // every command; a command says which it accepts (a startSet). The grammar
-// of the simulator's states is sim.ParseStart's; the model's board for a
-// state is compare.StartBoard's.
+// of the fleet's states is fleet.ParseStart's; the model's board for a
+// state is meanfield.StartBoard's.
 
-// startState is a parsed start state: the simulator's start, or the M/M/1
+// startState is a parsed start state: the fleet's start, or the M/M/1
 // law (geometric), with the text it was written as.
 type startState struct {
-	sim.Start
+	fleet.Start
 	geometric bool
 	name      string // as written, trimmed
 	flag      string // the flag it came from, for limit errors
@@ -111,13 +110,13 @@ func (s startSet) parse(flag, text string) (startState, error) {
 		return st, fmt.Errorf("start %q needs a number, e.g. %s:3 or %s:0.1T", text, kind, kind)
 	}
 	var err error
-	st.Start, err = sim.ParseStart(text)
+	st.Start, err = fleet.ParseStart(text)
 	return st, err
 }
 
 // simStart parses one of simStarts for flag, as the simulator takes it.
-func simStart(flag string) func(string) (sim.Start, error) {
-	return func(text string) (sim.Start, error) {
+func simStart(flag string) func(string) (fleet.Start, error) {
+	return func(text string) (fleet.Start, error) {
 		st, err := simStarts.parse(flag, text)
 		return st.Start, err
 	}
@@ -127,18 +126,14 @@ func simStart(flag string) func(string) (sim.Start, error) {
 // T resolved, rounded), or a usage error naming the flag when it is
 // beyond modelMaxStart.
 func (s startState) rows(refresh float64) (int, error) {
-	return modelStartRows(s.flag, s.name, s.Value, s.PerRefresh, refresh)
+	return modelStartRows(s.flag, s.name, s.Start, refresh)
 }
 
 // board is the refresh map's start board for load λ with queue length q
-// (from rows): the M/M/1 law, or compare.StartBoard.
+// (from rows): the M/M/1 law, or meanfield.StartBoard.
 func (s startState) board(load float64, q int) []float64 {
 	if s.geometric {
 		return meanfield.BoardGeometric(load, 1e-15)
 	}
-	return compare.StartBoard(s.Start, q)
+	return meanfield.StartBoard(s.Start, q)
 }
-
-// modelBoard is the refresh map's start board at period T for a
-// simulator start state (herd hysteresis).
-var modelBoard = compare.ModelBoard
