@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"herd/fixedpoint"
+	"herd/fixedpoint/root"
 	"herd/internal/pool"
 )
 
@@ -1224,17 +1226,13 @@ func FiniteEdge(s FiniteEdgeSettings) (FiniteEdgeResult, error) {
 	if math.IsNaN(lo) {
 		lo = x0
 	}
-	for range s.Levels {
-		x := (lo + hi) / 2
+	tipsLess := func(x float64) (bool, error) { // false at lo, true at hi
 		p, err := probe(x)
-		if err != nil {
-			return out, err
-		}
-		if half(p) {
-			lo = x
-		} else {
-			hi = x
-		}
+		return !half(p), err
+	}
+	lo, hi, err := root.Bisect(tipsLess, lo, hi, root.Halvings(s.Levels))
+	if err != nil {
+		return out, err
 	}
 	out.Points = sortPoints(pts)
 	out.Status = Found
@@ -1549,15 +1547,9 @@ func particleStep(next []float64, N int, rng *rand.Rand, cdf []float64) ([]float
 	inv := 1 / float64(N)
 	for range N {
 		u := rng.Float64() * s
-		lo, hi := 0, L-1
-		for lo < hi {
-			mid := (lo + hi) / 2
-			if cdf[mid] > u {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
+		// The first row whose cumulative mass exceeds u (the last row if
+		// none does, which rounding can make happen).
+		lo := sort.Search(L-1, func(i int) bool { return cdf[i] > u })
 		next[lo] += inv
 	}
 	for L > 1 && next[L-1] == 0 {

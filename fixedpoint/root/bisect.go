@@ -43,6 +43,19 @@ func Midpoint(absTol, relTol float64) Split[float64] {
 	}
 }
 
+// Halvings is the rule mid = (lo + hi)/2 for n evaluations, whatever the
+// bracket's width: the bracket halved n times. The rule counts its
+// points, so each bisection takes a rule of its own.
+func Halvings(n int) Split[float64] {
+	return func(lo, hi float64) (float64, bool) {
+		if n <= 0 {
+			return 0, false
+		}
+		n--
+		return (lo + hi) / 2, true
+	}
+}
+
 // Finest is the rule mid = a + (b − a)/2, for the ends a < b in increasing
 // order, while b − a > relTol·max(|a|, |b|) and mid lies strictly between
 // a and b: with relTol = 0 it bisects until no float64 lies strictly

@@ -94,3 +94,32 @@ func TestBisectError(t *testing.T) {
 		t.Errorf("[%v, %v] (%v), want [0, 0.25] and the error", lo, hi, err)
 	}
 }
+
+// Halvings evaluates exactly n midpoints, each the midpoint of the
+// bracket left by the last, whatever the bracket's width.
+func TestHalvings(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 60} {
+		var seen []float64
+		lo, hi, err := Bisect(func(x float64) (bool, error) {
+			seen = append(seen, x)
+			return x > 0.3, nil
+		}, 0, 1, Halvings(n))
+		if err != nil || len(seen) != n {
+			t.Fatalf("n = %d: %d evaluations, error %v", n, len(seen), err)
+		}
+		wlo, whi := 0.0, 1.0
+		for i, x := range seen {
+			if m := (wlo + whi) / 2; x != m {
+				t.Fatalf("n = %d: evaluation %d at %v, want the midpoint %v", n, i, x, m)
+			}
+			if x > 0.3 {
+				whi = x
+			} else {
+				wlo = x
+			}
+		}
+		if lo != wlo || hi != whi || !(lo <= 0.3 && 0.3 < hi) {
+			t.Errorf("n = %d: ends [%v, %v], want [%v, %v] around 0.3", n, lo, hi, wlo, whi)
+		}
+	}
+}
