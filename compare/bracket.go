@@ -11,6 +11,7 @@ import (
 
 	"herd/fixedpoint/root"
 	"herd/fleet"
+	"herd/internal/pool"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -930,12 +931,15 @@ type runMsg struct {
 }
 
 // resolve runs point x's replications, in order, at most Workers at a
-// time, until question q is settled (q = 0: until every run is done);
-// runs still going then are paused at their next refresh and kept, to
-// be taken up where they stopped if a later question needs them.
+// time on a pool.Group, until question q is settled (q = 0: until every
+// run is done); runs still going then are paused at their next refresh
+// and kept, to be taken up where they stopped if a later question needs
+// them. Every decision is taken here, on the caller's goroutine, as the
+// flights' reports come in.
 func (b *bracketer) resolve(ctx context.Context, x float64, q int) error {
 	r := &resolution{b: b, x: x, q: q, reps: b.reps[x], past: b.past[x],
-		msgs: make(chan runMsg, 4*b.s.Workers+4), flying: map[int]*flight{}}
+		flights: pool.NewGroup[runMsg](b.s.Workers), flying: map[int]*flight{}}
+	defer r.flights.Close()
 	if b.paused == nil {
 		b.paused = map[float64]map[int]*flight{}
 	}
@@ -960,21 +964,21 @@ func (b *bracketer) resolve(ctx context.Context, x float64, q int) error {
 			}
 			return nil
 		}
-		r.receive(<-r.msgs)
+		r.receive(r.flights.Next())
 	}
 }
 
-// resolution is one call of resolve: point x, question q, the runs in
-// flight and the first error.
+// resolution is one call of resolve: point x, question q, the workers
+// that fly its runs, the runs in flight and the first error.
 type resolution struct {
-	b      *bracketer
-	x      float64
-	q      int
-	reps   []int
-	past   []bool
-	msgs   chan runMsg
-	flying map[int]*flight
-	err    error
+	b       *bracketer
+	x       float64
+	q       int
+	reps    []int
+	past    []bool
+	flights *pool.Group[runMsg]
+	flying  map[int]*flight
+	err     error
 }
 
 // settled says whether question q is answered (q = 0: every run done).
@@ -1006,21 +1010,23 @@ func (r *resolution) launch(ctx context.Context) {
 		}
 		f.stop.Store(false)
 		r.flying[rep] = f
-		go b.fly(ctx, f, r.msgs)
+		r.flights.Go(func(report func(runMsg)) runMsg { return b.fly(ctx, f, report) })
 	}
 }
 
 // receive takes one report of a replication in flight: past Cut, ended
-// (recorded and counted) or paused (kept for a later question).
+// (recorded and counted) or paused (kept for a later question). Its
+// arrivals are counted once it has stopped, as its stepper is then no
+// longer advanced on a worker.
 func (r *resolution) receive(m runMsg) {
 	b, x, f := r.b, r.x, m.f
-	if arr := f.st.Result().Arrivals; arr > f.jobs {
-		b.res.Jobs += arr - f.jobs
-		f.jobs = arr
-	}
 	if m.past {
 		r.past[f.rep] = true
 		return
+	}
+	if arr := f.st.Result().Arrivals; arr > f.jobs {
+		b.res.Jobs += arr - f.jobs
+		f.jobs = arr
 	}
 	delete(r.flying, f.rep)
 	switch {
@@ -1048,9 +1054,9 @@ func (r *resolution) receive(m runMsg) {
 }
 
 // fly advances a replication one refresh at a time until it ends or is
-// asked to pause, and reports on msgs: once if it runs past Cut refreshes
-// untipped, and once when it ends or pauses.
-func (b *bracketer) fly(ctx context.Context, f *flight, msgs chan<- runMsg) {
+// asked to pause: it reports once if it runs past Cut refreshes untipped,
+// and returns its last report, that it ended or paused.
+func (b *bracketer) fly(ctx context.Context, f *flight, report func(runMsg)) runMsg {
 	cut := b.s.Cut
 	for {
 		f.steps++
@@ -1059,11 +1065,10 @@ func (b *bracketer) fly(ctx context.Context, f *flight, msgs chan<- runMsg) {
 		}
 		if tipped, _ := f.det.Tipped(); !tipped && !f.pastSent && f.det.Records() > cut {
 			f.pastSent = true
-			msgs <- runMsg{f: f, past: true}
+			report(runMsg{f: f, past: true})
 		}
 		if f.stop.Load() {
-			msgs <- runMsg{f: f}
-			return
+			return runMsg{f: f}
 		}
 	}
 	m := runMsg{f: f}
@@ -1073,7 +1078,7 @@ func (b *bracketer) fly(ctx context.Context, f *flight, msgs chan<- runMsg) {
 			m.tipped = at
 		}
 	}
-	msgs <- m
+	return m
 }
 
 // needed is the runs known to be needed so far: those that ended, and

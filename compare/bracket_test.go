@@ -330,3 +330,51 @@ func TestBrackets(t *testing.T) {
 		t.Errorf("no edge, no grid: %d results, %v; want ErrNoModelEdge", len(got), err)
 	}
 }
+
+// TestResolveFlights settles one point's replications on the workers of
+// a pool.Group, first two questions (which pause the runs still going;
+// the first is settled by a run's report that it went past Cut) and then
+// every run to its end (which resumes them), with 1 and 3 workers:
+// each run's tipping refresh and the jobs counted must be those of the
+// run simulated alone in one go, so no flight's report was lost, taken
+// twice, or counted while its run went on.
+func TestResolveFlights(t *testing.T) {
+	t.Parallel()
+	const x = 3.6
+	for _, workers := range []int{1, 3} {
+		s := BracketSettings{Servers: 25, Dispatchers: 5, Load: 0.9, Runs: 6, Refreshes: 60, Cut: 20, ModelScaled: 2.8992, Workers: workers}.withDefaults()
+		res := BracketResult{}
+		b := &bracketer{s: s, points: map[float64]*PointStat{}, res: &res}
+		if err := b.visit(context.Background(), x); err != nil {
+			t.Fatal(err)
+		}
+		paused := 0 // runs left paused by a question, summed over the questions
+		for _, q := range []int{qAllCut, qAtMostOne, 0} {
+			b.asked[x] |= q
+			if err := b.resolve(context.Background(), x, q); err != nil {
+				t.Fatal(err)
+			}
+			paused += len(b.paused[x])
+		}
+		var jobs int64
+		for rep := 0; rep < s.Runs; rep++ {
+			task, det := b.task(x, rep)
+			r, err := sim.Run(task.Config, task.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jobs += r.Arrivals
+			at := -1
+			if tipped, a := det.Tipped(); tipped {
+				at = a
+			}
+			if got := b.reps[x][rep]; got != at {
+				t.Errorf("%d workers, run %d: tipped at %d, alone %d", workers, rep, got, at)
+			}
+		}
+		if res.Jobs != jobs || res.Runs != s.Runs {
+			t.Errorf("%d workers: %d jobs in %d runs, alone %d in %d", workers, res.Jobs, res.Runs, jobs, s.Runs)
+		}
+		t.Logf("%d workers: tips %v, %d jobs, %d runs left paused", workers, b.reps[x], res.Jobs, paused)
+	}
+}

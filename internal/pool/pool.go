@@ -3,10 +3,11 @@
 // caller gets never depends on the number of workers or on scheduling.
 // The simulator's replications, the model's searches and the command
 // line's points all run on it (Parallel); so do the model's sequential
-// loops whose later steps start early on idle workers (Speculate) and
-// independent computations done at once (Fork). It imports no herd
-// package, so the simulator (which must stay independent of the model)
-// and the model can both use it.
+// loops whose later steps start early on idle workers (Speculate),
+// independent computations done at once (Fork), and the bracket's search,
+// whose caller starts, pauses and resumes tasks as their events come in
+// (Group). It imports no herd package, so the simulator (which must stay
+// independent of the model) and the model can both use it.
 package pool
 
 import (
