@@ -74,9 +74,9 @@ const (
 
 // PlanModel is the model's answer for a fleet as N → ∞: which model, the
 // state the fleet settles in from a quiet start (an empty board) and from
-// a loaded one (half the servers at 0.1·T jobs, meanfield.HerdStart), and
-// the mean time in system of each. A fleet no model here covers has
-// Covered false and Why says why.
+// a loaded one (half the servers at 0.1·T jobs,
+// meanfield.DefaultHerdStart), and the mean time in system of each. A
+// fleet no model here covers has Covered false and Why says why.
 type PlanModel struct {
 	Covered bool
 	Why     string
@@ -229,7 +229,7 @@ func planRefreshModel(f PlanFleet, k int, stop func() bool) (PlanModel, error) {
 	if err != nil {
 		return PlanModel{}, err
 	}
-	loaded, err := PointAttractor(r, svc.Lift(meanfield.HerdStart{}.Board(f.Refresh)), s)
+	loaded, err := PointAttractor(r, svc.Lift(meanfield.HerdStartBoard(PlanLoaded.Fleet(), f.Refresh)), s)
 	if err != nil {
 		return PlanModel{}, err
 	}
@@ -359,7 +359,7 @@ func PlanFixes(f PlanFleet) []PlanFix {
 
 // PlanStart is a start of herd plan's runs: the quiet start (an empty
 // board) or the loaded one (half the servers at 0.1·T jobs, the model's
-// meanfield.HerdStart); Fleet gives its start state.
+// meanfield.DefaultHerdStart); Fleet gives its start state.
 type PlanStart bool
 
 // The two starts.
@@ -369,11 +369,11 @@ const (
 )
 
 // Fleet returns the start state of s: empty for the quiet start, the
-// model's herd start half:0.1T (meanfield.HerdStart's zero value) for the
+// model's herd start half:0.1T (meanfield.DefaultHerdStart) for the
 // loaded one, so that the simulator and the model start alike.
 func (s PlanStart) Fleet() fleet.Start {
 	if s == PlanLoaded {
-		return meanfield.HerdStart{}.Fleet()
+		return meanfield.DefaultHerdStart()
 	}
 	return fleet.Start{Kind: fleet.StartEmpty}
 }

@@ -62,7 +62,7 @@ func TestResumeSameBits(t *testing.T) {
 		{"aperiodic", Refresh{Dispatchers: 5, Load: 0.9, Period: 100}, BoardEmpty(), true, HerdSettings{Settle: 16, Average: 16}},
 		{"fixed_spectrum", Refresh{Dispatchers: 5, Load: 0.9, Period: 400}, BoardEmpty(), false,
 			HerdSettings{AttractorSettings: AttractorSettings{Spectrum: true}}},
-		{"herd_period2", Refresh{Dispatchers: 5, Load: 0.9, Period: 1100}, HerdStart{}.Board(1100), true, HerdSettings{}},
+		{"herd_period2", Refresh{Dispatchers: 5, Load: 0.9, Period: 1100}, HerdStartBoard(DefaultHerdStart(), 1100), true, HerdSettings{}},
 		{"h2_fixed", h2, h2.Service.Lift(BoardEmpty()), true, HerdSettings{}},
 		{"unconverged", Refresh{Dispatchers: 5, Load: 0.9, Period: 100}, BoardEmpty(), true,
 			HerdSettings{AttractorSettings: AttractorSettings{MaxIter: 40}, Settle: 200}},

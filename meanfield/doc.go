@@ -69,11 +69,12 @@
 // (BoardBalanced); half:B, half the servers at B jobs and half empty
 // (BoardHalf); spread:M, queue lengths spread evenly over 0, 1, …, M
 // (BoardSpread). B and M may be written as multiples of T (half:0.1T,
-// StartBoardAt), which HerdStart does. Jobs present at the start have
-// their sizes drawn fresh, so with phase-type sizes the job in service
-// starts in a fresh phase (Service.Lift). herd sim's single:B (one server
-// at B jobs) is a start of mass zero as N → ∞: its board is the empty
-// one.
+// StartBoardAt); a herd search starts from such a loaded start,
+// half:0.1T unless set, with a backlog of at least one job
+// (HerdStartBoard). Jobs present at the start have their sizes drawn
+// fresh, so with phase-type sizes the job in service starts in a fresh
+// phase (Service.Lift). herd sim's single:B (one server at B jobs) is a
+// start of mass zero as N → ∞: its board is the empty one.
 //
 // State. The board distribution p = (p_0, p_1, …), p_b the share of servers
 // whose board reads b, and its distribution function F(v) = Σ_{b≤v} p_b

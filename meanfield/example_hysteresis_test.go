@@ -29,7 +29,7 @@ func ExampleHerdBranch() {
 // aperiodic, with window averages (validation.md: herd mean ≈ 0.40·T).
 func ExampleFindHerdAttractor() {
 	r := meanfield.Refresh{Dispatchers: 5, Load: 0.9, Period: 300}
-	a, err := meanfield.FindHerdAttractor(r, meanfield.HerdStart{Kind: fleet.StartHalf, Fraction: 0.1}.Board(300), meanfield.HerdSettings{})
+	a, err := meanfield.FindHerdAttractor(r, meanfield.HerdStartBoard(fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}, 300), meanfield.HerdSettings{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -100,60 +100,49 @@ import (
 //   - H. Flyvbjerg, H. G. Petersen, Error estimates on averages of
 //     correlated data, J. Chem. Phys. 91(1), 1989 (batch means).
 
-// DefaultHerdStartFraction is the default backlog fraction of HerdStart,
-// the published half:0.1T start (validation.md).
+// DefaultHerdStartFraction is the backlog fraction of the default herd
+// start, the published half:0.1T (validation.md).
 const DefaultHerdStartFraction = 0.1
 
-// HerdStart is a loaded start scaled with T: the fleet start half:B or
-// spread:M with B, M written as multiples of T (package doc, §2, start
-// states), its board StartBoard's with a backlog of at least 1. The zero
-// value is half:0.1T.
-type HerdStart struct {
-	// Kind is fleet.StartHalf or fleet.StartSpread; fleet.StartEmpty, the
-	// zero value, means fleet.StartHalf (an empty board holds no herd).
-	Kind fleet.StartKind
-	// Fraction is B/T for a half start or M/T for a spread start, in
-	// (0, 4]; zero means 0.1. The backlog is rounded to an integer of at
-	// least 1.
-	Fraction float64
+// DefaultHerdStart returns the start a herd search takes where its
+// settings leave Start zero: half:0.1T, half the servers at
+// DefaultHerdStartFraction·T jobs (package doc, §2, start states).
+func DefaultHerdStart() fleet.Start {
+	return fleet.Start{Kind: fleet.StartHalf, Value: DefaultHerdStartFraction, PerRefresh: true}
 }
 
-// Validate reports the first setting out of range, naming the field.
-func (h HerdStart) Validate() error {
-	switch {
-	case h.Kind != fleet.StartEmpty && h.Kind != fleet.StartHalf && h.Kind != fleet.StartSpread:
-		return fmt.Errorf("meanfield: HerdStart.Kind = %q, want %q or %q", h.Kind, fleet.StartHalf, fleet.StartSpread)
-	case h.Fraction != 0 && !(h.Fraction > 0 && h.Fraction <= 4):
-		return fmt.Errorf("meanfield: HerdStart.Fraction = %v outside (0, 4] (0 means %g)", h.Fraction, DefaultHerdStartFraction)
+// herdStart returns the herd start st (BranchSettings.Start,
+// BistableSettings.Start) with its default filled in: DefaultHerdStart
+// for the zero fleet.Start.
+func herdStart(st fleet.Start) fleet.Start {
+	if st == (fleet.Start{}) {
+		return DefaultHerdStart()
+	}
+	return st
+}
+
+// validHerdStart returns an error naming field unless st is a herd start:
+// the zero value, or half:FT or spread:FT with F in (0, 4] (an empty
+// board holds no herd; a start not scaled with T would not follow it).
+func validHerdStart(field string, st fleet.Start) error {
+	if st == (fleet.Start{}) {
+		return nil
+	}
+	if (st.Kind != fleet.StartHalf && st.Kind != fleet.StartSpread) || !st.PerRefresh || !(st.Value > 0 && st.Value <= 4) {
+		return fmt.Errorf("meanfield: %s = %s, want %s:FT or %s:FT with F in (0, 4] (the zero value means %s)",
+			field, st, fleet.StartHalf, fleet.StartSpread, DefaultHerdStart())
 	}
 	return nil
 }
 
-// Fleet returns the start in the fleet's words, its defaults filled in:
-// half:0.1T for the zero value.
-func (h HerdStart) Fleet() fleet.Start {
-	if h.Kind == fleet.StartEmpty {
-		h.Kind = fleet.StartHalf
-	}
-	if h.Fraction == 0 {
-		h.Fraction = DefaultHerdStartFraction
-	}
-	return fleet.Start{Kind: h.Kind, Value: h.Fraction, PerRefresh: true}
+// HerdStartBoard returns the board a herd search starts from at period T:
+// the loaded start st scaled with T (the zero fleet.Start meaning
+// DefaultHerdStart), StartBoard's with the backlog max(1, round(F·T)), so
+// that a short period still starts loaded.
+func HerdStartBoard(st fleet.Start, T float64) []float64 {
+	st = herdStart(st)
+	return StartBoard(st, max(1, int(st.Resolved(T))))
 }
-
-// Backlog returns the integer backlog max(1, round(Fraction·T)).
-func (h HerdStart) Backlog(T float64) int {
-	return max(1, int(h.Fleet().Resolved(T)))
-}
-
-// Board returns the start board at period T: StartBoard of the start
-// with the backlog of Backlog (BoardHalf(B) or BoardSpread(M)).
-func (h HerdStart) Board(T float64) []float64 {
-	return StartBoard(h.Fleet(), h.Backlog(T))
-}
-
-// String returns the start as the CLI writes it, e.g. "half:0.1T".
-func (h HerdStart) String() string { return h.Fleet().String() }
 
 // Defaults of HerdSettings.
 const (
@@ -438,8 +427,10 @@ type BranchSettings struct {
 	// Refresh lists the periods T, each in (0, 1e6]; at least one. They are
 	// computed in the order given.
 	Refresh []float64
-	// Start is the start board at each T (zero value: half:0.1T).
-	Start HerdStart
+	// Start is the start at each T, a loaded start scaled with T: half:FT
+	// or spread:FT with F in (0, 4], made a board by HerdStartBoard. The
+	// zero value means DefaultHerdStart, half:0.1T.
+	Start fleet.Start
 	// Continue starts each T after the first from the previous point's
 	// attractor board rescaled to the new T (b → b·T'/T) when that point
 	// was a herd, and from Start otherwise: it follows the herd branch
@@ -467,7 +458,7 @@ func (s BranchSettings) Validate() error {
 			return fmt.Errorf("meanfield: BranchSettings.Refresh[%d] = %v outside (0, %g]", i, T, maxRefreshPeriod)
 		}
 	}
-	if err := s.Start.Validate(); err != nil {
+	if err := validHerdStart("BranchSettings.Start", s.Start); err != nil {
 		return err
 	}
 	if err := s.Service.Validate(); err != nil {
@@ -532,7 +523,7 @@ func herdBranch(s BranchSettings, res *HerdBranchResult) error {
 	correct := func(T float64, guess []float64, _ bool) (fixedpoint.BranchPoint, bool, error) {
 		start, name := guess, "continued"
 		if guess == nil {
-			start, name = s.Service.Lift(s.Start.Board(T)), s.Start.String()
+			start, name = s.Service.Lift(HerdStartBoard(s.Start, T)), herdStart(s.Start).String()
 		}
 		m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service})
 		if err != nil {
@@ -580,9 +571,10 @@ type BistableSettings struct {
 	// MinScaled: the herd's lower end is searched down to T(1−λ)² =
 	// MinScaled, in (0, MaxScaled). Zero means 0.2.
 	MinScaled float64
-	// Start seeds the herd at the first T (zero value: half:0.1T); the
-	// branch is then followed by warm starts.
-	Start HerdStart
+	// Start seeds the herd at the first T, a loaded start scaled with T
+	// as BranchSettings.Start (zero value: DefaultHerdStart, half:0.1T);
+	// the branch is then followed by warm starts.
+	Start fleet.Start
 	// Step is the ratio between successive T of the scan, in (1, 4]. Zero
 	// means 1.25.
 	Step float64
@@ -648,7 +640,7 @@ func (s BistableSettings) Validate() error {
 	case s.RelTol != 0 && !(s.RelTol >= 1e-4 && s.RelTol <= 0.5):
 		return fmt.Errorf("meanfield: BistableSettings.RelTol = %v outside [1e-4, 0.5] (0 means %g)", s.RelTol, DefaultBistableRelTol)
 	}
-	if err := s.Start.Validate(); err != nil {
+	if err := validHerdStart("BistableSettings.Start", s.Start); err != nil {
 		return err
 	}
 	if err := s.Service.Validate(); err != nil {
@@ -815,7 +807,7 @@ func (b *bistableRun) eval(T float64, start []float64, name string) (HerdPoint, 
 // from the empty board.
 func (b *bistableRun) seed(T float64) (HerdPoint, error) {
 	s := b.s
-	first, err := b.eval(T, s.Service.Lift(s.Start.Board(T)), s.Start.String())
+	first, err := b.eval(T, s.Service.Lift(HerdStartBoard(s.Start, T)), herdStart(s.Start).String())
 	if err != nil || first.Converged {
 		return first, err
 	}

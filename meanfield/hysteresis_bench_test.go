@@ -12,7 +12,7 @@ func BenchmarkFindHerdAttractor(b *testing.B) {
 	for _, T := range []float64{300, 1100, 3000} {
 		b.Run(fmt.Sprintf("k5_l0.9_T%g", T), func(b *testing.B) {
 			r := Refresh{Dispatchers: 5, Load: 0.9, Period: T}
-			start := HerdStart{}.Board(T)
+			start := HerdStartBoard(DefaultHerdStart(), T)
 			var a HerdAttractor
 			b.ReportAllocs()
 			for b.Loop() {

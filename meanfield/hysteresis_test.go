@@ -65,7 +65,7 @@ func TestHerdBranchPublished(t *testing.T) {
 // is ≈ 0.40·T (validation.md: herd mean ≈ 0.40·T from T = 300).
 func TestHerdAperiodic(t *testing.T) {
 	t.Parallel()
-	a, err := FindHerdAttractor(Refresh{Dispatchers: 5, Load: 0.9, Period: 300}, HerdStart{}.Board(300), HerdSettings{})
+	a, err := FindHerdAttractor(Refresh{Dispatchers: 5, Load: 0.9, Period: 300}, HerdStartBoard(fleet.Start{}, 300), HerdSettings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestMinTipBacklog(t *testing.T) {
 // attractor is balanced.
 func TestHerdOneDispatcher(t *testing.T) {
 	t.Parallel()
-	starts := []HerdStart{{Fraction: 0.1}, {Fraction: 1}, {Kind: fleet.StartSpread, Fraction: 1}}
+	starts := []fleet.Start{{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}, {Kind: fleet.StartHalf, Value: 1, PerRefresh: true}, {Kind: fleet.StartSpread, Value: 1, PerRefresh: true}}
 	Ts := []float64{300, 1100}
 	if herdSlow() {
 		Ts = append(Ts, 3000)
@@ -143,7 +143,7 @@ func TestHerdOneDispatcher(t *testing.T) {
 func TestHerdTwoDispatchers(t *testing.T) {
 	t.Parallel()
 	Ts := []float64{5, 10, 20, 50, 100, 200, 300}
-	br, err := HerdBranch(BranchSettings{Dispatchers: 2, Load: 0.9, Refresh: Ts, Start: HerdStart{Fraction: 0.2}})
+	br, err := HerdBranch(BranchSettings{Dispatchers: 2, Load: 0.9, Refresh: Ts, Start: fleet.Start{Kind: fleet.StartHalf, Value: 0.2, PerRefresh: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,9 +192,12 @@ func TestBistable(t *testing.T) {
 func TestHerdSettingsValidate(t *testing.T) {
 	t.Parallel()
 	bad := []error{
-		HerdStart{Kind: fleet.StartSingle}.Validate(),
-		HerdStart{Fraction: -1}.Validate(),
-		HerdStart{Fraction: 5}.Validate(),
+		BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: []float64{10}, Start: fleet.Start{Kind: fleet.StartSingle, Value: 0.1, PerRefresh: true}}.Validate(),
+		BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: []float64{10}, Start: fleet.Start{Kind: fleet.StartHalf, Value: -1, PerRefresh: true}}.Validate(),
+		BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: []float64{10}, Start: fleet.Start{Kind: fleet.StartHalf, Value: 5, PerRefresh: true}}.Validate(),
+		BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: []float64{10}, Start: fleet.Start{Kind: fleet.StartHalf, Value: 0, PerRefresh: true}}.Validate(),
+		BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: []float64{10}, Start: fleet.Start{Kind: fleet.StartHalf, Value: 10}}.Validate(),
+		BistableSettings{Dispatchers: 5, Load: 0.9, Start: fleet.Start{Kind: fleet.StartEmpty, PerRefresh: true}}.Validate(),
 		HerdSettings{AttractorSettings: AttractorSettings{MaxIter: -1}}.Validate(),
 		HerdSettings{AttractorSettings: AttractorSettings{Tol: math.NaN()}}.Validate(),
 		HerdSettings{AttractorSettings: AttractorSettings{MaxPeriod: 65}}.Validate(),
@@ -215,13 +218,20 @@ func TestHerdSettingsValidate(t *testing.T) {
 		}
 	}
 	for i, err := range []error{
-		HerdStart{}.Validate(), HerdSettings{}.Validate(),
+		HerdSettings{}.Validate(),
 		BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: []float64{10}}.Validate(),
+		BranchSettings{Dispatchers: 5, Load: 0.9, Refresh: []float64{10}, Start: fleet.Start{Kind: fleet.StartSpread, Value: 4, PerRefresh: true}}.Validate(),
+		BistableSettings{Dispatchers: 5, Load: 0.9, Start: fleet.Start{Kind: fleet.StartHalf, Value: 0.001, PerRefresh: true}}.Validate(),
 		BistableSettings{Dispatchers: 5, Load: 0.9}.Validate(),
 	} {
 		if err != nil {
 			t.Errorf("valid case %d: %v", i, err)
 		}
+	}
+	// A bad start names its field and the starts allowed.
+	err := BistableSettings{Dispatchers: 5, Load: 0.9, Start: fleet.Start{Kind: fleet.StartHalf, Value: 5, PerRefresh: true}}.Validate()
+	if want := "meanfield: BistableSettings.Start = half:5T, want half:FT or spread:FT with F in (0, 4] (the zero value means half:0.1T)"; err == nil || err.Error() != want {
+		t.Errorf("bad start: %v; want %s", err, want)
 	}
 	if _, err := MinTipBacklog(TipSettings{Dispatchers: 5, Load: 0.9, Refresh: 100, Tol: 2}); err == nil {
 		t.Error("MinTipBacklog accepted tol = 2")
@@ -235,24 +245,24 @@ func TestHerdSettingsValidate(t *testing.T) {
 func TestHerdStartBoard(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		s    HerdStart
+		s    fleet.Start
 		T    float64
 		name string
 		mean float64
 	}{
-		{HerdStart{}, 1100, "half:0.1T", 55},                                        // half at B = 110
-		{HerdStart{Kind: fleet.StartSpread, Fraction: 0.5}, 300, "spread:0.5T", 75}, // 0 … 150 evenly
-		{HerdStart{Fraction: 0.001}, 100, "half:0.001T", 0.5},                       // B rounds up to 1
+		{fleet.Start{}, 1100, "half:0.1T", 55},                                                        // the default, half at B = 110
+		{fleet.Start{Kind: fleet.StartSpread, Value: 0.5, PerRefresh: true}, 300, "spread:0.5T", 75},  // 0 … 150 evenly
+		{fleet.Start{Kind: fleet.StartHalf, Value: 0.001, PerRefresh: true}, 100, "half:0.001T", 0.5}, // B rounds up to 1
 	}
 	for _, c := range cases {
-		p := c.s.Board(c.T)
+		p := HerdStartBoard(c.s, c.T)
 		var mass, mean float64
 		for b, x := range p {
 			mass += x
 			mean += float64(b) * x
 		}
-		if c.s.String() != c.name || math.Abs(mass-1) > 1e-12 || math.Abs(mean-c.mean) > 1e-9 {
-			t.Errorf("%s: got %q, mass %v, mean %v; want %q, 1, %v", c.name, c.s.String(), mass, mean, c.name, c.mean)
+		if name := herdStart(c.s).String(); name != c.name || math.Abs(mass-1) > 1e-12 || math.Abs(mean-c.mean) > 1e-9 {
+			t.Errorf("%s: got %q, mass %v, mean %v; want %q, 1, %v", c.name, name, mass, mean, c.name, c.mean)
 		}
 	}
 	// rescaleBoard keeps the mass and scales the mean.
@@ -327,7 +337,7 @@ func TestHerdWorkBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	hs := HerdSettings{AttractorSettings: AttractorSettings{MaxIter: 40}, Settle: 20, Average: 20}.withDefaults()
-	start := HerdStart{}.Board(300)
+	start := HerdStartBoard(fleet.Start{}, 300)
 	full, err := findHerdAttractor(m, start, hs)
 	if err != nil || full.Status != Aperiodic || full.Maps != 40 {
 		t.Fatalf("without a budget: %v after %d maps (%v), want aperiodic after 40", full.Status, full.Maps, err)

@@ -7,7 +7,7 @@ import "herd/fleet"
 // q (BoardBalanced); half, half the servers at q (BoardHalf); spread,
 // queue lengths spread evenly over 0 … q (BoardSpread); empty and single,
 // the empty board (one server is nothing as N → ∞). It is the one place
-// a start state becomes a board: StartBoardAt, HerdStart and herd's
+// a start state becomes a board: StartBoardAt, HerdStartBoard and herd's
 // commands all come here, while sim lays the same state down on N servers.
 func StartBoard(st fleet.Start, q int) []float64 {
 	switch st.Kind {

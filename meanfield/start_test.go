@@ -31,17 +31,17 @@ func TestStartBoard(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		h    HerdStart
+		h    fleet.Start
 		T    float64
 		want fleet.Start
 		q    int
 	}{
-		{HerdStart{}, 36, fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}, 4},
-		{HerdStart{}, 4, fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}, 1},
-		{HerdStart{Kind: fleet.StartSpread, Fraction: 0.5}, 9, fleet.Start{Kind: fleet.StartSpread, Value: 0.5, PerRefresh: true}, 5},
+		{fleet.Start{}, 36, fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}, 4},
+		{fleet.Start{}, 4, fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}, 1},
+		{fleet.Start{Kind: fleet.StartSpread, Value: 0.5, PerRefresh: true}, 9, fleet.Start{Kind: fleet.StartSpread, Value: 0.5, PerRefresh: true}, 5},
 	} {
-		if st := c.h.Fleet(); st != c.want || c.h.Backlog(c.T) != c.q || !slices.Equal(c.h.Board(c.T), StartBoard(st, c.q)) {
-			t.Errorf("%+v at T = %g: %s, backlog %d; want %s, %d", c.h, c.T, st, c.h.Backlog(c.T), c.want, c.q)
+		if st := herdStart(c.h); st != c.want || !slices.Equal(HerdStartBoard(c.h, c.T), StartBoard(st, c.q)) {
+			t.Errorf("%+v at T = %g: %s, board %v; want %s, backlog %d", c.h, c.T, st, HerdStartBoard(c.h, c.T), c.want, c.q)
 		}
 	}
 }
