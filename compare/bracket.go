@@ -46,7 +46,7 @@ type BracketSettings struct {
 	ModelScaled float64
 	// Sizes are the job sizes of the simulator and of the model (exp,
 	// h2:C, erlang:K; zero value exp).
-	Sizes     sim.Sizes
+	Sizes     fleet.Sizes
 	MaxPoints int    // most points per bracket; default 30
 	Seed      uint64 // master seed; default 1
 	Workers   int    // runs in parallel; default 1
@@ -153,8 +153,8 @@ func sizesKey(s string) string {
 }
 
 // RecordSizes is RunRecord.Sizes for the sizes z: "" for exp.
-func RecordSizes(z sim.Sizes) string {
-	if z.Kind == sim.Exp {
+func RecordSizes(z fleet.Sizes) string {
+	if z.Kind == fleet.Exp {
 		return ""
 	}
 	return z.String()

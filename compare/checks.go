@@ -44,7 +44,7 @@ var (
 	random = fleet.Policy{Kind: fleet.Random}
 )
 
-func h2(c float64) sim.Sizes { return sim.Sizes{Kind: sim.H2, Param: c} }
+func h2(c float64) fleet.Sizes { return fleet.Sizes{Kind: fleet.H2, Param: c} }
 
 // simCheck is a check of one simulated configuration against a reference
 // (closed form or model) or a published interval.

@@ -93,11 +93,11 @@ func liveClosedForms() ([]FigureSeries, error) {
 	return lines, nil
 }
 
-func h2Sizes(c float64) sim.Sizes {
+func h2Sizes(c float64) fleet.Sizes {
 	if c == 1 {
-		return sim.Sizes{Kind: sim.Exp}
+		return fleet.Sizes{Kind: fleet.Exp}
 	}
-	return sim.Sizes{Kind: sim.H2, Param: c}
+	return fleet.Sizes{Kind: fleet.H2, Param: c}
 }
 
 // pkResponse is random dispatching's mean time with h2 sizes of squared

@@ -29,7 +29,7 @@ import (
 type FiniteEdgeSettings struct {
 	Servers, Dispatchers int
 	Load                 float64
-	Sizes                sim.Sizes
+	Sizes                fleet.Sizes
 	// ModelScaled is the map's edge T_edge(1−λ)²; 0 computes it
 	// (meanfield.Edge).
 	ModelScaled float64

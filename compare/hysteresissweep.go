@@ -21,7 +21,7 @@ type HysteresisSettings struct {
 	Starts      []fleet.Start // the start states, each at every T
 	Tally       sim.Tally     // own, shared or scaled
 	Partitioned bool
-	Sizes       sim.Sizes         // the simulator's job sizes
+	Sizes       fleet.Sizes       // the job-size law the simulator draws from
 	Service     meanfield.Service // the model's service law for Sizes
 	// Bistable asks for the model's bistable range (meanfield.Bistable).
 	// The model starts each row from meanfield.StartBoardAt of its start.

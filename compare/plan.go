@@ -23,7 +23,7 @@ import (
 type PlanFleet struct {
 	Servers, Dispatchers int
 	Load, Refresh        float64
-	Sizes                sim.Sizes
+	Sizes                fleet.Sizes
 	Policy               fleet.Policy
 	Tally                sim.Tally
 	Partitioned          bool
@@ -190,7 +190,7 @@ func PlanCurve(f PlanFleet, edge PlanEdge, points int, stop func() bool) (refres
 // planRandom is random dispatching: N independent M/G/1 queues (the
 // Pollaczek–Khinchine mean; M/M/1 for exponential sizes).
 func planRandom(f PlanFleet) (PlanModel, error) {
-	if f.Sizes.Kind == sim.Exp {
+	if f.Sizes.Kind == fleet.Exp {
 		r, err := meanfield.MM1Response(f.Load)
 		return PlanModel{Covered: true, Model: "M/M/1", Quiet: r, Loaded: r, Exact: true}, err
 	}
@@ -205,7 +205,7 @@ func planRandom(f PlanFleet) (PlanModel, error) {
 // planClassic is one of meanfield.ClassicModel's models, which have
 // exponential sizes.
 func planClassic(f PlanFleet, s meanfield.ClassicSettings, name string) (PlanModel, error) {
-	if f.Sizes.Kind != sim.Exp {
+	if f.Sizes.Kind != fleet.Exp {
 		return PlanModel{Why: name + " is modelled for exponential sizes only"}, nil
 	}
 	r, err := meanfield.ClassicModel(s)

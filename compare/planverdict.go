@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"herd/fleet"
 	"herd/meanfield"
-	"herd/sim"
 )
 
 // This file reads herd plan's answer off its result: the verdict on the
@@ -69,7 +69,7 @@ func PlanInconclusive(f PlanFleet, r PlanResult) bool {
 // sizes at short refresh periods) a balanced fleet reads as tipped.
 func (f PlanFleet) DetectorSees() bool {
 	c := 1.0 // max(1, C): exp and Erlang have C ≤ 1
-	if f.Sizes.Kind == sim.H2 {
+	if f.Sizes.Kind == fleet.H2 {
 		c = f.Sizes.Param
 	}
 	return TipThreshold(f.Load, f.Refresh) > meanfield.BalancedQueueScale*c/(1-f.Load)

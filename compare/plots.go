@@ -140,7 +140,7 @@ func simSeriesName(c sim.Config, xname string, ns, ks []int, loads, ts []float64
 	if xname != "refresh" && len(ts) > 1 {
 		parts = append(parts, "T="+fstr(c.Refresh))
 	}
-	if c.Sizes.Kind != sim.Exp {
+	if c.Sizes.Kind != fleet.Exp {
 		parts = append(parts, c.Sizes.String())
 	}
 	if c.Start.Kind != fleet.StartEmpty {

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"herd/sim"
+	"herd/fleet"
 )
 
 // RunLog is a Store kept in a file (herd bracket --out): one CSV line per
@@ -133,7 +133,7 @@ func parseRunRecord(rec []string) (RunRecord, bool) {
 	x.TippedAt, e[7] = strconv.Atoi(rec[7])
 	if len(rec) == 9 {
 		x.Sizes = rec[8] // a ninth field: sizes other than exp
-		if z, err := sim.ParseSizes(x.Sizes); err != nil || z.Kind == sim.Exp {
+		if z, err := fleet.ParseSizes(x.Sizes); err != nil || z.Kind == fleet.Exp {
 			e[0] = errors.Join(e[0], fmt.Errorf("sizes %q", x.Sizes))
 		}
 	}

@@ -27,7 +27,7 @@ type SimGrid struct {
 	Loads, Refreshes     []float64
 	Policies             []fleet.Policy
 	Tallies              []sim.Tally
-	Sizes                []sim.Sizes
+	Sizes                []fleet.Sizes
 	Starts               []fleet.Start
 }
 
@@ -42,7 +42,7 @@ func (g SimGrid) Configs(base sim.Config) []sim.Config {
 	cs = cross(cs, g.Refreshes, func(c *sim.Config, T float64) { c.Refresh = T })
 	cs = cross(cs, g.Policies, func(c *sim.Config, p fleet.Policy) { c.Policy = p })
 	cs = cross(cs, g.Tallies, func(c *sim.Config, t sim.Tally) { c.Tally = t })
-	cs = cross(cs, g.Sizes, func(c *sim.Config, z sim.Sizes) { c.Sizes = z })
+	cs = cross(cs, g.Sizes, func(c *sim.Config, z fleet.Sizes) { c.Sizes = z })
 	return cross(cs, g.Starts, func(c *sim.Config, s fleet.Start) { c.Start = s })
 }
 
@@ -207,7 +207,7 @@ func SimSweepWarnings(cfgs []sim.Config, runs int) []string {
 				w = append(w, u)
 			}
 		}
-		if c.Sizes.Kind != sim.Pareto {
+		if c.Sizes.Kind != fleet.Pareto {
 			continue
 		}
 		key = c.Sizes.String() + "@" + strconv.FormatFloat(c.Load, 'g', -1, 64)
@@ -225,19 +225,19 @@ func SimSweepWarnings(cfgs []sim.Config, runs int) []string {
 const unseenSlack = 0.1
 
 // unseenWarning warns when the jobs rarer than one per run (a run draws
-// about jobs = λ·N·horizon) carry work u = Sizes.UnseenWork(jobs) whose
+// about jobs = λ·N·horizon) carry work u = sim.UnseenWork(sizes, jobs) whose
 // load λ·u exceeds unseenSlack of the slack 1 − λ: a run then samples a
 // part of its load that moves the response by luck, its measured load and
 // response come out low when it misses those jobs, and runs that all miss
 // them agree (the standard error does not show it).
 func unseenWarning(c sim.Config, jobs float64) (string, bool) {
-	u := c.Sizes.UnseenWork(jobs)
+	u := sim.UnseenWork(c.Sizes, jobs)
 	if !(c.Load*u > unseenSlack*(1-c.Load)) {
 		return "", false
 	}
 	msg := fmt.Sprintf("sizes %s at load %g: jobs rarer than one per run (a run draws about λ·N·horizon = %.3g jobs) carry %.3g%% of the work, a load λ·u = %.3g against the slack 1 − λ = %.3g: a run samples that load by luck, so its response comes out low when it misses them and the runs' standard error does not show it (more servers or a longer --horizon shrink it)",
 		c.Sizes, c.Load, jobs, 100*u, c.Load*u, 1-c.Load)
-	if c.Sizes.Kind == sim.Pareto {
+	if c.Sizes.Kind == fleet.Pareto {
 		if m2, err := meanfield.SecondMomentPareto(c.Sizes.Param); err == nil && !math.IsInf(m2, 0) {
 			if pk, err := meanfield.PKResponse(c.Load, m2); err == nil {
 				msg += fmt.Sprintf("; the Pollaczek–Khinchine mean time for random dispatching at load %g is %.4g", c.Load, pk)

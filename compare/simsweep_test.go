@@ -36,13 +36,13 @@ func TestSpreadWarning(t *testing.T) {
 
 // TestSimSweepWarnings: the warning that rare jobs carry a part of the
 // load a run samples by luck fires on its threshold (λ·u > 0.1·(1 − λ),
-// u = Sizes.UnseenWork(λ·N·horizon)) and only there, once per sizes, load
+// u = sim.UnseenWork(sizes, λ·N·horizon)) and only there, once per sizes, load
 // and run length; Pareto's infinite moments are warned of as before, and
 // a light Pareto (A = 10³⁰⁰, nearly det) is not called heavy-tailed.
 func TestSimSweepWarnings(t *testing.T) {
 	t.Parallel()
-	h2 := func(c float64) sim.Sizes { return sim.Sizes{Kind: sim.H2, Param: c} }
-	cfg := func(z sim.Sizes, servers int, horizon float64) sim.Config {
+	h2 := func(c float64) fleet.Sizes { return fleet.Sizes{Kind: fleet.H2, Param: c} }
+	cfg := func(z fleet.Sizes, servers int, horizon float64) sim.Config {
 		return sim.Config{Servers: servers, Load: 0.9, Horizon: horizon, Sizes: z}
 	}
 	count := func(w []string, s string) int {
@@ -61,8 +61,8 @@ func TestSimSweepWarnings(t *testing.T) {
 		want int
 	}{
 		// u = (ln J + 1)/J: J = 9 jobs, u = 0.355 warns; J = 4,500, u = 0.0021 does not.
-		{"exp tiny", []sim.Config{cfg(sim.Sizes{}, 1, 10)}, 1},
-		{"exp", []sim.Config{cfg(sim.Sizes{}, 25, 200)}, 0},
+		{"exp tiny", []sim.Config{cfg(fleet.Sizes{}, 1, 10)}, 1},
+		{"exp", []sim.Config{cfg(fleet.Sizes{}, 25, 200)}, 0},
 		// h2:1e4 at J = 4,500: half the work in jobs of probability 5·10⁻⁵.
 		{"h2:1e4", []sim.Config{cfg(h2(1e4), 25, 200)}, 1},
 		// h2:30 at 1,600 servers over 20,000: J = 2.9·10⁷.
@@ -70,8 +70,8 @@ func TestSimSweepWarnings(t *testing.T) {
 		// Once per sizes, load and run length: two rows alike warn once,
 		// another run length again.
 		{"h2:1e4 twice", []sim.Config{cfg(h2(1e4), 25, 200), cfg(h2(1e4), 25, 200), cfg(h2(1e4), 25, 400)}, 2},
-		{"pareto light", []sim.Config{cfg(sim.Sizes{Kind: sim.Pareto, Param: 1e300}, 25, 200)}, 0},
-		{"pareto 1.5", []sim.Config{cfg(sim.Sizes{Kind: sim.Pareto, Param: 1.5}, 25, 200)}, 1},
+		{"pareto light", []sim.Config{cfg(fleet.Sizes{Kind: fleet.Pareto, Param: 1e300}, 25, 200)}, 0},
+		{"pareto 1.5", []sim.Config{cfg(fleet.Sizes{Kind: fleet.Pareto, Param: 1.5}, 25, 200)}, 1},
 	}
 	for _, c := range cases {
 		w := SimSweepWarnings(c.cfgs, 4)
@@ -87,11 +87,11 @@ func TestSimSweepWarnings(t *testing.T) {
 			t.Errorf("exp, J = %d: %d warnings, want %d", c.jobs, n, c.want)
 		}
 	}
-	w := SimSweepWarnings([]sim.Config{cfg(sim.Sizes{Kind: sim.Pareto, Param: 1.5}, 25, 200)}, 4)
+	w := SimSweepWarnings([]sim.Config{cfg(fleet.Sizes{Kind: fleet.Pareto, Param: 1.5}, 25, 200)}, 4)
 	if count(w, "E[S²] is infinite") != 1 || count(w, "E[S³] is infinite") != 1 {
 		t.Errorf("pareto:1.5: %q, want its infinite second and third moments", w)
 	}
-	if w := SimSweepWarnings([]sim.Config{cfg(sim.Sizes{Kind: sim.Pareto, Param: 4}, 1600, 20000)}, 4); len(w) != 0 {
+	if w := SimSweepWarnings([]sim.Config{cfg(fleet.Sizes{Kind: fleet.Pareto, Param: 4}, 1600, 20000)}, 4); len(w) != 0 {
 		t.Errorf("pareto:4, 1,600 servers: %q, want none", w)
 	}
 }
@@ -102,7 +102,7 @@ func TestSimSweepWarnings(t *testing.T) {
 func TestSimGridTasks(t *testing.T) {
 	t.Parallel()
 	g := SimGrid{Servers: []int{10, 20}, Dispatchers: []int{1}, Loads: []float64{0.5, 0.9}, Refreshes: []float64{0},
-		Policies: []fleet.Policy{{Kind: fleet.Random}}, Tallies: []sim.Tally{sim.TallyNone}, Sizes: []sim.Sizes{{}}, Starts: []fleet.Start{{}}}
+		Policies: []fleet.Policy{{Kind: fleet.Random}}, Tallies: []sim.Tally{sim.TallyNone}, Sizes: []fleet.Sizes{{}}, Starts: []fleet.Start{{}}}
 	cs := g.Configs(sim.Config{Horizon: 100})
 	var got []string
 	for _, c := range cs {

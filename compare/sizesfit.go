@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"herd/fixedpoint"
+	"herd/fleet"
 	"herd/meanfield"
-	"herd/sim"
 )
 
 // SizesFit is a phase-type law fitted to observed service times by their
@@ -22,7 +22,7 @@ import (
 // within FitExpBand of 1 gives exp. The fit matches the mean exactly and
 // C to 3 digits for h2 (exp: within FitExpBand); for erlang its C is 1/K.
 type SizesFit struct {
-	Sizes sim.Sizes
+	Sizes fleet.Sizes
 	N     int     // samples
 	Mean  float64 // sample mean, in the samples' unit
 	SCV   float64 // sample squared coefficient of variation
@@ -66,12 +66,12 @@ func FitSizes(xs []float64) (SizesFit, error) {
 	f := SizesFit{N: len(xs), Mean: mean, SCV: sd * sd / (mean * mean)}
 	switch {
 	case f.SCV > 1+FitExpBand:
-		f.Sizes = sim.Sizes{Kind: sim.H2, Param: math.Min(round3(f.SCV), meanfield.MaxServiceSCV)}
+		f.Sizes = fleet.Sizes{Kind: fleet.H2, Param: math.Min(round3(f.SCV), meanfield.MaxServiceSCV)}
 	case f.SCV < 1-FitExpBand:
 		k := math.Min(math.Max(math.Round(1/f.SCV), 1), meanfield.MaxServicePhases)
-		f.Sizes = sim.Sizes{Kind: sim.Erlang, Param: k}
+		f.Sizes = fleet.Sizes{Kind: fleet.Erlang, Param: k}
 	default:
-		f.Sizes = sim.Sizes{Kind: sim.Exp}
+		f.Sizes = fleet.Sizes{Kind: fleet.Exp}
 	}
 	sorted := slices.Clone(xs)
 	slices.Sort(sorted)
@@ -105,14 +105,14 @@ func (f SizesFit) TailWarning() string {
 
 // SizesQuantile is the q-quantile of the job-size law z (mean 1) for exp,
 // h2:C and erlang:K; NaN for others.
-func SizesQuantile(z sim.Sizes, q float64) float64 {
+func SizesQuantile(z fleet.Sizes, q float64) float64 {
 	switch z.Kind {
-	case sim.Exp:
+	case fleet.Exp:
 		return -math.Log1p(-q)
-	case sim.Erlang:
+	case fleet.Erlang:
 		k := z.Param
 		return distuv.Gamma{Alpha: k, Beta: k}.Quantile(q)
-	case sim.H2:
+	case fleet.H2:
 		p, m1, m2 := z.H2Phases()
 		surv := func(x float64) float64 { return p*math.Exp(-x/m1) + (1-p)*math.Exp(-x/m2) }
 		// The quantile lies between the phases' own q-quantiles.

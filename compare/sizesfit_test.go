@@ -7,29 +7,29 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"herd/sim"
+	"herd/fleet"
 )
 
 // draw is n samples of the law z (mean 1) from a fixed seed.
-func draw(z sim.Sizes, n int) []float64 {
+func draw(z fleet.Sizes, n int) []float64 {
 	r := rand.New(rand.NewPCG(1, 2))
 	xs := make([]float64, n)
 	for i := range xs {
 		switch z.Kind {
-		case sim.Exp:
+		case fleet.Exp:
 			xs[i] = r.ExpFloat64()
-		case sim.Erlang:
+		case fleet.Erlang:
 			for range int(z.Param) {
 				xs[i] += r.ExpFloat64() / z.Param
 			}
-		case sim.H2:
+		case fleet.H2:
 			p, m1, m2 := z.H2Phases()
 			if r.Float64() < p {
 				xs[i] = m1 * r.ExpFloat64()
 			} else {
 				xs[i] = m2 * r.ExpFloat64()
 			}
-		case sim.Pareto:
+		case fleet.Pareto:
 			a := z.Param
 			xs[i] = (a - 1) / a * math.Pow(1-r.Float64(), -1/a)
 		}
@@ -41,7 +41,7 @@ func draw(z sim.Sizes, n int) []float64 {
 // C within 10%, with no tail warning; scaling the times scales the mean
 // only.
 func TestFitSizesRecoversLaw(t *testing.T) {
-	for _, z := range []sim.Sizes{{Kind: sim.H2, Param: 4}, {Kind: sim.H2, Param: 10}, {Kind: sim.Exp}, {Kind: sim.Erlang, Param: 4}} {
+	for _, z := range []fleet.Sizes{{Kind: fleet.H2, Param: 4}, {Kind: fleet.H2, Param: 10}, {Kind: fleet.Exp}, {Kind: fleet.Erlang, Param: 4}} {
 		xs := draw(z, 50000)
 		for i := range xs {
 			xs[i] *= 0.05 // 50 ms
@@ -52,9 +52,9 @@ func TestFitSizesRecoversLaw(t *testing.T) {
 		}
 		c := 1.0
 		switch z.Kind {
-		case sim.H2:
+		case fleet.H2:
 			c = z.Param
-		case sim.Erlang:
+		case fleet.Erlang:
 			c = 1 / z.Param
 		}
 		if f.Sizes.Kind != z.Kind || math.Abs(f.Sizes.Param/z.Param-1) > 0.1 || math.Abs(f.SCV/c-1) > 0.1 {
@@ -72,11 +72,11 @@ func TestFitSizesRecoversLaw(t *testing.T) {
 // Pareto times (shape 2.2: finite C, a tail heavier than any
 // hyperexponential's) are fitted by h2 and warned about.
 func TestFitSizesHeavyTailWarns(t *testing.T) {
-	f, err := FitSizes(draw(sim.Sizes{Kind: sim.Pareto, Param: 2.2}, 200000))
+	f, err := FitSizes(draw(fleet.Sizes{Kind: fleet.Pareto, Param: 2.2}, 200000))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Sizes.Kind != sim.H2 || f.TailWarning() == "" {
+	if f.Sizes.Kind != fleet.H2 || f.TailWarning() == "" {
 		t.Errorf("Pareto 2.2: fitted %s (C = %g), tail warning %q; want h2 and a warning (quantiles %v vs %v)", f.Sizes, f.SCV, f.TailWarning(), f.Sample, f.Fitted)
 	}
 }
@@ -85,7 +85,7 @@ func TestFitSizesRefuses(t *testing.T) {
 	if _, err := FitSizes(make([]float64, 10)); err == nil {
 		t.Error("10 samples: no error")
 	}
-	xs := draw(sim.Sizes{Kind: sim.Exp}, 200)
+	xs := draw(fleet.Sizes{Kind: fleet.Exp}, 200)
 	xs[7] = -1
 	if _, err := FitSizes(xs); err == nil {
 		t.Error("a negative time: no error")
@@ -95,16 +95,16 @@ func TestFitSizesRefuses(t *testing.T) {
 // SizesQuantile inverts each law's distribution function.
 func TestSizesQuantile(t *testing.T) {
 	for _, q := range []float64{0.5, 0.99, 0.999} {
-		if got, want := SizesQuantile(sim.Sizes{Kind: sim.Exp}, q), -math.Log(1-q); math.Abs(got-want) > 1e-12 {
+		if got, want := SizesQuantile(fleet.Sizes{Kind: fleet.Exp}, q), -math.Log(1-q); math.Abs(got-want) > 1e-12 {
 			t.Errorf("exp q=%g: %g, want %g", q, got, want)
 		}
-		x := SizesQuantile(sim.Sizes{Kind: sim.Erlang, Param: 3}, q)
+		x := SizesQuantile(fleet.Sizes{Kind: fleet.Erlang, Param: 3}, q)
 		if got := (distuv.Gamma{Alpha: 3, Beta: 3}).CDF(x); math.Abs(got-q) > 1e-9 {
 			t.Errorf("erlang:3 q=%g: CDF(%g) = %g", q, x, got)
 		}
 		for _, c := range []float64{1, 4, 100} {
-			x := SizesQuantile(sim.Sizes{Kind: sim.H2, Param: c}, q)
-			p, m1, m2 := sim.Sizes{Kind: sim.H2, Param: c}.H2Phases()
+			x := SizesQuantile(fleet.Sizes{Kind: fleet.H2, Param: c}, q)
+			p, m1, m2 := fleet.Sizes{Kind: fleet.H2, Param: c}.H2Phases()
 			if s := p*math.Exp(-x/m1) + (1-p)*math.Exp(-x/m2); math.Abs(s-(1-q)) > 1e-9 {
 				t.Errorf("h2:%g q=%g: survival at %g is %g, want %g", c, q, x, s, 1-q)
 			}

@@ -60,7 +60,7 @@ func gim1(r meanfield.GIM1Result, err error) float64 {
 
 func TestClosedForms(t *testing.T) {
 	t.Parallel()
-	h2 := func(c float64) sim.Sizes { return sim.Sizes{Kind: sim.H2, Param: c} }
+	h2 := func(c float64) fleet.Sizes { return fleet.Sizes{Kind: fleet.H2, Param: c} }
 	rr := fleet.Policy{Kind: fleet.RoundRobin}
 	cases := []struct {
 		name string
@@ -74,9 +74,9 @@ func TestClosedForms(t *testing.T) {
 		// Pollaczek–Khinchine with E[S²] = 1 + C: 50.5 at C = 10, λ = 0.9 (validation.md).
 		{"random h2:10 = P-K", sim.Config{Servers: 100, Load: 0.9, Sizes: h2(10), Horizon: 20000}, 12, must(meanfield.PKResponse(0.9, 11))},
 		// M/D/1 by P-K with E[S²] = 1.
-		{"random det = M/D/1", sim.Config{Servers: 100, Load: 0.9, Sizes: sim.Sizes{Kind: sim.Det}, Horizon: 10000}, 8, must(meanfield.PKResponse(0.9, 1))},
+		{"random det = M/D/1", sim.Config{Servers: 100, Load: 0.9, Sizes: fleet.Sizes{Kind: fleet.Det}, Horizon: 10000}, 8, must(meanfield.PKResponse(0.9, 1))},
 		// M/E_4/1 by P-K with E[S²] = 1 + 1/K = 1.25.
-		{"random erlang:4 = P-K", sim.Config{Servers: 100, Load: 0.9, Sizes: sim.Sizes{Kind: sim.Erlang, Param: 4}, Horizon: 10000}, 8, must(meanfield.PKResponse(0.9, 1.25))},
+		{"random erlang:4 = P-K", sim.Config{Servers: 100, Load: 0.9, Sizes: fleet.Sizes{Kind: fleet.Erlang, Param: 4}, Horizon: 10000}, 8, must(meanfield.PKResponse(0.9, 1.25))},
 		// Round robin with one dispatcher: each server sees Erlang-N gaps, E_N/M/1
 		// (issue 2: 7.588 for N = 2, 5.660 for N = 10, 5.227 for N = 100 at λ = 0.9).
 		{"rr N=2 = E_2/M/1", sim.Config{Servers: 2, Load: 0.9, Policy: rr, Horizon: 400000}, 8, gim1(meanfield.ErlangM1(2, 0.9))},

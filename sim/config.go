@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"herd/fleet"
 )
@@ -84,134 +83,6 @@ func (t Tally) String() string {
 	return fmt.Sprintf("tally(%d)", int(t))
 }
 
-// SizeKind names a job-size distribution. All have mean 1.
-type SizeKind int
-
-// Job-size distributions (the package doc's The system).
-const (
-	Exp    SizeKind = iota // exponential, mean 1
-	H2                     // hyperexponential, balanced means, squared CV C ≥ 1
-	Det                    // all sizes 1
-	Pareto                 // mean-1 Pareto with shape α > 1
-	Erlang                 // Erlang-K: K exponential phases of mean 1/K (squared CV 1/K)
-)
-
-// MaxH2SCV is the largest squared coefficient of variation of h2 sizes.
-const MaxH2SCV = 1e9
-
-// Sizes is a job-size distribution with its parameter (C for H2, α for
-// Pareto, K for Erlang).
-type Sizes struct {
-	Kind  SizeKind
-	Param float64
-}
-
-// ParseSizes reads exp, det, h2:C, pareto:A or erlang:K.
-func ParseSizes(s string) (Sizes, error) {
-	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
-	switch name {
-	case "exp", "det":
-		if hasArg {
-			return Sizes{}, fmt.Errorf("sim: sizes %q take no parameter", s)
-		}
-		if name == "exp" {
-			return Sizes{Kind: Exp}, nil
-		}
-		return Sizes{Kind: Det}, nil
-	case "h2", "pareto":
-		if !hasArg {
-			return Sizes{}, fmt.Errorf("sim: sizes %q need a parameter, e.g. h2:10 or pareto:2.5", s)
-		}
-		v, err := strconv.ParseFloat(arg, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return Sizes{}, fmt.Errorf("sim: sizes %q: parameter is not a number", s)
-		}
-		z := Sizes{Kind: H2, Param: v}
-		if name == "pareto" {
-			z.Kind = Pareto
-		}
-		return z, z.validate()
-	case "erlang":
-		k, err := strconv.Atoi(arg)
-		if !hasArg || err != nil {
-			return Sizes{}, fmt.Errorf("sim: sizes %q need an integer number of phases, e.g. erlang:4", s)
-		}
-		z := Sizes{Kind: Erlang, Param: float64(k)}
-		return z, z.validate()
-	}
-	return Sizes{}, fmt.Errorf("sim: unknown sizes %q: want exp, det, h2:C, pareto:A or erlang:K", s)
-}
-
-func (z Sizes) validate() error {
-	switch z.Kind {
-	case Exp, Det:
-		return nil
-	case H2:
-		// Beyond MaxH2SCV the slow phase's probability, about 1/(2C),
-		// is lost to rounding in the draw (a uniform double against
-		// the fast phase's probability) and the sizes' mean with it.
-		if !(z.Param >= 1 && z.Param <= MaxH2SCV) {
-			return fmt.Errorf("sim: sizes h2:%g: C must be in [1, %g]", z.Param, float64(MaxH2SCV))
-		}
-		return nil
-	case Pareto:
-		if !(z.Param > 1) {
-			return fmt.Errorf("sim: sizes pareto:%g: A must be > 1 (mean 1 needs a finite mean)", z.Param)
-		}
-		return nil
-	case Erlang:
-		if !(z.Param >= 1 && z.Param <= 1000 && z.Param == math.Trunc(z.Param)) {
-			return fmt.Errorf("sim: sizes erlang:%g: K must be an integer in [1, 1000]", z.Param)
-		}
-		return nil
-	}
-	return fmt.Errorf("sim: unknown size kind %d", int(z.Kind))
-}
-
-func (z Sizes) String() string {
-	switch z.Kind {
-	case Exp:
-		return "exp"
-	case Det:
-		return "det"
-	case H2:
-		return "h2:" + fmtFloat(z.Param)
-	case Pareto:
-		return "pareto:" + fmtFloat(z.Param)
-	case Erlang:
-		return "erlang:" + fmtFloat(z.Param)
-	}
-	return fmt.Sprintf("sizes(%d)", int(z.Kind))
-}
-
-// H2Phases are the balanced-means hyperexponential's phase-1 probability
-// p and the phases' means 1/(2p) and 1/(2(1 − p)), for squared
-// coefficient of variation c = z.Param (meaningful for Kind H2 only).
-func (z Sizes) H2Phases() (p, m1, m2 float64) {
-	c := z.Param
-	p = (1 + math.Sqrt((c-1)/(c+1))) / 2
-	return p, 1 / (2 * p), 1 / (2 * (1 - p))
-}
-
-// SecondMoment returns E[S²] of the size distribution (+Inf for Pareto with α ≤ 2).
-func (z Sizes) SecondMoment() float64 {
-	switch z.Kind {
-	case Det:
-		return 1
-	case H2:
-		return 1 + z.Param
-	case Pareto:
-		if z.Param <= 2 {
-			return math.Inf(1)
-		}
-		xm := (z.Param - 1) / z.Param
-		return z.Param * xm * xm / (z.Param - 2)
-	case Erlang:
-		return 1 + 1/z.Param
-	}
-	return 2
-}
-
 // Config describes one simulated system. The zero value of each field
 // means its default, as documented on the field.
 type Config struct {
@@ -223,7 +94,7 @@ type Config struct {
 	Policy      fleet.Policy // default Random
 	Tally       Tally        // default TallyNone; moot (reported as none) for random, rr, oracle and on a live board
 	Partitioned bool         // dispatcher i owns a contiguous block of servers
-	Sizes       Sizes        // default exponential
+	Sizes       fleet.Sizes  // default exponential
 	Start       fleet.Start  // default empty
 	// Horizon is the simulated time per run in service times; default
 	// AutoHorizon: 20,000, or 1,000 refresh periods where the rule reads a
@@ -417,7 +288,7 @@ func (c Config) Validate() error {
 	if err := c.validateNumbers(); err != nil {
 		return err
 	}
-	if err := c.Sizes.validate(); err != nil {
+	if err := c.Sizes.Validate(); err != nil {
 		return fmt.Errorf("%w (%w)", err, ErrConfig)
 	}
 	if c.Start.PerRefresh && c.Refresh == 0 {

@@ -31,7 +31,7 @@ func (r *runner) maxProbes() int {
 // arrivalLoop returns the arrival loop for the run's rule.
 func (r *runner) arrivalLoop() func(stop float64, limit int64) {
 	c := &r.c
-	if c.Sizes.Kind != Exp || noFast {
+	if c.Sizes.Kind != fleet.Exp || noFast {
 		return r.arriveGeneric
 	}
 	switch {

@@ -264,8 +264,8 @@ func TestValidate(t *testing.T) {
 		{"refresh NaN", Config{Refresh: math.NaN()}, "Refresh"},
 		{"sqd:0", Config{Policy: fleet.Policy{Kind: fleet.BestOfD, D: 0}}, "sqd"},
 		{"sqd too many", Config{Servers: 3, Policy: fleet.Policy{Kind: fleet.BestOfD, D: 4}}, "distinct"},
-		{"h2 C<1", Config{Sizes: Sizes{Kind: H2, Param: 0.5}}, "h2"},
-		{"pareto A<=1", Config{Sizes: Sizes{Kind: Pareto, Param: 1}}, "pareto"},
+		{"h2 C<1", Config{Sizes: fleet.Sizes{Kind: fleet.H2, Param: 0.5}}, "h2"},
+		{"pareto A<=1", Config{Sizes: fleet.Sizes{Kind: fleet.Pareto, Param: 1}}, "pareto"},
 		{"warmup", Config{Horizon: 10, Warmup: 20}, "Warmup"},
 		{"T start live", Config{Start: fleet.Start{Kind: fleet.StartHalf, Value: 0.1, PerRefresh: true}}, "multiple of T"},
 	}
@@ -277,21 +277,6 @@ func TestValidate(t *testing.T) {
 	}
 	if err := (Config{}).Validate(); err != nil {
 		t.Errorf("zero Config: %v", err)
-	}
-}
-
-func TestParseSizes(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{"exp", "det", "h2:10", "pareto:2.5", "erlang:4"} {
-		z, err := ParseSizes(s)
-		if err != nil || z.String() != s {
-			t.Errorf("ParseSizes(%q) = %v, %v", s, z, err)
-		}
-	}
-	for _, s := range []string{"h2:0.9", "pareto:1", "h2", "gamma:2", "erlang:0", "erlang:2.5", "erlang"} {
-		if _, err := ParseSizes(s); err == nil {
-			t.Errorf("ParseSizes(%q): want an error", s)
-		}
 	}
 }
 

@@ -90,7 +90,7 @@ type runner struct {
 
 	lp     loop
 	probes int64
-	sizes  Sizes
+	sizes  fleet.Sizes
 	h2p    float64 // H2 phase-1 probability
 	h2m1   float64 // H2 phase means
 	h2m2   float64
@@ -160,9 +160,9 @@ func newRunner(c Config, seed uint64) *runner {
 // means, Pareto's scale and exponent.
 func (r *runner) setupSizes() {
 	switch r.c.Sizes.Kind {
-	case H2:
+	case fleet.H2:
 		r.h2p, r.h2m1, r.h2m2 = r.c.Sizes.H2Phases()
-	case Pareto:
+	case fleet.Pareto:
 		r.parXm = (r.c.Sizes.Param - 1) / r.c.Sizes.Param
 		r.parInv = -1 / r.c.Sizes.Param
 	}
@@ -271,16 +271,16 @@ func (r *runner) setupTallies(ndom int) {
 // size draws one job size (mean 1).
 func (r *runner) size() float64 {
 	switch r.sizes.Kind {
-	case Det:
+	case fleet.Det:
 		return 1
-	case H2:
+	case fleet.H2:
 		if r.rng.Float64() < r.h2p {
 			return r.rng.ExpFloat64() * r.h2m1
 		}
 		return r.rng.ExpFloat64() * r.h2m2
-	case Pareto:
+	case fleet.Pareto:
 		return r.parXm * math.Pow(1-r.rng.Float64(), r.parInv)
-	case Erlang:
+	case fleet.Erlang:
 		var s float64
 		for i := 0; i < int(r.sizes.Param); i++ {
 			s += r.rng.ExpFloat64()
@@ -598,7 +598,7 @@ func (r *runner) arriveGeneric(stop float64, limit int64) {
 			start = t
 		}
 		var size float64
-		if r.sizes.Kind == Exp {
+		if r.sizes.Kind == fleet.Exp {
 			size = r.rng.ExpFloat64()
 		} else {
 			size = r.size()

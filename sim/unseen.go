@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"herd/fixedpoint/root"
+	"herd/fleet"
 )
 
 // UnseenWork is the fraction of the mean job size carried by jobs rarer
@@ -17,17 +18,17 @@ import (
 // show it). Closed forms: exp (ln n + 1)/n; det 0 (no size exceeds 1);
 // Pareto n^(−(A−1)/A); h2 and Erlang-K from their laws (the quantile by
 // bisection on the survival function).
-func (z Sizes) UnseenWork(n float64) float64 {
+func UnseenWork(z fleet.Sizes, n float64) float64 {
 	if !(n > 1) {
 		return 1
 	}
 	switch z.Kind {
-	case Det:
+	case fleet.Det:
 		return 0
-	case Pareto:
+	case fleet.Pareto:
 		a := z.Param
 		return math.Pow(n, -(a-1)/a)
-	case H2:
+	case fleet.H2:
 		p, m1, m2 := z.H2Phases()
 		ps := [2]float64{p, 1 - p}
 		ms := [2]float64{m1, m2}
@@ -44,7 +45,7 @@ func (z Sizes) UnseenWork(n float64) float64 {
 			u += ps[i] * (q + ms[i]) * math.Exp(-q/ms[i])
 		}
 		return u
-	case Erlang:
+	case fleet.Erlang:
 		k := z.Param
 		g := distuv.Gamma{Alpha: k, Beta: k}
 		q := quantileAbove(g.Survival, 1/n, 1)

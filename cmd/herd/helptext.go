@@ -426,7 +426,7 @@ batches span at least 5(1+λ)/(1−λ)² service times: see compare/validation.m
 "Run length"); a run mean further from the others than a normal spread
 allows (Grubbs' test at 1%: the s.e. then understates the uncertainty);
 Pareto sizes' infinite moments; and jobs rarer than one per run that carry a
-load above a tenth of the slack 1 − λ (sim.Sizes.UnseenWork): runs that all
+load above a tenth of the slack 1 − λ (sim.UnseenWork): runs that all
 miss them agree with each other, so their standard error does not show the
 bias.
 `,

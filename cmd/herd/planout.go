@@ -11,6 +11,7 @@ import (
 	"herd/cmd/internal/plotting"
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/fleet"
 	"herd/meanfield"
 	"herd/sim"
 )
@@ -236,11 +237,11 @@ func predictedBy(o compare.PlanOption) string {
 }
 
 // fitHow says how closely a fitted law matches the samples' C.
-func fitHow(z sim.Sizes) string {
+func fitHow(z fleet.Sizes) string {
 	switch z.Kind {
-	case sim.H2:
+	case fleet.H2:
 		return "to 3 digits"
-	case sim.Erlang:
+	case fleet.Erlang:
 		return "as the nearest 1/K"
 	}
 	return fmt.Sprintf("within %g of 1", compare.FitExpBand)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"herd/compare"
-	"herd/sim"
+	"herd/fleet"
 )
 
 // This file converts herd plan's operator units (durations, request
@@ -145,7 +145,7 @@ func readServiceTimes(path string, unit time.Duration) ([]float64, error) {
 // --sizes and --service, or fitted to --sizes-file (whose mean is the
 // service time unless --service is given).
 type planSizes struct {
-	sizes   sim.Sizes
+	sizes   fleet.Sizes
 	service time.Duration
 	fit     *compare.SizesFit // nil without --sizes-file
 }

@@ -117,7 +117,7 @@ func (o *simOpts) lists() (*simLists, error) {
 	if l.Tallies, err = parsedList("tally", *o.tally, sim.ParseTally); err != nil {
 		return nil, err
 	}
-	if l.Sizes, err = parsedList("sizes", *o.sizes, sim.ParseSizes); err != nil {
+	if l.Sizes, err = parsedList("sizes", *o.sizes, fleet.ParseSizes); err != nil {
 		return nil, err
 	}
 	if l.Starts, err = parsedList("start", *o.start, simStart("start")); err != nil {

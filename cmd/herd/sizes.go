@@ -7,8 +7,8 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/fleet"
 	"herd/meanfield"
-	"herd/sim"
 )
 
 // sizesValues is the help text of the model commands' --sizes flag.
@@ -21,16 +21,16 @@ func addSizesFlag(fs *pflag.FlagSet, what string) *string {
 	return sizesFlag(fs, what, sizesValues)
 }
 
-// modelSizes parses --sizes for the refresh map: the simulator's sizes and
-// the model's service law, or a usage error naming the flag.
-func modelSizes(s string) (sim.Sizes, meanfield.Service, error) {
-	z, err := sim.ParseSizes(s)
+// modelSizes parses --sizes for the refresh map: the fleet's job-size law
+// and the model's service law, or a usage error naming the flag.
+func modelSizes(s string) (fleet.Sizes, meanfield.Service, error) {
+	z, err := fleet.ParseSizes(s)
 	if err != nil {
 		return z, meanfield.Service{}, usagef("--sizes %q: want %s", s, sizesValues)
 	}
 	svc, err := compare.ModelService(z)
 	if err != nil {
-		if z.Kind == sim.H2 || z.Kind == sim.Erlang {
+		if z.Kind == fleet.H2 || z.Kind == fleet.Erlang {
 			return z, svc, usagef("--sizes %q: out of the refresh map's range: %s", s, sizesValues)
 		}
 		return z, svc, usagef("--sizes %q: the refresh map needs phase-type sizes: %s", s, sizesValues)
