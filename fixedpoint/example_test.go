@@ -41,7 +41,7 @@ func ExampleArnoldi() {
 // A border collision followed down in μ: the map x ↦ x/2 + μ/2 for x ≥ 1
 // and x ↦ 3x − 2 for x < 1 has the stable fixed point x = μ while μ ≥ 1;
 // below, iterates fall under the border and run away. The corrector is the
-// map's own iteration from the prediction, and Gap = x − 1 lets Follow
+// map's own iteration from the prediction, and Border = x − 1 lets Follow
 // aim at the collision μ = 1 from the first two points.
 func ExampleFollow() {
 	f := func(x, mu float64) float64 {
@@ -56,9 +56,9 @@ func ExampleFollow() {
 			x = f(x, mu)
 		}
 		ok := x >= 1 && math.Abs(f(x, mu)-x) <= 1e-12
-		return fixedpoint.BranchPoint{Mu: mu, X: []float64{x}, Converged: ok, Gap: x - 1}, ok, nil
+		return fixedpoint.BranchPoint{Mu: mu, X: []float64{x}, Converged: ok, Border: x - 1}, ok, nil
 	}
-	start := fixedpoint.BranchPoint{Mu: 3, X: []float64{3}, Gap: 2}
+	start := fixedpoint.BranchPoint{Mu: 3, X: []float64{3}, Border: 2}
 	br, err := fixedpoint.Follow(correct, start, 0.5, &fixedpoint.FollowSettings{RelTol: 1e-6})
 	if err != nil {
 		fmt.Println(err)
@@ -171,11 +171,11 @@ func ExampleExtrapolate() {
 	// Output: [0.3 0.3 0.4]
 }
 
-// A fixed point x(μ) = 2μ approaching the border x = 1 (gap g = 1 − 2μ):
+// A fixed point x(μ) = 2μ approaching the border x = 1 (distance d = 1 − 2μ):
 // two points of the branch predict the collision at μ = 1/2.
 func ExampleBorderEstimate() {
-	gap := func(mu float64) float64 { return 1 - 2*mu }
-	mu, ok := fixedpoint.BorderEstimate(0.1, gap(0.1), 0.3, gap(0.3))
+	dist := func(mu float64) float64 { return 1 - 2*mu }
+	mu, ok := fixedpoint.BorderEstimate(0.1, dist(0.1), 0.3, dist(0.3))
 	fmt.Printf("%.3f %v\n", mu, ok)
 	// Output: 0.500 true
 }

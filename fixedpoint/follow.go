@@ -30,13 +30,13 @@ type BranchPoint struct {
 	// Residual and Iterations are the corrector's.
 	Residual   float64
 	Iterations int
-	// Piece and Gap locate a point of a piecewise-smooth family (Follow):
-	// Piece numbers the smooth piece of the map on which X lies, and Gap
-	// is the distance from X to that piece's border in a measure that
-	// falls to 0, smoothly in μ, as the branch approaches a border
-	// collision (NaN when the branch does not approach one).
-	Piece int
-	Gap   float64
+	// Piece and Border locate a point of a piecewise-smooth family
+	// (Follow): Piece numbers the smooth piece of the map on which X lies,
+	// and Border is the distance from X to that piece's border in a
+	// measure that falls to 0, smoothly in μ, as the branch approaches a
+	// border collision (NaN when the branch does not approach one).
+	Piece  int
+	Border float64
 	// State is what the corrector keeps of the point for its caller.
 	State any
 }
@@ -135,9 +135,9 @@ func (r *FollowResult) Last() BranchPoint { return r.Points[len(r.Points)-1] }
 // The predictor is the secant through the last two points
 // (Extrapolate, then Project) when they lie on one smooth piece (equal
 // Piece), else the last point. Along a piece the branch approaches its
-// border collision with Gap → 0: while the last two points share their
+// border collision with Border → 0: while the last two points share their
 // piece, the next trial is placed just above the collision predicted by
-// BorderEstimate (regula falsi on Gap): at 0.1 of the distance, at least
+// BorderEstimate (regula falsi on Border): at 0.1 of the distance, at least
 // RelTol/4 relative, above it, or RelTol/4 above it when it lies within
 // RelTol relative, and when it is predicted within RelTol/2 below the last
 // point, one trial at 0.45·RelTol below that point, which ends the search
@@ -253,7 +253,7 @@ func (f *follower) trial(cur BranchPoint, step float64) float64 {
 	}
 	if n := len(f.res.Points); n > 1 {
 		pp := f.res.Points[n-2]
-		if ts, ok := BorderEstimate(pp.Mu, pp.Gap, cur.Mu, cur.Gap); ok && pp.Piece == cur.Piece {
+		if ts, ok := BorderEstimate(pp.Mu, pp.Border, cur.Mu, cur.Border); ok && pp.Piece == cur.Piece {
 			margin := 0.25 * f.relTol * cur.Mu
 			lo := mu
 			if !math.IsNaN(lost) {
@@ -330,17 +330,17 @@ func Extrapolate(dst, x0, x1 []float64, mu0, mu1, mu float64) []float64 {
 }
 
 // BorderEstimate locates a border collision from two points of a branch
-// of a piecewise-smooth map: g0 and g1 are the distances of the fixed
+// of a piecewise-smooth map: d0 and d1 are the distances of the fixed
 // point from the border (a kink of the map) at μ0 and μ1, on the same side
-// and smooth in μ between, so that the collision is the root of g(μ). It
-// returns the secant root μ1 − g1(μ1 − μ0)/(g1 − g0) (regula falsi; exact
-// for g linear in μ, as it is to first order near a border collision: di
-// Bernardo et al. 2008, ch. 3) and whether it is usable: g1 and g0 finite
-// and non-negative, g1 < g0 (the branch approaches the border in the
+// and smooth in μ between, so that the collision is the root of d(μ). It
+// returns the secant root μ1 − d1(μ1 − μ0)/(d1 − d0) (regula falsi; exact
+// for d linear in μ, as it is to first order near a border collision: di
+// Bernardo et al. 2008, ch. 3) and whether it is usable: d1 and d0 finite
+// and non-negative, d1 < d0 (the branch approaches the border in the
 // direction μ0 → μ1), μ0 ≠ μ1.
-func BorderEstimate(mu0, g0, mu1, g1 float64) (float64, bool) {
-	if !(finite(g0) && finite(g1) && g1 >= 0 && g1 < g0 && mu0 != mu1) {
+func BorderEstimate(mu0, d0, mu1, d1 float64) (float64, bool) {
+	if !(finite(d0) && finite(d1) && d1 >= 0 && d1 < d0 && mu0 != mu1) {
 		return math.NaN(), false
 	}
-	return mu1 - g1*(mu1-mu0)/(g1-g0), true
+	return mu1 - d1*(mu1-mu0)/(d1-d0), true
 }

@@ -27,21 +27,21 @@ func TestFollowChain(t *testing.T) {
 	// A fold: x ↦ x² + c(μ) with c = (1 − μ)/4 has the stable fixed point
 	// (1 − √μ)/2 for μ > 0; the corrector rejects points whose residual
 	// does not fall below 1e-12 in its iterations, which happens well above
-	// μ = 0 (slow convergence), and reports no gap, so the loss is found by
+	// μ = 0 (slow convergence), and reports no border distance, so the loss is found by
 	// bisection alone.
 	fold := func(x, mu float64) float64 { return x*x + (1-mu)/4 }
 	cases := []struct {
 		name  string
 		f     func(x, mu float64) float64
-		gap   bool
+		dist  bool
 		start BranchPoint
 		muMin float64
 		lost  bool
 	}{
-		{"border", border, true, BranchPoint{Mu: 3, X: []float64{3}, Gap: 2}, 0.5, true},
-		{"border-no-gap", border, false, BranchPoint{Mu: 3, X: []float64{3}, Gap: math.NaN()}, 0.5, true},
-		{"fold", fold, false, BranchPoint{Mu: 0.81, X: []float64{0.05}, Gap: math.NaN()}, 1e-3, true},
-		{"to-muMin", border, true, BranchPoint{Mu: 3, X: []float64{3}, Gap: 2}, 1.5, false},
+		{"border", border, true, BranchPoint{Mu: 3, X: []float64{3}, Border: 2}, 0.5, true},
+		{"border-no-distance", border, false, BranchPoint{Mu: 3, X: []float64{3}, Border: math.NaN()}, 0.5, true},
+		{"fold", fold, false, BranchPoint{Mu: 0.81, X: []float64{0.05}, Border: math.NaN()}, 1e-3, true},
+		{"to-muMin", border, true, BranchPoint{Mu: 3, X: []float64{3}, Border: 2}, 1.5, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,15 +56,15 @@ func TestFollowChain(t *testing.T) {
 				for i := 0; i < n && math.Abs(x) < 1e6; i++ {
 					x = c.f(x, m)
 				}
-				ok := math.Abs(c.f(x, m)-x) <= 1e-12 && (!c.gap || x >= 1)
+				ok := math.Abs(c.f(x, m)-x) <= 1e-12 && (!c.dist || x >= 1)
 				g := math.NaN()
-				if c.gap {
+				if c.dist {
 					g = x - 1
 				}
 				mu.Lock()
 				calls = append(calls, m)
 				mu.Unlock()
-				return BranchPoint{Mu: m, X: []float64{x}, Converged: ok, Gap: g}, ok, nil
+				return BranchPoint{Mu: m, X: []float64{x}, Converged: ok, Border: g}, ok, nil
 			}
 			s := &FollowSettings{RelTol: 1e-6}
 			one, err := Follow(correct, c.start, c.muMin, s)
@@ -104,7 +104,7 @@ func TestFollowChain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// %v, not reflect.DeepEqual: a NaN Gap or LostAt equals itself.
+			// %v, not reflect.DeepEqual: a NaN Border or LostAt equals itself.
 			if fmt.Sprintf("%+v", *one) != fmt.Sprintf("%+v", *par) {
 				t.Errorf("with Chain: lost %v at %v, last %v, %d steps; one at a time: lost %v at %v, last %v, %d steps",
 					par.Lost, par.LostAt, par.Last().Mu, par.Steps, one.Lost, one.LostAt, one.Last().Mu, one.Steps)

@@ -557,14 +557,14 @@
 // # 9. Glossary
 //
 // The words of this package (and of herd's output), each with one
-// meaning; where a name in the code carries another, it is listed.
+// meaning, which the names in the code share.
 //
 //   - T, the refresh period, in mean service times (§1): Refresh.Period,
 //     EdgeResult.Refresh (T_edge), fixedpoint's μ (BranchPoint.Mu) when a
 //     branch is followed in T.
-//   - x = T(1 − λ)², the scaled period: EdgeResult.Scaled, columns named
-//     *_scaled; Limit.Period is x, since T is not defined in the limit
-//     (§6).
+//   - x = T(1 − λ)², the scaled period: EdgeResult.Scaled, Limit.Scaled
+//     (the limit map has x alone, T is not defined in the limit, §6),
+//     columns named *_scaled.
 //   - Board: the servers' queue lengths as the last refresh recorded them,
 //     as a distribution p over b = 0, 1, … (§2); with phase-type sizes the
 //     map carries the joint law of (queue, phase), the state, whose queue
@@ -575,7 +575,10 @@
 //   - Window: the time W_v = k·F(v)/λ in which the water passes level v;
 //     window v spans [τ_v, τ_{v+1}) (§2). The cut window is the one T falls
 //     in, the cut phase φ the fraction of it done at T (CutPhase); "phase"
-//     alone means a phase of a phase-type job size.
+//     alone means a phase of a phase-type job size. Border: a window's
+//     end; a balanced state's distance in T to its cut window's border,
+//     W(1 − φ), is fixedpoint.BranchPoint.Border, which goes to 0 at a
+//     border collision.
 //   - Map: one refresh period, p ↦ p' (RefreshMap.Apply); maps counts
 //     them (Stats.Maps, the maps column).
 //   - Low boards: the empty board, all servers at 1, all at 3; the
@@ -592,10 +595,13 @@
 //     periods (§5). Branch: a curve of balanced fixed points followed in T
 //     (fixedpoint.Follow); BranchScaled where it is lost. Footing: the T
 //     from which the branch is followed down.
+//   - Step: a stage of the edge search, in order footing, follow, scan,
+//     confirm, spectra, herd (Edge; EdgeProgress.Step names it, and the
+//     search's cost is broken down by step). Qualified, the word keeps its
+//     plain sense: a continuation step is one move of the branch in T, the
+//     grid step h the limit map's spacing (Limit.Step).
 //   - Gap: a range of x above the edge where no low board reaches a
-//     balanced state (EdgeGap, the gaps column). fixedpoint.BranchPoint.Gap
-//     is another quantity, a fixed point's distance in T to its window's
-//     end (the border), which goes to 0 at a border collision.
+//     balanced state (EdgeGap, the gaps column).
 //   - Crossing: how the branch is lost: border (a border collision at a
 //     window's end), flip or fold (an eigenvalue through −1 or +1),
 //     unclassified, none.

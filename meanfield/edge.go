@@ -278,8 +278,8 @@ type edgeRun struct {
 	scale float64 // (1−λ)²
 	res   *EdgeResult
 	maps  []*RefreshMap // one workspace per worker, for every period
-	phase edgePhase     // the step in hand, for cost
-	cost  [edgePhases]phaseCost
+	step  edgeStep      // the step in hand, for cost
+	cost  [edgeSteps]stepCost
 	// known holds the balanced fixed points found (the followed
 	// branches' and the cold runs'), by period, near which cold runs may
 	// be accelerated (edgeaccel.go, nodeRef). Written between batches only.
@@ -296,31 +296,31 @@ type coldKey struct {
 	board int
 }
 
-// edgePhase is a step of Edge's search, for the breakdown of its cost.
-type edgePhase int
+// edgeStep is a step of Edge's search, for the breakdown of its cost.
+type edgeStep int
 
 // The steps of Edge's search (see Edge), in order.
 const (
-	phaseFooting edgePhase = iota
-	phaseFollow
-	phaseScan
-	phaseConfirm
-	phaseSpectra
-	phaseHerd
-	edgePhases
+	stepFooting edgeStep = iota
+	stepFollow
+	stepScan
+	stepConfirm
+	stepSpectra
+	stepHerd
+	edgeSteps
 )
 
-// phaseNames name the edgePhase values.
-var phaseNames = [edgePhases]string{"footing", "follow", "scan", "confirm", "spectra", "herd"}
+// stepNames name the edgeStep values.
+var stepNames = [edgeSteps]string{"footing", "follow", "scan", "confirm", "spectra", "herd"}
 
-// phaseCost is the cost of one step of the search: maps and Work.
-type phaseCost struct {
+// stepCost is the cost of one step of the search: maps and Work.
+type stepCost struct {
 	maps int
 	work float64
 }
 
-// add counts maps and work in the result and in phase p's cost.
-func (e *edgeRun) add(p edgePhase, maps int, work float64) {
+// add counts maps and work in the result and in step p's cost.
+func (e *edgeRun) add(p edgeStep, maps int, work float64) {
 	e.res.Maps += maps
 	e.res.Work += work
 	e.cost[p].maps += maps
@@ -625,7 +625,7 @@ func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut
 		maps, loop := e.res.Maps, next
 		next = func(i int, o runOut) int {
 			maps += o.maps
-			e.s.Progress(EdgeProgress{Step: phaseNames[e.phase], Maps: maps, Scaled: jobs[i].T * e.scale,
+			e.s.Progress(EdgeProgress{Step: stepNames[e.step], Maps: maps, Scaled: jobs[i].T * e.scale,
 				Ran: true, Reached: o.ok && o.err == nil})
 			return loop(i, o)
 		}
@@ -635,7 +635,7 @@ func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut
 	}, next)
 	for i, o := range outs {
 		if ran[i] {
-			e.add(e.phase, o.maps, o.work)
+			e.add(e.step, o.maps, o.work)
 			if o.ok && o.err == nil {
 				e.know(jobs[i].T, o.att)
 			}
@@ -792,15 +792,15 @@ func (e *edgeRun) lowBoardsBalanced(T float64) (bool, Attractor, error) {
 
 // branchPoint returns the balanced fixed point att at period T as a point
 // of a branch of fixedpoint.Follow: its board, its cut window as the
-// smooth piece, and as the gap the distance from T to the end of its cut
+// smooth piece, and as the border the distance from T to the end of its cut
 // window, W(1−φ), when T lies in the second half of the window (else NaN).
 func branchPoint(T float64, att Attractor) fixedpoint.BranchPoint {
-	g := math.NaN()
+	d := math.NaN()
 	if att.CutPhase > 0.5 {
-		g = att.KinkDistance
+		d = att.KinkDistance
 	}
 	return fixedpoint.BranchPoint{Mu: T, X: att.Board, Converged: att.Balanced, Residual: att.Residual,
-		Iterations: att.Maps, Piece: att.Window, Gap: g, State: att}
+		Iterations: att.Maps, Piece: att.Window, Border: d, State: att}
 }
 
 // attractorOf returns the Attractor a branch point of branchPoint keeps.
@@ -814,8 +814,8 @@ func attractorOf(p fixedpoint.BranchPoint) Attractor {
 // iteration as the corrector, warm-started from the secant predictor
 // (clipped to a board, projectBoard) while two points share their cut
 // window; steps of up to 10% in T until the loss is bracketed to RelTol/2
-// relative. Along a locked branch T sits at a distance g = W(1 − φ)
-// before its window's end with g → 0 as T falls to the border collision,
+// relative. Along a locked branch T sits at a distance d = W(1 − φ)
+// before its window's end with d → 0 as T falls to the border collision,
 // which Follow brackets in a few steps (fixedpoint.BorderEstimate). Each
 // trial that fails is stopped as soon as its board leaves the balanced
 // basin (runOn). Trials before the first failure use the L1 tolerance
@@ -824,7 +824,7 @@ func attractorOf(p fixedpoint.BranchPoint) Attractor {
 // (runBatch): with Workers > 1 the next trial down runs while the one in
 // hand does.
 func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.FollowResult, error) {
-	e.phase = phaseFollow
+	e.step = stepFollow
 	chain := func(ts []fixedpoint.Trial) []fixedpoint.TrialResult {
 		jobs := make([]runJob, len(ts))
 		for i, t := range ts {
@@ -955,9 +955,9 @@ func Edge(s EdgeSettings) (EdgeResult, error) {
 }
 
 // edge is Edge that also returns the cost of each step of the search.
-func edge(s EdgeSettings) (EdgeResult, [edgePhases]phaseCost, error) {
+func edge(s EdgeSettings) (EdgeResult, [edgeSteps]stepCost, error) {
 	if err := s.Validate(); err != nil {
-		return EdgeResult{}, [edgePhases]phaseCost{}, err
+		return EdgeResult{}, [edgeSteps]stepCost{}, err
 	}
 	start := time.Now()
 	s = s.withDefaults()
@@ -1027,17 +1027,17 @@ func (e *edgeRun) search() error {
 		pool.Fork(func() { err = e.crossing(end.Mu, attractorOf(end), false) },
 			func() { hr = e.herd(below.T, below.att.Board, work) })
 	} else {
-		e.openStep(phaseNames[phaseSpectra], end.Mu)
+		e.openStep(stepNames[stepSpectra], end.Mu)
 		err = e.crossing(end.Mu, attractorOf(end), e.s.Workers > 1 && !doHerd)
 	}
 	if err != nil || !doHerd {
 		return err
 	}
 	if e.s.Workers <= 1 {
-		e.openStep(phaseNames[phaseHerd], below.T)
+		e.openStep(stepNames[stepHerd], below.T)
 		hr = e.herd(below.T, below.att.Board, res.Work)
 	}
-	e.add(phaseHerd, hr.maps, hr.work)
+	e.add(stepHerd, hr.maps, hr.work)
 	if hr.h != nil {
 		res.Herd = *hr.h
 	}
@@ -1052,7 +1052,7 @@ func (e *edgeRun) search() error {
 // batched: the empty board's fixed point at one T steers the other
 // boards' runs there (lowBoardsBalanced).
 func (e *edgeRun) footing() (float64, Attractor, error) {
-	e.phase = phaseFooting
+	e.step = stepFooting
 	xs := append([]float64{e.s.BranchFrom}, root.Ladder(e.s.BranchFrom, func(x float64) (float64, bool) {
 		x *= edgeFootStep
 		return x, !(x > DefaultEdgeMaxScaled || x/e.scale > maxRefreshPeriod)
@@ -1124,7 +1124,7 @@ func (e *edgeRun) scan(br *fixedpoint.FollowResult, tHi, tMin float64) (*fixedpo
 // The probes are one walk (walk): with Workers > 1 the next probes down
 // run while the one in hand does.
 func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, float64, Attractor, []float64, error) {
-	e.phase = phaseScan
+	e.step = stepScan
 	delta := e.scanDelta(br.LostAt)
 	var ts []float64
 	for j := 1; j <= max(e.s.ScanBelow, 0); j++ {
@@ -1154,7 +1154,7 @@ func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, f
 // The empty board's runs at edgeT and at bracketUp's steps up are one
 // walk (walk): with Workers > 1 the first step up runs while edgeT does.
 func (e *edgeRun) confirm(br *fixedpoint.FollowResult, tHi float64) (float64, Attractor, failedRun, error) {
-	e.phase = phaseConfirm
+	e.step = stepConfirm
 	edgeT := br.Last().Mu
 	below := failedRun{br.LostAt, attractorOf(br.Failed)}
 	e.res.Below = br.LostAt
@@ -1303,9 +1303,9 @@ func (e *edgeRun) refine(lo, hi float64, valueLo, all bool, tol float64, seen fu
 // parallel they are computed at once.
 func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 	res := e.res
-	g := branchPoint(edgeT, node).Gap
+	d := branchPoint(edgeT, node).Border
 	w := float64(e.k) / e.lam
-	border := g < edgeBorderBand*w
+	border := d < edgeBorderBand*w
 	spectrum := func(T float64) ([]complex128, int, error) {
 		m, err := NewRefreshMap(Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service})
 		if err != nil {
@@ -1329,13 +1329,13 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 	)
 	atNode := func() { ev, maps, err = spectrum(edgeT) }
 	// T just past the window end at the node's board: the other piece.
-	piece := func() { sev, smaps, serr = spectrum(edgeT + 2*g) }
+	piece := func() { sev, smaps, serr = spectrum(edgeT + 2*d) }
 	if border && parallel {
 		pool.Fork(atNode, piece)
 	} else {
 		atNode()
 	}
-	e.add(phaseSpectra, maps, 0)
+	e.add(stepSpectra, maps, 0)
 	if err != nil {
 		return err
 	}
@@ -1356,7 +1356,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 	if !parallel {
 		piece()
 	}
-	e.add(phaseSpectra, smaps, 0)
+	e.add(stepSpectra, smaps, 0)
 	if serr == nil && len(sev) > 0 && imag(sev[0]) == 0 {
 		res.SaddleEigenvalue = real(sev[0])
 	}
@@ -1372,7 +1372,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 // highest failing probe and the lowest point of the branch at which the
 // protocol holds (brEnd, or else tHi).
 func (e *edgeRun) recordGap(failed []float64, fT, brEnd, tHi float64) error {
-	e.phase = phaseScan
+	e.step = stepScan
 	var fails []float64 // failing the full protocol, from the top down
 	for i, v := range e.protocols(failed, true) {
 		if v.err != nil {

@@ -32,7 +32,7 @@ func BenchmarkEdge(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				var r EdgeResult
-				var cost [edgePhases]phaseCost
+				var cost [edgeSteps]stepCost
 				var err error
 				b.ReportAllocs()
 				for b.Loop() {
@@ -44,7 +44,7 @@ func BenchmarkEdge(b *testing.B) {
 				b.ReportMetric(float64(r.Maps), "maps")
 				b.ReportMetric(r.Scaled, "edge_scaled")
 				for p, c := range cost {
-					b.ReportMetric(float64(c.maps), "maps_"+phaseNames[p])
+					b.ReportMetric(float64(c.maps), "maps_"+stepNames[p])
 				}
 			})
 		}

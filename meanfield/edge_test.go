@@ -305,25 +305,25 @@ func TestEdgeTable(t *testing.T) {
 	}
 }
 
-// TestEdgePhaseCost: the cost of the search's steps adds up to its Maps
+// TestEdgeStepCost: the cost of the search's steps adds up to its Maps
 // and Work.
-func TestEdgePhaseCost(t *testing.T) {
+func TestEdgeStepCost(t *testing.T) {
 	r, cost, err := edge(EdgeSettings{Dispatchers: 5, Load: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}
 	maps, work := 0, 0.0
 	for p, c := range cost {
-		t.Logf("%-8s %5d maps  work %.4g", phaseNames[p], c.maps, c.work)
+		t.Logf("%-8s %5d maps  work %.4g", stepNames[p], c.maps, c.work)
 		maps += c.maps
 		work += c.work
 	}
 	if maps != r.Maps || work != r.Work {
 		t.Errorf("steps cost %d maps, work %v; the result says %d, %v", maps, work, r.Maps, r.Work)
 	}
-	for _, p := range []edgePhase{phaseFooting, phaseFollow, phaseConfirm, phaseSpectra} {
+	for _, p := range []edgeStep{stepFooting, stepFollow, stepConfirm, stepSpectra} {
 		if cost[p].maps == 0 {
-			t.Errorf("step %s cost no maps", phaseNames[p])
+			t.Errorf("step %s cost no maps", stepNames[p])
 		}
 	}
 }
@@ -448,7 +448,7 @@ func TestEdgeStopHerd(t *testing.T) {
 	var inHerd, polls atomic.Int64
 	s := EdgeSettings{Dispatchers: 10, Load: 0.9, HerdFull: true, HerdMaps: 400, Workers: 1,
 		Progress: func(p EdgeProgress) {
-			if p.Step == phaseNames[phaseHerd] && !p.Ran {
+			if p.Step == stepNames[stepHerd] && !p.Ran {
 				inHerd.Store(1)
 			}
 		},
@@ -731,11 +731,11 @@ func TestEdgeProgress(t *testing.T) {
 			t.Errorf("%d workers, with reports: %s\nwithout: %s", w, got, want)
 		}
 		order := map[string]int{}
-		for p, n := range phaseNames {
+		for p, n := range stepNames {
 			order[n] = p
 		}
-		order["spectra and herd"] = int(phaseSpectra)
-		var stepMaps [edgePhases]int
+		order["spectra and herd"] = int(stepSpectra)
+		var stepMaps [edgeSteps]int
 		var steps []string
 		maps, last := 0, -1
 		for _, p := range reps {
@@ -744,10 +744,10 @@ func TestEdgeProgress(t *testing.T) {
 			case !ok:
 				t.Fatalf("%d workers: unknown step %q", w, p.Step)
 			case o < last:
-				t.Errorf("%d workers: step %s after %s", w, p.Step, phaseNames[last])
+				t.Errorf("%d workers: step %s after %s", w, p.Step, stepNames[last])
 			case p.Maps < maps:
 				t.Errorf("%d workers: maps %d after %d", w, p.Maps, maps)
-			case !p.Ran && o < int(phaseSpectra), p.Ran && o >= int(phaseSpectra):
+			case !p.Ran && o < int(stepSpectra), p.Ran && o >= int(stepSpectra):
 				t.Errorf("%d workers: report %+v", w, p)
 			case !(p.Scaled > 0):
 				t.Errorf("%d workers: T(1−λ)² = %v", w, p.Scaled)
@@ -769,12 +769,12 @@ func TestEdgeProgress(t *testing.T) {
 				ran++
 			}
 		}
-		if lo := r.Maps - cost[phaseSpectra].maps - ran - 3; w == 1 && (mapped.Load() < int64(lo) || mapped.Load() > int64(r.Maps)) {
+		if lo := r.Maps - cost[stepSpectra].maps - ran - 3; w == 1 && (mapped.Load() < int64(lo) || mapped.Load() > int64(r.Maps)) {
 			t.Errorf("1 worker: Mapped called %d times, want %d–%d (%d maps, %d runs)", mapped.Load(), lo, r.Maps, r.Maps, ran)
 		}
-		for _, p := range []edgePhase{phaseFooting, phaseFollow, phaseScan, phaseConfirm} {
+		for _, p := range []edgeStep{stepFooting, stepFollow, stepScan, stepConfirm} {
 			if stepMaps[p] != cost[p].maps {
-				t.Errorf("%d workers: step %s reported %d maps, cost %d", w, phaseNames[p], stepMaps[p], cost[p].maps)
+				t.Errorf("%d workers: step %s reported %d maps, cost %d", w, stepNames[p], stepMaps[p], cost[p].maps)
 			}
 		}
 		want := "footing follow scan confirm spectra herd"

@@ -470,7 +470,7 @@ func (s BranchSettings) Validate() error {
 // HerdPoint is the attractor at one T of a herd branch: a point of a
 // fixedpoint branch (Mu = T, X = the attractor's board, Converged = the
 // attractor is a herd, Radius, Residual and Iterations its spectral
-// radius, residual and maps, Piece its cut window, Gap NaN) with the start
+// radius, residual and maps, Piece its cut window, Border NaN) with the start
 // used and the attractor itself.
 type HerdPoint struct {
 	fixedpoint.BranchPoint
@@ -485,7 +485,7 @@ type HerdPoint struct {
 // herdPoint returns the point of a herd branch at T reached from start.
 func herdPoint(T float64, start string, a HerdAttractor) HerdPoint {
 	return HerdPoint{BranchPoint: fixedpoint.BranchPoint{Mu: T, X: a.Board, Converged: a.Herd, Radius: a.SpectralRadius,
-		Residual: a.Residual, Iterations: a.Maps, Piece: a.Window, Gap: math.NaN()}, Start: start, Attractor: a}
+		Residual: a.Residual, Iterations: a.Maps, Piece: a.Window, Border: math.NaN()}, Start: start, Attractor: a}
 }
 
 // HerdBranchResult is the herd branch of HerdBranch.

@@ -109,8 +109,8 @@ import (
 type Limit struct {
 	// Dispatchers is k, in [1, 256].
 	Dispatchers int
-	// Period is the scaled refresh period x = T(1 − λ)², in (0, 1e4].
-	Period float64
+	// Scaled is the scaled refresh period x = T(1 − λ)², in (0, 1e4].
+	Scaled float64
 	// Step is the grid step h in scaled queue units, in [1e-4, 1]. Zero
 	// means DefaultLimitStep.
 	Step float64
@@ -120,7 +120,7 @@ type Limit struct {
 	// Variance is the variance rate v of a busy server's departures, in
 	// (0, 1e4]: the squared coefficient of variation C of the job sizes
 	// (1 for exponential; see Variance below). Zero means 1. The ranges
-	// of Period, Step and Length above, and their defaults, are for
+	// of Scaled, Step and Length above, and their defaults, are for
 	// v = 1 and scale by v (Step v·0.02, Length v·DefaultLimitLength(k,
 	// x/v)), as the map does: see "Other job sizes".
 	Variance float64
@@ -149,8 +149,8 @@ func (s Limit) Validate() error {
 	switch {
 	case s.Dispatchers < 1 || s.Dispatchers > maxRefreshDispatchers:
 		return fmt.Errorf("meanfield: Dispatchers = %d outside [1, %d]", s.Dispatchers, maxRefreshDispatchers)
-	case !(s.Period > 0 && s.Period/v <= 1e4):
-		return fmt.Errorf("meanfield: Period = %v outside (0, %g] (1e4·Variance)", s.Period, 1e4*v)
+	case !(s.Scaled > 0 && s.Scaled/v <= 1e4):
+		return fmt.Errorf("meanfield: Scaled = %v outside (0, %g] (1e4·Variance)", s.Scaled, 1e4*v)
 	case s.Step != 0 && !(s.Step/v >= 1e-4 && s.Step/v <= 1):
 		return fmt.Errorf("meanfield: Step = %v outside [%g, %g] ([1e-4, 1]·Variance; 0 means %g)", s.Step, 1e-4*v, v, DefaultLimitStep*v)
 	case s.Length != 0 && !(s.Length/v >= 1 && s.Length/v <= 1e5):
@@ -177,7 +177,7 @@ func (s Limit) withDefaults() Limit {
 		s.Step = v * DefaultLimitStep
 	}
 	if s.Length == 0 {
-		s.Length = v * DefaultLimitLength(s.Dispatchers, s.Period/v)
+		s.Length = v * DefaultLimitLength(s.Dispatchers, s.Scaled/v)
 	}
 	s.Variance = v
 	return s
@@ -214,7 +214,7 @@ func NewLimitMap(s Limit) (*LimitMap, error) {
 	s = s.withDefaults()
 	n := int(math.Ceil(s.Length/s.Step)) + 1
 	m := &LimitMap{set: s, n: n, h: s.Step, w: make([]float64, n)}
-	m.step = newRBMStep(n, s.Step, s.Period, s.Variance)
+	m.step = newRBMStep(n, s.Step, s.Scaled, s.Variance)
 	return m, nil
 }
 
@@ -375,7 +375,7 @@ func (m *LimitMap) Apply(dst, p []float64) ([]float64, LimitResult) {
 func (m *LimitMap) ApplyMean(dst, p []float64, nodes int) ([]float64, LimitResult) {
 	dst, res := m.Apply(dst, p)
 	gx, gw := gaussLegendre(nodes)
-	x := m.set.Period
+	x := m.set.Scaled
 	var avg float64
 	at := make([]float64, m.n)
 	for i := range gx {
@@ -495,7 +495,7 @@ func iterateLimit(m *LimitMap, p0 []float64, tol float64, maxIter int, stop func
 		case res.Truncation > 1e-9:
 			return true, nil
 		case stop != nil && stop():
-			return true, fmt.Errorf("meanfield: limit map k = %d, x = %g: after %d maps: %w", m.set.Dispatchers, m.set.Period, st.Iterations, ErrStopped)
+			return true, fmt.Errorf("meanfield: limit map k = %d, x = %g: after %d maps: %w", m.set.Dispatchers, m.set.Scaled, st.Iterations, ErrStopped)
 		}
 		return false, nil
 	}
@@ -513,7 +513,7 @@ func iterateLimit(m *LimitMap, p0 []float64, tol float64, maxIter int, stop func
 		return st, err
 	}
 	return st, fmt.Errorf("meanfield: limit map k = %d, x = %g: no convergence in %d iterations (change %.3g): %w",
-		m.set.Dispatchers, m.set.Period, maxIter, st.Change, ErrNotConverged)
+		m.set.Dispatchers, m.set.Scaled, maxIter, st.Change, ErrNotConverged)
 }
 
 // LimitEdgeResult is the heavy-traffic edge x*(k) of the limit map.
@@ -542,7 +542,7 @@ const limitMinX = 0.02
 // and 16 and finds one; so did scans at k = 4, 8 and 64). k ≤ 2 has no
 // edge down to x = 0.02.
 func LimitEdge(k int, s LimitEdgeSettings) (LimitEdgeResult, error) {
-	lim := Limit{Dispatchers: k, Period: 1, Step: s.Step, Length: s.Length, Variance: s.Variance}
+	lim := Limit{Dispatchers: k, Scaled: 1, Step: s.Step, Length: s.Length, Variance: s.Variance}
 	if err := lim.Validate(); err != nil {
 		return LimitEdgeResult{}, err
 	}
@@ -553,7 +553,7 @@ func LimitEdge(k int, s LimitEdgeSettings) (LimitEdgeResult, error) {
 	v := lim.variance() // x scales by v (see Limit, "Other job sizes")
 	var res LimitEdgeResult
 	classify := func(x float64) (LimitState, *LimitMap, error) {
-		m, err := NewLimitMap(Limit{Dispatchers: k, Period: x, Step: s.Step, Length: s.Length, Variance: s.Variance})
+		m, err := NewLimitMap(Limit{Dispatchers: k, Scaled: x, Step: s.Step, Length: s.Length, Variance: s.Variance})
 		if err != nil {
 			return LimitState{}, nil, err
 		}

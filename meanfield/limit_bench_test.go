@@ -13,7 +13,7 @@ func BenchmarkLimitApply(b *testing.B) {
 		x float64
 	}{{3, 1}, {16, 11}, {64, 55}, {256, 230}} {
 		b.Run(fmt.Sprintf("k=%d", c.k), func(b *testing.B) {
-			m, err := NewLimitMap(Limit{Dispatchers: c.k, Period: c.x})
+			m, err := NewLimitMap(Limit{Dispatchers: c.k, Scaled: c.x})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -143,7 +143,7 @@ func TestLimitImpulse(t *testing.T) {
 	// k = 3: g(0) = max(9/4, 3·3/4) = 9/4; g(1) = max(1/4, 3·1/4) = 3/4;
 	// g(2) = max(−7/4, 0) = 0. Nodes (h = 0.5): 9/4 → 4.5 splits 1/2, 1/2
 	// onto nodes 4, 5; 3/4 → 1.5 splits onto nodes 1, 2.
-	m, err := NewLimitMap(Limit{Dispatchers: 3, Period: 1, Step: 0.5, Length: 5})
+	m, err := NewLimitMap(Limit{Dispatchers: 3, Scaled: 1, Step: 0.5, Length: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestLimitGridConvergence(t *testing.T) {
 	t.Parallel()
 	var means []float64
 	for _, h := range []float64{0.04, 0.02, 0.01} {
-		_, st := limitFixedPoint(t, Limit{Dispatchers: 3, Period: 1.2, Step: h})
+		_, st := limitFixedPoint(t, Limit{Dispatchers: 3, Scaled: 1.2, Step: h})
 		means = append(means, st.BoardMean)
 	}
 	d1, d2 := means[0]-means[1], means[1]-means[2]
@@ -229,8 +229,8 @@ func TestLimitGridConvergence(t *testing.T) {
 	if r := d1 / d2; r < 3 || r > 5 {
 		t.Errorf("grid: mean differences %.3g, %.3g, ratio %.3g, want ≈ 4 (second order)", d1, d2, r)
 	}
-	_, a := limitFixedPoint(t, Limit{Dispatchers: 3, Period: 1.2})
-	_, b := limitFixedPoint(t, Limit{Dispatchers: 3, Period: 1.2, Length: DefaultLimitLength(3, 1.2) + 10})
+	_, a := limitFixedPoint(t, Limit{Dispatchers: 3, Scaled: 1.2})
+	_, b := limitFixedPoint(t, Limit{Dispatchers: 3, Scaled: 1.2, Length: DefaultLimitLength(3, 1.2) + 10})
 	if d := math.Abs(a.BoardMean - b.BoardMean); d > 1e-10 {
 		t.Errorf("truncation: mean %v at the default L, %v at L + 10, diff %.3g > 1e-10", a.BoardMean, b.BoardMean, d)
 	}
@@ -246,7 +246,7 @@ func TestLimitGridConvergence(t *testing.T) {
 func TestLimitMatchesFiniteMap(t *testing.T) {
 	t.Parallel()
 	const k, x = 3, 0.5
-	m, err := NewLimitMap(Limit{Dispatchers: k, Period: x, Step: 0.01})
+	m, err := NewLimitMap(Limit{Dispatchers: k, Scaled: x, Step: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestLimitEdgeSingleChange(t *testing.T) {
 		changes := 0
 		for i := 0; i <= 60; i++ {
 			x := 0.9 * float64(k-2) * (0.3 + 0.05*float64(i))
-			m, err := NewLimitMap(Limit{Dispatchers: k, Period: x, Step: 0.1})
+			m, err := NewLimitMap(Limit{Dispatchers: k, Scaled: x, Step: 0.1})
 			if err != nil {
 				t.Fatal(err)
 			}
