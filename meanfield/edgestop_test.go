@@ -20,7 +20,7 @@ import (
 // comparison shows nothing. The edges are herd edge's at tolerance 1e-4,
 // used only to place the periods. HERD_SLOW=1 adds k = 8 at λ = 0.8 and
 // k = 4 and 5 at λ = 0.9, whose full runs below the edge are the dearest
-// (aperiodic herds, all 3,000 maps: about 4 min of CPU more).
+// (aperiodic herds, all 3,000 maps: 62 s of CPU more here).
 func TestEdgeLeaveStopKeepsVerdicts(t *testing.T) {
 	t.Parallel()
 	type edgeAt struct {
