@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"herd/cmd/internal/table"
 	"herd/compare"
-	"herd/compare/progress"
 	"herd/compare/sweep"
 	"herd/meanfield"
 )
@@ -27,6 +25,7 @@ type bracketFlags struct {
 	outFlags                *outputFlags
 	fs                      *pflag.FlagSet
 	sizes                   *string
+	progress                *string
 }
 
 func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
@@ -47,6 +46,7 @@ func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
 		outFlags:    addOutputFlags(fs, "runs simulated"),
 		fs:          fs,
 		sizes:       addSizesFlag(fs, "job sizes of the simulator and the model's edge"),
+		progress:    addBracketProgressFlag(fs),
 	}
 }
 
@@ -93,6 +93,9 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 func (f *bracketFlags) check() error {
 	if !f.fs.Changed("cut") && *f.cut > *f.refreshes {
 		*f.cut = *f.refreshes // the default cut, 300, cannot exceed the runs
+	}
+	if err := checkProgressMode(*f.progress); err != nil {
+		return err
 	}
 	switch {
 	case *f.dispatchers < 1:
@@ -201,15 +204,12 @@ func bracketSweep(ctx context.Context, e *env, fs *pflag.FlagSet, flags *shardFl
 	for _, r := range recs {
 		sw.ids = append(sw.ids, r.Key())
 	}
+	mode, _ := fs.GetString("progress")
 	got, _, handled, err := runSweep(ctx, sw, func(ctx context.Context, idx []int, put func(int, bracketRun)) error {
-		start := time.Now()
-		var prog *progress.Line
+		prog := newBracketProgress(e.stderr, isTerminal(e.stderr), mode, set)
 		return compare.RunShard(ctx, set, recs, idx, func(i int, r compare.RunRecord) { put(i, bracketRun{TippedAt: r.TippedAt}) }, compare.BracketsHooks{
-			Begin: func(s compare.BracketSettings) func(done, total int) {
-				prog = progress.NewLine(e.stderr, isTerminal(e.stderr), fmt.Sprintf("bracket N=%d", s.Servers), "runs")
-				return func(done, total int) { prog.Growing(done, total, start) }
-			},
-			End: func(compare.BracketResult, error) { prog.Finish() },
+			Begin: prog.begin,
+			End:   prog.end,
 		})
 	})
 	if handled {
@@ -221,7 +221,7 @@ func bracketSweep(ctx context.Context, e *env, fs *pflag.FlagSet, flags *shardFl
 		r.TippedAt = got[i].TippedAt
 		st[r.Key()] = r
 	}
-	results, err := bracketsFrom(ctx, e, set, st)
+	results, err := bracketsFrom(ctx, e, mode, set, st)
 	return results, false, err
 }
 
@@ -237,28 +237,18 @@ func brackets(ctx context.Context, e *env, f *bracketFlags, set []compare.Bracke
 		defer store.Close()
 		st = store
 	}
-	return bracketsFrom(ctx, e, set, st)
+	return bracketsFrom(ctx, e, *f.progress, set, st)
 }
 
 // bracketsFrom runs the brackets one N after another (compare.Brackets)
-// with runs recorded in (and taken from) st, if set, with a progress line
-// per N and the model's edge computed as herd edge does.
-func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st compare.Store) ([]compare.BracketResult, error) {
-	var prog *progress.Line
-	var start time.Time
+// with runs recorded in (and taken from) st, if set, with progress in
+// mode (--progress) per N and the model's edge computed as herd edge does.
+func bracketsFrom(ctx context.Context, e *env, mode string, set []compare.BracketSettings, st compare.Store) ([]compare.BracketResult, error) {
+	prog := newBracketProgress(e.stderr, isTerminal(e.stderr), mode, set)
 	results, err := compare.Brackets(ctx, set, st, compare.BracketsHooks{
-		ModelEdge: func(s compare.BracketSettings) (float64, error) { return bracketModelEdge(ctx, e, s) },
-		Begin: func(s compare.BracketSettings) func(done, total int) {
-			start = time.Now()
-			prog = progress.NewLine(e.stderr, isTerminal(e.stderr), fmt.Sprintf("bracket N=%d", s.Servers), "runs")
-			return func(done, total int) { prog.Growing(done, total, start) }
-		},
-		End: func(r compare.BracketResult, err error) {
-			prog.Finish()
-			if err == nil && prog.Terminal() != nil {
-				fmt.Fprintf(prog.Terminal(), "bracket N=%d: %d runs, %.3g jobs in %.1f s\n", r.Settings.Servers, r.Runs, float64(r.Jobs), time.Since(start).Seconds())
-			}
-		},
+		ModelEdge: func(s compare.BracketSettings) (float64, error) { return bracketModelEdge(ctx, e, mode, s) },
+		Begin:     prog.begin,
+		End:       prog.end,
 	})
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -272,17 +262,13 @@ func bracketsFrom(ctx context.Context, e *env, set []compare.BracketSettings, st
 
 // bracketModelEdge is the model's edge for the brackets of s's k, λ and
 // sizes, as compare.Bracket would compute it (the same EdgeSettings but
-// for Workers, which do not change it), with herd edge's progress lines
-// on a terminal and its stop within a map of Ctrl-C: NaN where the map
+// for Workers, which do not change it), with herd edge's progress in mode
+// (--progress) and its stop within a map of Ctrl-C: NaN where the map
 // has no edge, or (with a Grid) where the search does not converge.
-func bracketModelEdge(ctx context.Context, e *env, s compare.BracketSettings) (float64, error) {
+func bracketModelEdge(ctx context.Context, e *env, mode string, s compare.BracketSettings) (float64, error) {
 	svc, err := compare.ModelService(s.Sizes)
 	if err != nil {
 		return 0, err
-	}
-	mode := string(progress.Never)
-	if isTerminal(e.stderr) {
-		mode = string(progress.Auto)
 	}
 	w := max(1, s.Workers)
 	es := meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc, Workers: w}

@@ -349,6 +349,12 @@ depends on timing, while stdout, --points and --plot do not, whatever
 refused, and so is a log line out of range. The model's edge is searched
 with --workers and stopped by Ctrl-C within one map; give --model-edge when
 bracketing heavy-tailed sizes several times.
+
+Progress (--progress). A bracket bisects, so its runs are not known in
+advance: off a terminal its heartbeat, every 30 s, gives the runs done and
+those queued, with an estimate for the queued at the pace so far that the
+runs the search queues after them will extend, and which bracket of
+--servers is at work; herd scaling's brackets report the same.
 `,
 
 	"scaling": `What it computes. Fits edge(N) = edge(∞) + a·N^(−β) to the brackets

@@ -187,3 +187,80 @@ func (p figureProgress) written(i int, plots []*compare.FigurePlot) {
 	}
 	p.Written(i, strings.Join(stems, ", ")+": "+p.exts)
 }
+
+// addBracketProgressFlag defines herd bracket's and herd scaling's
+// --progress: a bracket bisects, so its runs are not known in advance and
+// its heartbeat's estimate is for the runs queued so far.
+func addBracketProgressFlag(fs *pflag.FlagSet) *string {
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line per bracket counting its runs on a terminal, else a heartbeat every 30 s: a line with the bracket's N, its runs done and queued, the time elapsed and an estimate for the runs queued, which the search may follow with more, then a line naming which bracket of --servers is at work; the model's edge, when computed, as herd edge shows it), always (both), never")
+}
+
+// bracketProgress is the progress of brackets done one N after another
+// (set), in mode (--progress): a line per bracket on w, Growing with its
+// runs (a progress.Line in mode), whose heartbeat's note names the
+// bracket at work among set's; and, on the terminal or in a log that had
+// a heartbeat of the bracket, a closing line with its runs and time.
+type bracketProgress struct {
+	w     io.Writer
+	term  bool
+	mode  progress.Mode
+	set   []compare.BracketSettings
+	at    int // index in set of the bracket at work (−1 before the first)
+	first time.Time
+	start time.Time
+	line  *progress.Line
+}
+
+func newBracketProgress(w io.Writer, term bool, mode string, set []compare.BracketSettings) *bracketProgress {
+	return &bracketProgress{w: w, term: term, mode: progress.Mode(mode), set: set, at: -1}
+}
+
+// begin starts the line of bracket s (BracketsHooks.Begin); s is the next
+// setting of set at its N (a shard skips those it has no run of).
+func (p *bracketProgress) begin(s compare.BracketSettings) func(done, total int) {
+	for i := p.at + 1; i < len(p.set); i++ {
+		if p.set[i].Servers == s.Servers {
+			p.at = i
+			break
+		}
+	}
+	p.start = time.Now()
+	if p.first.IsZero() {
+		p.first = p.start
+	}
+	p.line = progress.NewLineMode(p.w, p.term, p.mode, fmt.Sprintf("bracket N=%d", s.Servers), "runs", p.note)
+	start := p.start
+	return func(done, total int) { p.line.Growing(done, total, start) }
+}
+
+// note is the heartbeat's line on the bracket at work: which of the
+// brackets it is, and the time since the first began (none for one N).
+func (p *bracketProgress) note() string {
+	if len(p.set) < 2 {
+		return ""
+	}
+	ns := make([]string, len(p.set))
+	for i, s := range p.set {
+		ns[i] = fmt.Sprint(s.Servers)
+	}
+	return fmt.Sprintf("bracket %d of %d (N = %s), %s since the first began", p.at+1, len(p.set), strings.Join(ns, ", "),
+		time.Since(p.first).Round(time.Second))
+}
+
+// end closes the line of bracket r (BracketsHooks.End), with a closing
+// line where the bracket was shown: on the terminal, or in a log that had
+// a heartbeat of it (r's runs and jobs are those simulated here, a
+// shard's own).
+func (p *bracketProgress) end(r compare.BracketResult, err error) {
+	p.line.Finish()
+	if err != nil {
+		return
+	}
+	w := p.line.Terminal()
+	if w == nil {
+		w = p.line.Logged()
+	}
+	if w != nil {
+		fmt.Fprintf(w, "bracket N=%d: %d runs, %.3g jobs in %.1f s\n", r.Settings.Servers, r.Runs, float64(r.Jobs), time.Since(p.start).Seconds())
+	}
+}

@@ -117,7 +117,8 @@ func scalingBrackets(ctx context.Context, e *env, f *bracketFlags, from string, 
 		var idle error
 		f.fs.Visit(func(fl *pflag.Flag) {
 			switch {
-			case fl.Name == "from", fl.Name == "plot", fl.Name == "format", fl.Name == "workers", fl.Name == "predict":
+			case fl.Name == "from", fl.Name == "plot", fl.Name == "format", fl.Name == "workers", fl.Name == "predict",
+				fl.Name == "progress": // how, not what: a script may pass it either way
 			case fl.Name == "sizes" && predict: // the table does not record them
 			default:
 				if idle == nil {
@@ -127,6 +128,9 @@ func scalingBrackets(ctx context.Context, e *env, f *bracketFlags, from string, 
 		})
 		if idle != nil {
 			return nil, nil, idle
+		}
+		if err := checkProgressMode(*f.progress); err != nil {
+			return nil, nil, err
 		}
 		if err := checkPlotPath(*f.plot); err != nil {
 			return nil, nil, err

@@ -329,3 +329,81 @@ func TestItemsPrior(t *testing.T) {
 		t.Errorf("after one item: %q, want the measured pace's 50 s·300/100", got)
 	}
 }
+
+// A Line's heartbeat on a growing search: before any report the time
+// left is unknown; then an estimate for the runs queued at the pace of
+// the runs finished here (runs done before, a resumed run's, are not in
+// it: 2 reports in 65 s, 32.5 s a run, 2 queued: 1m5s), labelled as not
+// counting later runs; with none queued, no estimate; the note's line
+// after the head line.
+func TestLineHeartbeatGrowing(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	p := NewLine(&b, false, "bracket N=400", "runs")
+	p.beat, p.now, p.start = &b, clk.now, clk.t
+	p.note = func() string { return "bracket 3 of 4" }
+	start := clk.t
+	clk.t = clk.t.Add(20 * time.Second)
+	p.heartbeat()
+	p.Growing(5, 8, start) // 4 runs from a run log, 1 finished here
+	clk.t = clk.t.Add(40 * time.Second)
+	p.Growing(6, 8, start)
+	clk.t = clk.t.Add(5 * time.Second)
+	p.heartbeat()
+	p.Growing(8, 8, start)
+	p.heartbeat()
+	got := strings.Split(b.String(), "\n")
+	want := []string{
+		"bracket N=400: no runs finished yet, 20s elapsed; time left unknown until one finishes",
+		"bracket N=400: bracket 3 of 4",
+		"bracket N=400: 6 runs done (2 more queued), 1m5s elapsed, the last finished 5s ago; about 1m5s left for the 2 queued at the pace so far, not counting any the search queues after them",
+		"bracket N=400: bracket 3 of 4",
+		"bracket N=400: 8 runs done, 1m5s elapsed, the last finished 0s ago; time left unknown: the search queues its next from these results, counted when one finishes",
+		"bracket N=400: bracket 3 of 4",
+		"",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d lines %q, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d:\ngot  %q\nwant %q", i, got[i], want[i])
+		}
+	}
+}
+
+// NewLineMode: Auto shows the line on a terminal and the heartbeat off
+// one; Always both (the heartbeat clearing the line first); Never
+// nothing; Logged names the heartbeat's writer once one was printed.
+func TestLineMode(t *testing.T) {
+	defer SetHeartbeat(2 * time.Millisecond)()
+	for _, c := range []struct {
+		mode       Mode
+		term       bool
+		line, beat bool
+	}{
+		{Auto, true, true, false},
+		{Auto, false, false, true},
+		{Always, true, true, true},
+		{Always, false, false, true},
+		{Never, true, false, false},
+		{Never, false, false, false},
+	} {
+		var b bytes.Buffer
+		p := NewLineMode(&b, c.term, c.mode, "bracket N=25", "runs", func() string { return "at work" })
+		p.Growing(1, 3, time.Now())
+		time.Sleep(20 * time.Millisecond)
+		logged := p.Logged()
+		p.Finish()
+		s := b.String()
+		line := strings.Contains(s, "\r")
+		beat := strings.Contains(s, "\nbracket N=25: at work\n")
+		if line != c.line || beat != c.beat || (logged != nil) != c.beat {
+			t.Errorf("mode %s, term %v: line %v, heartbeat %v, logged %v; want %v, %v, %v: %q", c.mode, c.term, line, beat, logged != nil, c.line, c.beat, c.beat, s)
+		}
+		if c.line && c.beat && !strings.Contains(s, "\r\x1b[Kbracket N=25: 1 runs done") {
+			t.Errorf("mode %s on a terminal: the heartbeat does not clear the line first: %q", c.mode, s)
+		}
+	}
+}

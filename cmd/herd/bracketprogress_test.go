@@ -1,0 +1,112 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"herd/compare/progress"
+)
+
+// bracketTiny is an adaptive bracket at two N that takes milliseconds:
+// the model's edge given, runs of 10 refreshes, 2 replications.
+var bracketTiny = []string{"--servers", "25,50", "--model-edge", "3", "--runs", "2", "--refreshes", "10", "--format", "csv", "--workers", "1"}
+
+// Off a terminal (a log), herd bracket's --progress auto and always print
+// a heartbeat naming the bracket's N with its runs done and the bracket at
+// work among --servers, and never prints nothing; stdout is the same
+// bytes whatever --progress says. Not parallel: it shortens the heartbeat
+// of every command that starts one meanwhile.
+func TestBracketProgressHeartbeat(t *testing.T) {
+	defer progress.SetHeartbeat(time.Millisecond)()
+	args := append([]string{"bracket"}, bracketTiny...)
+	want, errs, code := herd(t, append(args, "--progress", "never")...)
+	if code != 0 || errs != "" {
+		t.Fatalf("--progress never: exit %d, stderr %q; want 0 and nothing on stderr", code, errs)
+	}
+	head := regexp.MustCompile(`(?m)^bracket N=(25|50): (\d+) runs done.*, \d+s elapsed, the last finished \d+s ago; (about \d+\S* left for the \d+ queued|time left unknown)`)
+	for _, mode := range []string{"auto", "always"} {
+		out, errs, code := herd(t, append(args, "--progress", mode)...)
+		if code != 0 || out != want {
+			t.Errorf("--progress %s: exit %d, stdout\n%s\nwant the bytes of --progress never\n%s", mode, code, out, want)
+		}
+		if !head.MatchString(errs) {
+			t.Errorf("--progress %s: stderr has no heartbeat with the bracket's N and its runs done:\n%s", mode, errs)
+		}
+		if !strings.Contains(errs, "bracket 1 of 2 (N = 25, 50), ") {
+			t.Errorf("--progress %s: stderr has no heartbeat naming the bracket at work:\n%s", mode, errs)
+		}
+		if strings.Contains(errs, "\r") {
+			t.Errorf("--progress %s: a line rewritten in place off a terminal:\n%q", mode, errs)
+		}
+	}
+}
+
+// herd scaling runs its brackets with the same progress, and without
+// --model-edge the model's edge follows --progress too (herd edge's
+// heartbeat off a terminal, nothing with never). Not parallel, as above.
+func TestScalingProgressHeartbeat(t *testing.T) {
+	defer progress.SetHeartbeat(time.Millisecond)()
+	args := []string{"scaling", "--servers", "25,30,35,40", "--model-edge", "3", "--runs", "2", "--refreshes", "10", "--format", "csv"}
+	want, errs, code := herd(t, append(args, "--progress", "never")...)
+	if errs != "" && !strings.HasPrefix(errs, "warning:") {
+		t.Fatalf("--progress never: exit %d, stderr %q; want no progress", code, errs)
+	}
+	out, errs2, code2 := herd(t, append(args, "--progress", "auto")...)
+	if code2 != code || out != want {
+		t.Errorf("--progress auto: exit %d, stdout\n%s\nwant exit %d and the bytes of --progress never\n%s", code2, out, code, want)
+	}
+	if !regexp.MustCompile(`(?m)^bracket N=(25|30|35|40): (\d+ runs done|no runs finished yet)`).MatchString(errs2) {
+		t.Errorf("--progress auto: no bracket heartbeat on stderr:\n%s", errs2)
+	}
+
+	// The model's edge computed (k = 4, λ = 0.8: quick), one N.
+	edge := []string{"bracket", "--servers", "25", "--dispatchers", "4", "--load", "0.8", "--grid", "2,3", "--runs", "2", "--refreshes", "10", "--format", "csv"}
+	want, errs, _ = herd(t, append(edge, "--progress", "never")...)
+	if strings.Contains(errs, "the model's edge") {
+		t.Errorf("--progress never: the model's edge shows progress: %q", errs)
+	}
+	out, errs, _ = herd(t, append(edge, "--progress", "auto")...)
+	if out != want || !strings.Contains(errs, "bracket: the model's edge: 0/1 edges done") {
+		t.Errorf("--progress auto: stdout same %v; stderr %q, want the model edge's heartbeat", out == want, errs)
+	}
+}
+
+// A bad --progress exits 2 naming the flag and its values, before any
+// work, in herd bracket and herd scaling (with --from too).
+func TestBracketProgressBadValue(t *testing.T) {
+	t.Parallel()
+	from := filepath.Join(t.TempDir(), "brackets.csv") // never read: the flag is checked first
+	for _, args := range [][]string{
+		{"bracket", "--servers", "25", "--progress", "sometimes"},
+		{"bracket", "--servers", "25", "--grid", "2,3", "--shards", "2", "--shard", "0", "--out", t.TempDir(), "--progress", "sometimes"},
+		{"scaling", "--servers", "25,30,35,40", "--progress", "sometimes"},
+		{"scaling", "--from", from, "--progress", "sometimes"},
+	} {
+		_, errs, code := herd(t, args...)
+		if code != 2 || !strings.Contains(errs, `--progress "sometimes": want auto, always or never`) {
+			t.Errorf("herd %s: exit %d, stderr %q; want 2 naming --progress and its values", strings.Join(args, " "), code, errs)
+		}
+	}
+}
+
+// --progress is how a shard reports, not what it computes: shards run with
+// different values merge into the unsharded output.
+func TestBracketProgressShards(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "parts")
+	args := []string{"bracket", "--servers", "25", "--model-edge", "3", "--grid", "1,2,3", "--runs", "2", "--refreshes", "10", "--format", "csv"}
+	for i, mode := range []string{"never", "always"} {
+		a := append(append([]string(nil), args...), "--shards", "2", "--shard", string(rune('0'+i)), "--out", dir, "--progress", mode)
+		if out, errs, code := herd(t, a...); code != 0 || out != "" {
+			t.Fatalf("shard %d: exit %d, stdout %q, stderr %q", i, code, out, errs)
+		}
+	}
+	want, _, _ := herd(t, args...)
+	got, errs, code := herd(t, "merge", dir)
+	if code != 0 || got != want {
+		t.Errorf("merge: exit %d (%s)\n%s\nwant\n%s", code, errs, got, want)
+	}
+}
