@@ -19,6 +19,7 @@ import (
 // ballsOpts are herd balls' flags.
 type ballsOpts struct {
 	bins, balls, policy, fdRule, batch, plot *string
+	progress                                 *string
 	fdCap, runs                              *int
 	seed                                     *uint64
 	out                                      *outputFlags
@@ -35,6 +36,7 @@ func addBallsFlags(fs *pflag.FlagSet) *ballsOpts {
 	o.runs = runsFlag(fs, 32, "row", 1, false)
 	o.seed = seedFlag(fs)
 	o.out = addOutputFlags(fs, "runs simulated")
+	o.progress = addBallsProgressFlag(fs)
 	o.plot = plotFlag(fs, "max_load_mean with its 95% interval (t, runs − 1 d.f.) against n (log axis), one series per policy (needs a --bins list),")
 	return o
 }
@@ -155,6 +157,9 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkProgressMode(*o.progress); err != nil {
+		return err
+	}
 	l, err := o.lists()
 	if err != nil {
 		return err
@@ -163,7 +168,7 @@ func runBalls(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "balls", "runs")
+	prog := progress.NewLineMode(e.stderr, isTerminal(e.stderr), progress.Mode(*o.progress), "balls", "runs", nil)
 	prog.Weigh(compare.BallsRunCosts(cfgs, *o.runs))
 	sums, _, runErr := compare.BallsRows(ctx, cfgs, *o.runs, *o.seed, *o.out.workers, func(i int, _ sim.BallsResult, done, total int) {
 		prog.Notify(i, done, total)

@@ -52,7 +52,7 @@ func runHysteresis(ctx context.Context, e *env, args []string) error {
 	})
 	prog.close()
 	if s.Servers > 0 && ctx.Err() == nil {
-		sp := progress.NewLine(e.stderr, isTerminal(e.stderr), "hysteresis", "runs")
+		sp := progress.NewLineMode(e.stderr, isTerminal(e.stderr), progress.Mode(o.progress), "hysteresis", "runs", nil)
 		compare.HysteresisSim(ctx, s, &h, tasks, o.workers, weighRuns(sp, tasks))
 		sp.Finish()
 	}

@@ -264,3 +264,23 @@ func (p *bracketProgress) end(r compare.BracketResult, err error) {
 		fmt.Fprintf(w, "bracket N=%d: %d runs, %.3g jobs in %.1f s\n", r.Settings.Servers, r.Runs, float64(r.Jobs), time.Since(p.start).Seconds())
 	}
 }
+
+// addSimProgressFlag defines herd sim's --progress: its runs are known in
+// advance (a shard's are its own), so the line and the heartbeat give the
+// time left, weighted by each run's expected jobs.
+func addSimProgressFlag(fs *pflag.FlagSet) *string {
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the runs, a shard's own, weighted by their expected jobs, on a terminal, else a heartbeat every 30 s: a line with the runs done, the time elapsed and the time left), always (both), never")
+}
+
+// addBallsProgressFlag defines herd balls' --progress: as herd sim's, with
+// each run weighted by its balls.
+func addBallsProgressFlag(fs *pflag.FlagSet) *string {
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the runs, weighted by their balls, on a terminal, else a heartbeat every 30 s: a line with the runs done, the time elapsed and the time left), always (both), never")
+}
+
+// addValidateProgressFlag defines herd validate's --progress: its checks
+// run one after another and differ in cost, so the time left is the pace
+// so far, per check.
+func addValidateProgressFlag(fs *pflag.FlagSet) *string {
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the checks on a terminal, else a heartbeat every 30 s: a line with the checks done, the time elapsed and the time left at the pace so far; the checks differ in cost), always (both), never")
+}

@@ -55,6 +55,7 @@ func (r simRun) run() compare.SimRun {
 // simOpts are herd sim's flags.
 type simOpts struct {
 	servers, dispatchers, load, refresh, policy, tally, sizes, start, horizon, warmup, plot *string
+	progress                                                                                *string
 	partitioned, withRepl                                                                   *bool
 	fdCap, refreshes, runs                                                                  *int
 	seed                                                                                    *uint64
@@ -81,6 +82,7 @@ func addSimFlags(fs *pflag.FlagSet) *simOpts {
 	o.runs = runsFlag(fs, 8, "row", 1, true)
 	o.seed = seedFlag(fs)
 	o.out = addOutputFlags(fs, "runs simulated")
+	o.progress = addSimProgressFlag(fs)
 	o.plot = plotFlag(fs, "response_mean with its 95% interval (t, runs − 1 d.f.) against the list-valued flag")
 	o.shard = addShardFlags(fs, nil)
 	return o
@@ -237,7 +239,7 @@ func (o *simOpts) simulate(ctx context.Context, e *env, fs *pflag.FlagSet, merge
 			sub[j] = tasks[i]
 		}
 		watch := compare.WatchTips(sub)
-		prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "sim", "runs")
+		prog := progress.NewLineMode(e.stderr, isTerminal(e.stderr), progress.Mode(*o.progress), "sim", "runs", nil)
 		res, ok, err := sim.RunAllNotify(ctx, sub, *o.out.workers, weighRuns(prog, sub))
 		prog.Finish()
 		for j, i := range idx {
@@ -270,6 +272,9 @@ func runSimSweep(ctx context.Context, e *env, args []string, merged *sweep.Merge
 	}
 	fmtName, err := o.out.check()
 	if err != nil {
+		return err
+	}
+	if err := checkProgressMode(*o.progress); err != nil {
 		return err
 	}
 	l, err := o.lists()

@@ -12,12 +12,19 @@ import (
 	"herd/compare/progress"
 )
 
+// validateChecks runs herd validate's checks: compare.Validate, which
+// the tests of the command's progress replace with checks of their own
+// (even the quick checks are too long to run there once per --progress
+// value).
+var validateChecks = compare.Validate
+
 func runValidate(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "validate", "validate [--quick] [flags]")
 	quick := fs.Bool("quick", false, "CI-sized run lengths and the fast checks only")
 	seed := seedFlag(fs)
 	tableOnly := fs.Bool("table", false, "print the table of published figures, their sources, readings and disputes (markdown), and run nothing")
 	out := addOutputFlags(fs, "simulation runs")
+	mode := addValidateProgressFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -25,12 +32,15 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkProgressMode(*mode); err != nil {
+		return err
+	}
 	if *tableOnly {
 		_, err := io.WriteString(e.stdout, compare.Table)
 		return err
 	}
-	prog := progress.NewLine(e.stderr, isTerminal(e.stderr), "validate", "checks")
-	rows, runErr := compare.Validate(ctx, compare.Options{Quick: *quick, Seed: *seed, Workers: *out.workers, Progress: prog.Update})
+	prog := progress.NewLineMode(e.stderr, isTerminal(e.stderr), progress.Mode(*mode), "validate", "checks", nil)
+	rows, runErr := validateChecks(ctx, compare.Options{Quick: *quick, Seed: *seed, Workers: *out.workers, Progress: prog.Update})
 	prog.Finish()
 
 	t := validateTable(rows, *quick, *seed)

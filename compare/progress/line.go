@@ -76,6 +76,8 @@ func SetHeartbeat(d time.Duration) (restore func()) {
 // Weigh sets each item's cost (costs[i] for item i); items are then
 // reported with Notify, which says which item finished.
 func (p *Line) Weigh(costs []float64) *Line {
+	p.mu.Lock() // a heartbeat (NewLineMode) may be running
+	defer p.mu.Unlock()
 	p.costs = costs
 	p.costAll = 0
 	for _, c := range costs {
