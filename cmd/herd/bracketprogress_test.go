@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,25 +22,11 @@ var bracketTiny = []string{"--servers", "25,50", "--model-edge", "3", "--runs", 
 // of every command that starts one meanwhile.
 func TestBracketProgressHeartbeat(t *testing.T) {
 	defer progress.SetHeartbeat(time.Millisecond)()
-	args := append([]string{"bracket"}, bracketTiny...)
-	want, errs, code := herd(t, append(args, "--progress", "never")...)
-	if code != 0 || errs != "" {
-		t.Fatalf("--progress never: exit %d, stderr %q; want 0 and nothing on stderr", code, errs)
-	}
 	head := regexp.MustCompile(`(?m)^bracket N=(25|50): (\d+) runs done.*, \d+s elapsed, the last finished \d+s ago; (about \d+\S* left for the \d+ queued|time left unknown)`)
-	for _, mode := range []string{"auto", "always"} {
-		out, errs, code := herd(t, append(args, "--progress", mode)...)
-		if code != 0 || out != want {
-			t.Errorf("--progress %s: exit %d, stdout\n%s\nwant the bytes of --progress never\n%s", mode, code, out, want)
-		}
-		if !head.MatchString(errs) {
-			t.Errorf("--progress %s: stderr has no heartbeat with the bracket's N and its runs done:\n%s", mode, errs)
-		}
+	_, stderr := heartbeatModes(t, append([]string{"bracket"}, bracketTiny...), head)
+	for mode, errs := range stderr {
 		if !strings.Contains(errs, "bracket 1 of 2 (N = 25, 50), ") {
 			t.Errorf("--progress %s: stderr has no heartbeat naming the bracket at work:\n%s", mode, errs)
-		}
-		if strings.Contains(errs, "\r") {
-			t.Errorf("--progress %s: a line rewritten in place off a terminal:\n%q", mode, errs)
 		}
 	}
 }
@@ -96,10 +83,18 @@ func TestBracketProgressBadValue(t *testing.T) {
 // different values merge into the unsharded output.
 func TestBracketProgressShards(t *testing.T) {
 	t.Parallel()
+	shardsMergeWhateverProgress(t, []string{"bracket", "--servers", "25", "--model-edge", "3", "--grid", "1,2,3", "--runs", "2", "--refreshes", "10", "--format", "csv"},
+		"never", "always")
+}
+
+// shardsMergeWhateverProgress runs the command args as one shard per
+// --progress mode (shard i with modes[i]) and checks that herd merge gives
+// the unsharded output.
+func shardsMergeWhateverProgress(t *testing.T, args []string, modes ...string) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "parts")
-	args := []string{"bracket", "--servers", "25", "--model-edge", "3", "--grid", "1,2,3", "--runs", "2", "--refreshes", "10", "--format", "csv"}
-	for i, mode := range []string{"never", "always"} {
-		a := append(append([]string(nil), args...), "--shards", "2", "--shard", string(rune('0'+i)), "--out", dir, "--progress", mode)
+	for i, mode := range modes {
+		a := append(append([]string(nil), args...), "--shards", fmt.Sprint(len(modes)), "--shard", fmt.Sprint(i), "--out", dir, "--progress", mode)
 		if out, errs, code := herd(t, a...); code != 0 || out != "" {
 			t.Fatalf("shard %d: exit %d, stdout %q, stderr %q", i, code, out, errs)
 		}

@@ -39,23 +39,38 @@ var runsProgressCases = []struct {
 func TestSimBallsProgressHeartbeat(t *testing.T) {
 	defer progress.SetHeartbeat(time.Millisecond)()
 	for _, tc := range runsProgressCases {
-		want, errs, code := herd(t, append(tc.args, "--progress", "never")...)
-		if code != 0 || errs != "" {
-			t.Fatalf("%s --progress never: exit %d, stderr %q; want 0 and nothing on stderr", tc.name, code, errs)
+		heartbeatModes(t, tc.args, tc.head)
+	}
+}
+
+// heartbeatModes runs the command args with --progress never, auto and
+// always, off a terminal, and checks what every such command promises:
+// never prints nothing on stderr, auto and always print the heartbeat head
+// matches, no line is rewritten in place, and stdout is the same bytes
+// whatever --progress says. It returns that stdout and auto's and
+// always's stderr, for the caller's own checks.
+func heartbeatModes(t *testing.T, args []string, head *regexp.Regexp) (string, map[string]string) {
+	t.Helper()
+	name := args[0]
+	want, errs, code := herd(t, append(args, "--progress", "never")...)
+	if code != 0 || errs != "" {
+		t.Fatalf("%s --progress never: exit %d, stderr %q; want 0 and nothing on stderr", name, code, errs)
+	}
+	stderr := map[string]string{}
+	for _, mode := range []string{"auto", "always"} {
+		out, errs, code := herd(t, append(args, "--progress", mode)...)
+		stderr[mode] = errs
+		if code != 0 || out != want {
+			t.Errorf("%s --progress %s: exit %d, stdout\n%s\nwant the bytes of --progress never\n%s", name, mode, code, out, want)
 		}
-		for _, mode := range []string{"auto", "always"} {
-			out, errs, code := herd(t, append(tc.args, "--progress", mode)...)
-			if code != 0 || out != want {
-				t.Errorf("%s --progress %s: exit %d, stdout\n%s\nwant the bytes of --progress never\n%s", tc.name, mode, code, out, want)
-			}
-			if !tc.head.MatchString(errs) {
-				t.Errorf("%s --progress %s: stderr has no heartbeat with the runs done and the time left (%s):\n%s", tc.name, mode, tc.head, errs)
-			}
-			if strings.Contains(errs, "\r") {
-				t.Errorf("%s --progress %s: a line rewritten in place off a terminal:\n%q", tc.name, mode, errs)
-			}
+		if !head.MatchString(errs) {
+			t.Errorf("%s --progress %s: stderr has no heartbeat like %s:\n%s", name, mode, head, errs)
+		}
+		if strings.Contains(errs, "\r") {
+			t.Errorf("%s --progress %s: a line rewritten in place off a terminal:\n%q", name, mode, errs)
 		}
 	}
+	return want, stderr
 }
 
 // fakeChecks stands for compare.Validate in the test below: three checks
@@ -84,22 +99,9 @@ func TestValidateProgressHeartbeat(t *testing.T) {
 	validateChecks = fakeChecks
 	defer func() { validateChecks = compare.Validate }()
 	args := []string{"validate", "--quick", "--format", "csv", "--workers", "2"}
-	want, errs, code := herd(t, append(args, "--progress", "never")...)
-	if code != 0 || errs != "" || !strings.Contains(want, "quick true, workers 2") {
-		t.Fatalf("--progress never: exit %d, stderr %q, stdout\n%s\nwant 0, nothing on stderr and the fake checks' rows", code, errs, want)
-	}
-	head := regexp.MustCompile(`(?m)^validate: [12]/3 checks, \d+s elapsed, about [0-9hms]+ left$`)
-	for _, mode := range []string{"auto", "always"} {
-		out, errs, code := herd(t, append(args, "--progress", mode)...)
-		if code != 0 || out != want {
-			t.Errorf("--progress %s: exit %d, stdout\n%s\nwant the bytes of --progress never\n%s", mode, code, out, want)
-		}
-		if !head.MatchString(errs) {
-			t.Errorf("--progress %s: stderr has no heartbeat with the checks done and the time left:\n%s", mode, errs)
-		}
-		if strings.Contains(errs, "\r") {
-			t.Errorf("--progress %s: a line rewritten in place off a terminal:\n%q", mode, errs)
-		}
+	out, _ := heartbeatModes(t, args, regexp.MustCompile(`(?m)^validate: [12]/3 checks, \d+s elapsed, about [0-9hms]+ left$`))
+	if !strings.Contains(out, "quick true, workers 2") {
+		t.Errorf("stdout lacks the fake checks' rows with --quick and --workers:\n%s", out)
 	}
 }
 
@@ -133,19 +135,9 @@ func TestSimValidateBallsProgressBadValue(t *testing.T) {
 // the Slurm script's command line leaves it out.
 func TestSimProgressShards(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "parts")
 	args := []string{"sim", "--servers", "10", "--horizon", "200", "--runs", "3", "--load", "0.5,0.8", "--format", "csv"}
-	for i, mode := range []string{"never", "always", "auto"} {
-		a := append(append([]string(nil), args...), "--shards", "3", "--shard", string(rune('0'+i)), "--out", dir, "--progress", mode)
-		if out, errs, code := herd(t, a...); code != 0 || out != "" {
-			t.Fatalf("shard %d: exit %d, stdout %q, stderr %q", i, code, out, errs)
-		}
-	}
-	want, _, _ := herd(t, args...)
-	got, errs, code := herd(t, "merge", dir)
-	if code != 0 || got != want {
-		t.Errorf("merge: exit %d (%s)\n%s\nwant\n%s", code, errs, got, want)
-	}
+	shardsMergeWhateverProgress(t, args, "never", "always", "auto")
+	dir := filepath.Join(t.TempDir(), "parts")
 	script, errs, code := herd(t, append(args, "--shards", "3", "--out", dir, "--slurm-script", "--progress", "always")...)
 	if code != 0 || !strings.Contains(script, "--servers=10") || strings.Contains(script, "progress") {
 		t.Errorf("--slurm-script --progress always: exit %d (%s), want a script without --progress:\n%s", code, errs, script)
