@@ -46,6 +46,11 @@ type FiniteEdgeSettings struct {
 	Runs    int
 	Seed    uint64
 	Workers int
+	// Stop, when not nil, is polled with ctx before every refresh period
+	// of the prediction's particle runs; either ends it (an error
+	// wrapping meanfield.ErrStopped). A progress report counts the
+	// periods through it; it is not a setting of the computation.
+	Stop func() bool
 }
 
 // FiniteEdgeRow is the finite-N edge check at one cell. Scaled values are
@@ -95,7 +100,7 @@ func FiniteEdgeCheck(ctx context.Context, s FiniteEdgeSettings) (FiniteEdgeRow, 
 	start := time.Now()
 	e, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc,
 		Servers: s.Servers, Refreshes: s.Refreshes, Replications: s.Replications, ModelScaled: model, Seed: s.Seed, Workers: s.Workers,
-		Stop: func() bool { return ctx.Err() != nil }})
+		Stop: func() bool { return (s.Stop != nil && s.Stop()) || ctx.Err() != nil }})
 	row.PredictSeconds = time.Since(start).Seconds()
 	if err != nil {
 		return row, err

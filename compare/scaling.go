@@ -124,6 +124,15 @@ func FitScaling(ns []int, lo, hi []float64) (ScalingFit, error) {
 	return fit, nil
 }
 
+// PredictHooks reports on PredictScaling's predictions: Begin when the
+// one of results[i] starts, returning a Stop for its particle runs (nil:
+// none), polled before every refresh period (a progress report counts the
+// periods); End when it ends, with its error.
+type PredictHooks struct {
+	Begin func(i int) (stop func() bool)
+	End   func(i int, err error)
+}
+
 // PredictScaling predicts the finite-N edge at the N of each bracket
 // (issue 45: herd scaling --predict), by FiniteEdgeCheck with the bracket
 // passed in: meanfield.FiniteEdge with the bracket's dispatchers, load,
@@ -136,9 +145,9 @@ func FitScaling(ns []int, lo, hi []float64) (ScalingFit, error) {
 // cancelled the rows not finished are left out (rows is shorter than
 // results; the caller sees ctx.Err()). The predictions run one
 // after another, each with workers runs at once; their values do not
-// depend on workers.
-func PredictScaling(ctx context.Context, results []BracketResult, workers int) (rows []FiniteEdgeRow, errs []error) {
-	for _, r := range results {
+// depend on workers. hooks reports on them (its zero value: nothing).
+func PredictScaling(ctx context.Context, results []BracketResult, workers int, hooks PredictHooks) (rows []FiniteEdgeRow, errs []error) {
+	for i, r := range results {
 		if ctx.Err() != nil {
 			break
 		}
@@ -152,9 +161,16 @@ func PredictScaling(ctx context.Context, results []BracketResult, workers int) (
 			model = r.ModelScaled
 		}
 		br := r
+		var stop func() bool
+		if hooks.Begin != nil {
+			stop = hooks.Begin(i)
+		}
 		row, err := FiniteEdgeCheck(ctx, FiniteEdgeSettings{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load,
 			Sizes: s.Sizes, ModelScaled: model, Replications: reps, Refreshes: s.Refreshes, Bracket: &br,
-			Seed: s.Seed, Workers: max(workers, 1)})
+			Seed: s.Seed, Workers: max(workers, 1), Stop: stop})
+		if hooks.End != nil {
+			hooks.End(i, err)
+		}
 		if err != nil {
 			row.Predicted, row.PredictedLower, row.PredictedUpper = math.NaN(), math.NaN(), math.NaN()
 			row.Miss, row.Widths, row.Holds = math.NaN(), math.NaN(), false

@@ -80,7 +80,7 @@ func TestPredictScaling(t *testing.T) {
 	}
 	results := []BracketResult{br(10, 5, 0.7), br(10, 2, 0.8)}
 	results[1].ModelScaled = math.NaN()
-	rows, errs := PredictScaling(context.Background(), results, 2)
+	rows, errs := PredictScaling(context.Background(), results, 2, PredictHooks{})
 	if len(rows) != 2 || len(errs) != 2 {
 		t.Fatalf("%d rows, %d errors; want 2, 2", len(rows), len(errs))
 	}
@@ -104,7 +104,7 @@ func TestPredictScaling(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if rows, errs := PredictScaling(ctx, results, 1); len(rows) != 0 || len(errs) != 0 {
+	if rows, errs := PredictScaling(ctx, results, 1, PredictHooks{}); len(rows) != 0 || len(errs) != 0 {
 		t.Errorf("cancelled: %d rows, %d errors; want none", len(rows), len(errs))
 	}
 }

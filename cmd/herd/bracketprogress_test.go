@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -103,5 +105,41 @@ func shardsMergeWhateverProgress(t *testing.T, args []string, modes ...string) {
 	got, errs, code := herd(t, "merge", dir)
 	if code != 0 || got != want {
 		t.Errorf("merge: exit %d (%s)\n%s\nwant\n%s", code, errs, got, want)
+	}
+}
+
+// herd scaling --predict's predictions report as herd edge --servers'
+// cells do: off a terminal a heartbeat names the N at work with the
+// refresh periods simulated; the table is the same whatever --progress
+// but for predict_seconds, a wall time. Not parallel, as above; about 4 s
+// of CPU a run (TestScalingPredict's cells).
+func TestScalingPredictProgress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("eight short particle-map edge searches a run")
+	}
+	defer progress.SetHeartbeat(time.Millisecond)()
+	from := filepath.Join(t.TempDir(), "br.csv")
+	if err := os.WriteFile(from, []byte(scalingPredictCSV), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"scaling", "--from", from, "--predict", "--format", "csv", "--workers", "2"}
+	table := func(out string) []map[string]string {
+		rows := csvRows(t, out)
+		for _, r := range rows {
+			delete(r, "predict_seconds")
+		}
+		return rows
+	}
+	never, errs, code := herd(t, append(args, "--progress", "never")...)
+	if code != 0 || errs != "" {
+		t.Fatalf("--progress never: exit %d, stderr %q; want 0 and nothing on stderr", code, errs)
+	}
+	out, errs, code := herd(t, append(args, "--progress", "always")...)
+	if code != 0 || !reflect.DeepEqual(table(out), table(never)) {
+		t.Errorf("--progress always: exit %d, stdout\n%s\nwant the table of --progress never\n%s", code, out, never)
+	}
+	if !regexp.MustCompile(`(?m)^scaling --predict: [0-3]/4 predictions`).MatchString(errs) ||
+		!regexp.MustCompile(`N=(10|25|100|400).*\d+ refresh periods simulated`).MatchString(errs) {
+		t.Errorf("--progress always: no heartbeat with the predictions done and the N at work with its periods:\n%s", errs)
 	}
 }

@@ -338,7 +338,7 @@ func TestScalingPredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	preds, perrs := compare.PredictScaling(context.Background(), results, 1)
+	preds, perrs := compare.PredictScaling(context.Background(), results, 1, compare.PredictHooks{})
 	if len(rows) != 4 || len(preds) != 4 {
 		t.Fatalf("%d rows, %d predictions; want 4", len(rows), len(preds))
 	}

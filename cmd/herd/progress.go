@@ -192,7 +192,7 @@ func (p figureProgress) written(i int, plots []*compare.FigurePlot) {
 // --progress: a bracket bisects, so its runs are not known in advance and
 // its heartbeat's estimate is for the runs queued so far.
 func addBracketProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line per bracket counting its runs on a terminal, else a heartbeat every 30 s: a line with the bracket's N, its runs done and queued, the time elapsed and an estimate for the runs queued, which the search may follow with more, then a line naming which bracket of --servers is at work; the model's edge, when computed, as herd edge shows it), always (both), never")
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line per bracket counting its runs on a terminal, else a heartbeat every 30 s: a line with the bracket's N, its runs done and queued, the time elapsed and an estimate for the runs queued, which the search may follow with more, then a line naming which bracket of --servers is at work; the model's edge, when computed, as herd edge shows it; herd scaling --predict's predictions each a line on a terminal, else in the heartbeat with the N at work and the refresh periods its runs have simulated), always (both), never")
 }
 
 // bracketProgress is the progress of brackets done one N after another

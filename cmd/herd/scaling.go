@@ -32,7 +32,7 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 	var preds []compare.FiniteEdgeRow
 	var predErrs []error
 	if *predict && ctx.Err() == nil {
-		preds, predErrs = compare.PredictScaling(ctx, results, *f.outFlags.workers)
+		preds, predErrs = predictScaling(ctx, e, *f.progress, results, *f.outFlags.workers)
 	}
 	var ns []int
 	var lo, hi []float64
@@ -245,4 +245,27 @@ func readBrackets(stdin io.Reader, path string) ([]compare.BracketResult, error)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return res, nil
+}
+
+// predictScaling runs compare.PredictScaling with progress in mode
+// (--progress): a line per prediction on a terminal, else a heartbeat
+// naming the N at work and the refresh periods its particle runs have
+// simulated (each takes tens of thousands of maps).
+func predictScaling(ctx context.Context, e *env, mode string, results []compare.BracketResult, workers int) ([]compare.FiniteEdgeRow, []error) {
+	labels := make([]string, len(results))
+	for i, r := range results {
+		labels[i] = fmt.Sprintf("N=%d", r.Settings.Servers)
+	}
+	p := newFiniteProgress(e, mode, "scaling --predict", "predictions", labels)
+	defer p.close()
+	return compare.PredictScaling(ctx, results, workers, compare.PredictHooks{
+		Begin: func(i int) func() bool { return p.begin(ctx, i) },
+		End: func(i int, err error) {
+			result := "done"
+			if err != nil {
+				result = "failed"
+			}
+			p.end(i, result)
+		},
+	})
 }
