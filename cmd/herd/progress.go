@@ -22,13 +22,13 @@ import (
 // addProgressFlag defines --progress, with one help text for every command
 // that computes edges one by one (herd edge, herd law) and herd figures.
 func addProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line per edge, or one line over the figures, on a terminal; else a heartbeat every 30 s: a line with the count and the time left, then a line per item at work), always (both), never")
+	return progressFlag(fs, "a line per edge, or one line over the figures, on a terminal; else a heartbeat every 30 s: a line with the count and the time left, then a line per item at work")
 }
 
 // addPointProgressFlag defines herd point's --progress: its terminal
 // line is the one line of a batch of points, not a line per item.
 func addPointProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the points on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per point at work with its maps so far, last board mean and maps in the herd regime towards an aperiodic verdict), always (both), never")
+	return progressFlag(fs, "a line counting the points on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per point at work with its maps so far, last board mean and maps in the herd regime towards an aperiodic verdict")
 }
 
 // mapProgress is the progress in mode (--progress) of a batch of items
@@ -97,12 +97,12 @@ func mapNote(r *meanfield.MapReport, per time.Duration) string {
 
 // addHysteresisProgressFlag defines herd hysteresis's --progress.
 func addHysteresisProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the model points, then the runs, on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per model point at work with its maps so far, last board mean and, in the herd regime, the most time left), always (both), never")
+	return progressFlag(fs, "a line counting the model points, then the runs, on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per model point at work with its maps so far, last board mean and, in the herd regime, the most time left")
 }
 
 // addModelProgressFlag defines herd model's --progress.
 func addModelProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the points on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per point at work with its maps so far and the most time left at their pace), always (both), never")
+	return progressFlag(fs, "a line counting the points on a terminal, else a heartbeat every 30 s: a line with the count and the time left, then a line per point at work with its maps so far and the most time left at their pace")
 }
 
 // modelMaps is a periodic-update model point's report on a map: the maps
@@ -192,7 +192,7 @@ func (p figureProgress) written(i int, plots []*compare.FigurePlot) {
 // --progress: a bracket bisects, so its runs are not known in advance and
 // its heartbeat's estimate is for the runs queued so far.
 func addBracketProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line per bracket counting its runs on a terminal, else a heartbeat every 30 s: a line with the bracket's N, its runs done and queued, the time elapsed and an estimate for the runs queued, which the search may follow with more, then a line naming which bracket of --servers is at work; the model's edge, when computed, as herd edge shows it; herd scaling --predict's predictions each a line on a terminal, else in the heartbeat with the N at work and the refresh periods its runs have simulated), always (both), never")
+	return progressFlag(fs, "a line per bracket counting its runs on a terminal, else a heartbeat every 30 s: a line with the bracket's N, its runs done and queued, the time elapsed and an estimate for the runs queued, which the search may follow with more, then a line naming which bracket of --servers is at work; the model's edge, when computed, as herd edge shows it; herd scaling --predict's predictions each a line on a terminal, else in the heartbeat with the N at work and the refresh periods its runs have simulated")
 }
 
 // bracketProgress is the progress of brackets done one N after another
@@ -269,18 +269,25 @@ func (p *bracketProgress) end(r compare.BracketResult, err error) {
 // advance (a shard's are its own), so the line and the heartbeat give the
 // time left, weighted by each run's expected jobs.
 func addSimProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the runs, a shard's own, weighted by their expected jobs, on a terminal, else a heartbeat every 30 s: a line with the runs done, the time elapsed and the time left), always (both), never")
+	return progressFlag(fs, "a line counting the runs, a shard's own, weighted by their expected jobs, on a terminal, else a heartbeat every 30 s: a line with the runs done, the time elapsed and the time left")
 }
 
 // addBallsProgressFlag defines herd balls' --progress: as herd sim's, with
 // each run weighted by its balls.
 func addBallsProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the runs, weighted by their balls, on a terminal, else a heartbeat every 30 s: a line with the runs done, the time elapsed and the time left), always (both), never")
+	return progressFlag(fs, "a line counting the runs, weighted by their balls, on a terminal, else a heartbeat every 30 s: a line with the runs done, the time elapsed and the time left")
 }
 
 // addValidateProgressFlag defines herd validate's --progress: its checks
 // run one after another and differ in cost, so the time left is the pace
 // so far, per check.
 func addValidateProgressFlag(fs *pflag.FlagSet) *string {
-	return fs.String("progress", string(progress.Auto), "progress on stderr: auto (a line counting the checks on a terminal, else a heartbeat every 30 s: a line with the checks done, the time elapsed and the time left at the pace so far; the checks differ in cost), always (both), never")
+	return progressFlag(fs, "a line counting the checks on a terminal, else a heartbeat every 30 s: a line with the checks done, the time elapsed and the time left at the pace so far; the checks differ in cost")
+}
+
+// progressFlag defines a command's --progress, whose help says what auto
+// shows (a line on a terminal, a heartbeat otherwise); always is both,
+// never nothing.
+func progressFlag(fs *pflag.FlagSet, auto string) *string {
+	return fs.String("progress", string(progress.Auto), "progress on stderr: auto ("+auto+"), always (both), never")
 }
