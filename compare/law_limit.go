@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"herd/fleet"
+	"herd/internal/pool"
 	"herd/meanfield"
 )
 
@@ -25,6 +26,9 @@ type MapLimitSettings struct {
 	Variance float64
 	// Stop is passed to meanfield.LimitEdgeSettings.Stop (herd's Ctrl-C).
 	Stop func() bool
+	// Workers > 1 computes the two grids' edges at once (pool.Fork); they
+	// are independent, so the result does not depend on it. Zero means 1.
+	Workers int
 }
 
 // DefaultMapLimitStep is MapLimit's default coarse grid step: with its
@@ -79,17 +83,31 @@ func MapLimit(k int, s MapLimitSettings) (MapLimitResult, error) {
 		return res, fmt.Errorf("compare: map limit: Step = %v outside [1e-3, 0.5]", s.Step)
 	case !(s.RelTol >= 1e-8 && s.RelTol <= 1e-2):
 		return res, fmt.Errorf("compare: map limit: RelTol = %v outside [1e-8, 1e-2]", s.RelTol)
+	case s.Workers < 0:
+		return res, fmt.Errorf("compare: map limit: Workers = %d below 0", s.Workers)
 	}
-	var err error
 	v := s.Variance
 	if v == 0 {
 		v = 1
 	}
-	if res.Coarse, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: v * s.Step, RelTol: s.RelTol, Variance: s.Variance, Stop: s.Stop}); err != nil {
-		return res, fmt.Errorf("compare: map limit k = %d, h = %g: %w", k, s.Step, err)
+	var errC, errF error
+	coarse := func() {
+		res.Coarse, errC = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: v * s.Step, RelTol: s.RelTol, Variance: s.Variance, Stop: s.Stop})
 	}
-	if res.Fine, err = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: v * s.Step / 2, RelTol: s.RelTol, Variance: s.Variance, Stop: s.Stop}); err != nil {
-		return res, fmt.Errorf("compare: map limit k = %d, h = %g: %w", k, s.Step/2, err)
+	fine := func() {
+		res.Fine, errF = meanfield.LimitEdge(k, meanfield.LimitEdgeSettings{Step: v * s.Step / 2, RelTol: s.RelTol, Variance: s.Variance, Stop: s.Stop})
+	}
+	if s.Workers > 1 {
+		pool.Fork(fine, coarse) // the fine grid costs about twice the coarse one: first
+	} else {
+		coarse()
+		fine()
+	}
+	switch {
+	case errC != nil:
+		return res, fmt.Errorf("compare: map limit k = %d, h = %g: %w", k, s.Step, errC)
+	case errF != nil:
+		return res, fmt.Errorf("compare: map limit k = %d, h = %g: %w", k, s.Step/2, errF)
 	}
 	if res.Coarse.Exists != res.Fine.Exists {
 		return res, fmt.Errorf("compare: map limit k = %d: an edge on one grid only (h = %g: %v, h = %g: %v)",

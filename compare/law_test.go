@@ -313,9 +313,16 @@ func TestMapLimitGrids(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := MapLimit(4, MapLimitSettings{Step: 0.08})
+	b, err := MapLimit(4, MapLimitSettings{Step: 0.08, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The two grids at once give the bits of one after the other.
+	if b1, err := MapLimit(4, MapLimitSettings{Step: 0.08}); err != nil || b1 != b {
+		t.Errorf("k = 4, h = 0.08: Workers 2 gave %+v, Workers 1 %+v (err %v)", b, b1, err)
+	}
+	if _, err := MapLimit(4, MapLimitSettings{Workers: -1}); err == nil || !strings.Contains(err.Error(), "Workers") {
+		t.Errorf("Workers = -1: err %v, want one naming Workers", err)
 	}
 	t.Logf("k = 4: h = 0.04/0.02: %.6f ± %.2g (raw %.6f, %.6f); h = 0.08/0.04: %.6f ± %.2g (raw %.6f)", a.Value, a.Err, a.Coarse.Edge, a.Fine.Edge, b.Value, b.Err, b.Coarse.Edge)
 	if d := math.Abs(a.Value - b.Value); !(d <= math.Hypot(a.Err, b.Err)) || a.Err > 1e-3*a.Value {

@@ -128,7 +128,7 @@ func planEdge(s PlanSettings, stop func() bool) PlanEdge {
 		}
 		return PlanEdge{Found: true, Refresh: p.Result.Refresh, Scaled: p.Result.Scaled, Method: "exact", Point: &p}
 	}
-	l, err := MapLimit(es.Dispatchers, MapLimitSettings{Variance: LimitVariance(es.Service), Stop: stop})
+	l, err := MapLimit(es.Dispatchers, MapLimitSettings{Variance: LimitVariance(es.Service), Stop: stop, Workers: es.Workers})
 	if err != nil || !l.Exists {
 		return PlanEdge{Failure: err}
 	}

@@ -54,7 +54,7 @@ func TestLimitFFTMatchesDense(t *testing.T) {
 	for _, c := range []struct {
 		n    int
 		h, x float64
-	}{{50, 0.1, 0.3}, {301, 0.02, 1}, {700, 0.05, 20}} {
+	}{{50, 0.1, 0.3}, {301, 0.02, 1}, {700, 0.05, 20}, {512, 0.1, 40}} { // 512: the FFT length is exactly 2n
 		kern, tail := rbmMatrix(c.n, c.h, c.x)
 		w := make([]float64, c.n)
 		for a := range w {
@@ -76,6 +76,35 @@ func TestLimitFFTMatchesDense(t *testing.T) {
 		}
 		if d > 1e-13 || math.Abs(gotTail-wantTail) > 1e-13 {
 			t.Errorf("n = %d, h = %g, x = %g: largest difference %.3g, tail %v vs %v", c.n, c.h, c.x, d, gotTail, wantTail)
+		}
+	}
+}
+
+// fftLength is the least allowed length (2^a·f, a ≥ 3, f ∈ {1, 3, 5, 9,
+// 15, 45}) at or above m, found here by brute force, and lies within 25%
+// above m from m = 360 on.
+func TestLimitFFTLength(t *testing.T) {
+	allowed := func(l int) bool {
+		for _, f := range []int{1, 3, 5, 9, 15, 45} {
+			if l%(8*f) == 0 {
+				q := l / (8 * f)
+				if q&(q-1) == 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	want := 50000 // the least allowed length ≥ m, for m going down
+	for !allowed(want) {
+		want++
+	}
+	for m := 50000; m >= 1; m-- {
+		if allowed(m) {
+			want = m
+		}
+		if l := fftLength(m); l != want || (m >= 360 && float64(l) > 1.25*float64(m)) {
+			t.Fatalf("fftLength(%d) = %d, want %d (within 25%% above from 360)", m, l, want)
 		}
 	}
 }

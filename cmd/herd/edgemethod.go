@@ -100,7 +100,7 @@ func startMapLimits(settings []meanfield.EdgeSettings, o edgeOutput, stop func()
 	// is done.
 	go pool.Parallel(context.Background(), len(limits), o.workers, func(i int) (struct{}, bool) {
 		l := limits[i]
-		l.res, l.err = compare.MapLimit(l.k, compare.MapLimitSettings{Variance: v, Stop: stop})
+		l.res, l.err = compare.MapLimit(l.k, compare.MapLimitSettings{Variance: v, Stop: stop, Workers: o.workers})
 		close(l.ch)
 		return struct{}{}, true
 	}, nil)

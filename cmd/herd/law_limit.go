@@ -21,7 +21,7 @@ func lawMapLimits(ctx context.Context, ks []int, step float64, workers int) (res
 	sort.SliceStable(order, func(a, b int) bool { return ks[order[a]] > ks[order[b]] })
 	got := parallel(ctx, len(ks), workers, func(i int) {
 		j := order[i]
-		res[j], errs[j] = compare.MapLimit(ks[j], compare.MapLimitSettings{Step: step})
+		res[j], errs[j] = compare.MapLimit(ks[j], compare.MapLimitSettings{Step: step, Workers: workers})
 	}, nil)
 	done = make([]bool, len(ks))
 	for i, d := range got {
