@@ -400,11 +400,29 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 	}
 	var o runOut
 	P := e.s.Service.PhaseCount()
+	// The accelerated run's state after its last map before the first
+	// jump: up to there it is the plain run, map for map, so a plain run
+	// made again continues from it (its maps are not made twice).
+	var plain *RunState
+	plainHigh := 0
 	once := func(acc *edgeAccel) (Attractor, error) {
 		high := 0
 		set := AttractorSettings{MaxIter: edgeMaxIter, Tol: tol, MaxPeriod: DefaultAttractorMaxPeriod}
-		if jr != nil && acc == nil {
+		switch {
+		case acc != nil:
+			set.Checkpoint = func(_ bool, state func() *RunState) {
+				if acc.jumps == 0 {
+					plain, plainHigh = state(), high
+				}
+			}
+		case jr != nil:
 			e.journalRun(&set, key, &high, &o.work)
+		}
+		resumed := 0
+		if acc == nil && plain != nil && set.Resume == nil {
+			set.Resume, high, resumed = plain, plainHigh, plain.Maps
+		} else if acc == nil && plain != nil {
+			resumed = plain.Maps // the journal's state continues this one
 		}
 		stop := func(r RefreshResult) bool {
 			o.work += float64(r.Windows) * float64(r.Rows)
@@ -424,7 +442,7 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 			jump = acc.jump
 		}
 		att, _, err := iterateAccelerated(m, start, set, stop, jump)
-		o.maps += att.Maps
+		o.maps += att.Maps - resumed
 		return att, err
 	}
 	acc := e.accelFor(j)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -655,7 +656,8 @@ func TestStateMean(t *testing.T) {
 // the search), Anderson's jumps converge to the saddle; runOn does not
 // take that as reached and runs the trial again plainly, which ends at the
 // node. (Before the rerun, the search reported this crossing as a fold
-// with node radius 1.07.)
+// with node radius 1.07.) The plain run continues from the accelerated
+// run's state before its first jump and ends on the plain run's bits.
 func TestEdgeSaddleSide(t *testing.T) {
 	t.Parallel()
 	const k, lam = 5, 0.99
@@ -668,7 +670,15 @@ func TestEdgeSaddleSide(t *testing.T) {
 	m.boardOnly = true
 	acc := newEdgeAccel(lam, Service{}, nil)
 	set := AttractorSettings{MaxIter: edgeMaxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod}
-	jumped, _, err := iterateAccelerated(m, start, set, nil, acc.jump)
+	accSet, maps, first := set, 0, 0 // first: the map after which the first jump came
+	accSet.Mapped = func(r MapReport) { maps = r.Maps }
+	jumped, _, err := iterateAccelerated(m, start, accSet, nil, func(in []float64, r RefreshResult) []float64 {
+		j := acc.jump(in, r)
+		if j != nil && first == 0 {
+			first = maps
+		}
+		return j
+	})
 	if err != nil || !jumped.Balanced || acc.jumps == 0 || !e.saddleSide(jumped) {
 		t.Fatalf("accelerated run: balanced %v, %d jumps, window %d, phase %.4g, kink %.4g (%v); want the saddle just past a window's start",
 			jumped.Balanced, acc.jumps, jumped.Window, jumped.CutPhase, jumped.KinkDistance, err)
@@ -680,6 +690,17 @@ func TestEdgeSaddleSide(t *testing.T) {
 	o := e.runOn(0, runJob{T: T, start: start, warm: true, tol: edgeFPTol}, edgeFPTol, nil)
 	if o.err != nil || !o.ok || e.saddleSide(o.att) || o.att.Window != jumped.Window-1 {
 		t.Fatalf("runOn: ok %v, window %d, phase %.4g (%v); want the node on window %d", o.ok, o.att.Window, o.att.CutPhase, o.err, jumped.Window-1)
+	}
+	// The run made again is the plain run from start, bit for bit, but
+	// continued from the accelerated run's state before its first jump
+	// (after map first − 1): those maps are not made twice.
+	plain, _, err := iterateAccelerated(m, start, set, nil, nil)
+	if err != nil || !slices.Equal(plain.Board, o.att.Board) || plain.Maps != o.att.Maps {
+		t.Fatalf("runOn's rerun: %d maps, board equal to the plain run's %v; the plain run: %d maps (%v)", o.att.Maps, slices.Equal(plain.Board, o.att.Board), plain.Maps, err)
+	}
+	if want := jumped.Maps + plain.Maps - (first - 1); first == 0 || o.maps != want {
+		t.Errorf("runOn made %d maps, want %d: the accelerated run's %d and the plain run's %d less the %d before the first jump",
+			o.maps, want, jumped.Maps, plain.Maps, first-1)
 	}
 	ev, _, err = leadingEigenvalues(m, o.att.Board, 1)
 	if err != nil || !(absMax(ev) < 1) {

@@ -43,9 +43,12 @@ import "herd/fixedpoint"
 //     vector like a board; projectBoard keeps it one;
 //   - a run that does not reach a balanced fixed point proves nothing
 //     once it has jumped (a jump near a border may throw it out of a small
-//     basin): Edge then runs it again plainly from its start (runOn), so
-//     every "not reached" is plain iteration's, and a jump can only save
-//     maps on runs that succeed.
+//     basin): Edge then runs it again plainly (runOn), so every "not
+//     reached" is plain iteration's, and a jump can only save maps on runs
+//     that succeed. Up to its first jump the run was the plain run map for
+//     map, so the plain run continues from its state there
+//     (AttractorSettings.Resume) rather than from the start: the same
+//     maps, not made twice.
 //
 // Cold protocol runs stay plain (reachability is their meaning) until
 // they come within accelNear of a balanced fixed point already known at
