@@ -98,7 +98,8 @@ import (
 // 0.08 are not yet second order, since the impulse's slope k − 1 spreads
 // neighbouring nodes (k − 1)h apart), and the transition matrix is
 // Toeplitz plus diagonal-scaled Hankel, so it costs O(n) evaluations of
-// erfc and O(n²) arithmetic to build; one application costs O(n²).
+// erfc to build and is applied as two convolutions by FFT, O(n log n) per
+// map (rbmStep), never formed as a matrix.
 //
 // References:
 //   - J. M. Harrison, Brownian Motion and Stochastic Flow Systems, Wiley,
