@@ -807,3 +807,39 @@ func TestEdgeProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgeHeavyTailKnownAnswer: the edge with heavy-tailed sizes, the
+// whole search on the phase-type map, against known answers.
+//   - h2:4 (C = 4) at k = 5, λ = 0.8: the search at its default tolerance
+//     (10⁻⁴) lies within 10⁻⁴ of T = 269.77158110794414 (x = 10.790863),
+//     the edge at tolerance 10⁻⁶ (herd edge --dispatchers 5 --load 0.8
+//     --sizes h2:4 --tolerance 1e-6; at 10⁻⁷: T = 269.77152039524620, so
+//     the reference holds to 2·10⁻⁷). About 6 s on two cores.
+//   - erlang:1 and h2:1 (C = 1, the exponential law on one and on two
+//     phases) at k = 3, λ = 0.9 give the exponential map's edge within the
+//     tolerance.
+func TestEdgeHeavyTailKnownAnswer(t *testing.T) {
+	t.Parallel()
+	const ref = 269.77158110794414
+	r, err := Edge(EdgeSettings{Dispatchers: 5, Load: 0.8, Service: H2Service(4), Workers: 2})
+	if err != nil || r.Status != Found {
+		t.Fatalf("h2:4, k = 5, λ = 0.8: status %v, err %v", r.Status, err)
+	}
+	if d := math.Abs(r.Refresh/ref - 1); !(d <= DefaultEdgeRelTol) {
+		t.Errorf("h2:4, k = 5, λ = 0.8: edge T = %.10g, known %.10g: off by %.2g relative, above %g", r.Refresh, ref, d, DefaultEdgeRelTol)
+	}
+	t.Logf("h2:4, k = 5, λ = 0.8: T = %.10g (x = %.7g), %d maps; known %.10g", r.Refresh, r.Scaled, r.Maps, ref)
+	exp, err := Edge(EdgeSettings{Dispatchers: 3, Load: 0.9, Workers: 2})
+	if err != nil || exp.Status != Found {
+		t.Fatalf("exp, k = 3, λ = 0.9: status %v, err %v", exp.Status, err)
+	}
+	for _, svc := range []Service{ErlangService(1), H2Service(1)} {
+		r, err := Edge(EdgeSettings{Dispatchers: 3, Load: 0.9, Service: svc, Workers: 2})
+		if err != nil || r.Status != Found {
+			t.Fatalf("%s, k = 3, λ = 0.9: status %v, err %v", svc, r.Status, err)
+		}
+		if d := math.Abs(r.Refresh/exp.Refresh - 1); !(d <= DefaultEdgeRelTol) {
+			t.Errorf("%s, k = 3, λ = 0.9: edge T = %.10g, the exponential map's %.10g: off by %.2g relative", svc, r.Refresh, exp.Refresh, d)
+		}
+	}
+}
