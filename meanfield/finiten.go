@@ -1517,45 +1517,166 @@ func FiniteMean(f FiniteN, run FiniteRun) (FiniteMeanResult, error) {
 // stays a board of N servers. For N above 10⁵ it adds the Gaussian noise
 // of the same covariance, diag(p) − p·pᵀ, instead (cut at zero).
 func particleStep(next []float64, N int, rng *rand.Rand, cdf []float64) ([]float64, []float64) {
+	if N <= particleGaussN {
+		return particleDraw(next, particleUniforms(nil, N, rng), cdf)
+	}
 	L := len(next)
+	var s float64
+	for _, v := range next {
+		s += max(v, 0)
+	}
+	sq := math.Sqrt(1 / float64(N))
+	var z0 float64
+	zs := make([]float64, L)
+	for i, v := range next {
+		zs[i] = rng.NormFloat64() * math.Sqrt(max(v, 0)/s)
+		z0 += zs[i] * math.Sqrt(max(v, 0)/s)
+	}
+	var t float64
+	for i, v := range next {
+		p := max(v, 0) / s
+		next[i] = max(0, p+sq*(zs[i]-p*z0))
+		t += next[i]
+	}
+	for i := range next {
+		next[i] /= t
+	}
+	return next, cdf
+}
+
+// particleGaussN is the largest N for which particleStep draws the N
+// servers; above it, it adds Gaussian noise.
+const particleGaussN = 100000
+
+// particleUniforms returns N uniforms in [0, 1) from rng, in us's storage:
+// particleStep's draws, in the order it makes them.
+func particleUniforms(us []float64, N int, rng *rand.Rand) []float64 {
+	us = us[:0]
+	for range N {
+		us = append(us, rng.Float64())
+	}
+	return us
+}
+
+// particleCDF sets cdf to the running sums of next's entries (negative
+// entries, rounding's, count as zero).
+func particleCDF(next, cdf []float64) []float64 {
 	cdf = cdf[:0]
 	var s float64
 	for _, v := range next {
 		s += max(v, 0)
 		cdf = append(cdf, s)
 	}
-	if N > 100000 {
-		sq := math.Sqrt(1 / float64(N))
-		var z0 float64
-		zs := make([]float64, L)
-		for i, v := range next {
-			zs[i] = rng.NormFloat64() * math.Sqrt(max(v, 0)/s)
-			z0 += zs[i] * math.Sqrt(max(v, 0)/s)
-		}
-		var t float64
-		for i, v := range next {
-			p := max(v, 0) / s
-			next[i] = max(0, p+sq*(zs[i]-p*z0))
-			t += next[i]
-		}
-		for i := range next {
-			next[i] /= t
-		}
-		return next, cdf
+	return cdf
+}
+
+// particleRow is the row a uniform u0 falls in by inversion of cdf
+// (running sums, total s = cdf[len−1]): the first row whose cumulative
+// mass exceeds u0·s, the last row if none does (which rounding can make
+// happen).
+func particleRow(cdf []float64, u0 float64) int {
+	u := u0 * cdf[len(cdf)-1]
+	return sort.Search(len(cdf)-1, func(i int) bool { return cdf[i] > u })
+}
+
+// particleDraw replaces next (a state) by the empirical law of the draws
+// us by inversion of its distribution function (particleRow): each draw
+// adds 1/len(us) to its row. Trailing zero rows are dropped.
+func particleDraw(next, us, cdf []float64) ([]float64, []float64) {
+	cdf = particleCDF(next, cdf)
+	rows := make([]int32, len(us))
+	for i, u0 := range us {
+		rows[i] = int32(particleRow(cdf, u0))
 	}
+	return particleFill(next, rows), cdf
+}
+
+// particleFill sets next to the empirical law of the draws' rows rows (each
+// adds 1/len(rows), in order) and drops its trailing zero rows.
+func particleFill(next []float64, rows []int32) []float64 {
 	clear(next)
-	inv := 1 / float64(N)
-	for range N {
-		u := rng.Float64() * s
-		// The first row whose cumulative mass exceeds u (the last row if
-		// none does, which rounding can make happen).
-		lo := sort.Search(L-1, func(i int) bool { return cdf[i] > u })
-		next[lo] += inv
+	inv := 1 / float64(len(rows))
+	for _, r := range rows {
+		next[r] += inv
 	}
+	L := len(next)
 	for L > 1 && next[L-1] == 0 {
 		L--
 	}
-	return next[:L], cdf
+	return next[:L]
+}
+
+// particleLooseTol returns the tolerance of the particle map's loose map
+// for a period at N servers whose previous board had L rows, and its slot
+// (particleMaps.loose): the power of ten 10^−(5+e), e in [0,
+// particleLooseSteps), at or below f/(2·3·N·L), f = 0.02; ok is false
+// (no loose map) where that is below 10^−(4+particleLooseSteps) or N >
+// particleGaussN. A period is made again on the exact map when one of its
+// N draws lies within particleMargin ≈ 3·tl of an end of its row's
+// interval, which happens in at most about N·2·3·tl·L ≤ f of the periods,
+// so most of the loose map's saving is kept. The choice depends on the run
+// alone, and whichever tolerance it picks the period's draws are the exact
+// map's.
+func particleLooseTol(N, L int) (tl float64, e int, ok bool) {
+	want := 0.02 / (6 * float64(N) * float64(max(L, 1)))
+	if N > particleGaussN {
+		return 0, 0, false
+	}
+	e = max(0, int(math.Ceil(-math.Log10(want)-1e-9))-5)
+	if e >= particleLooseSteps {
+		return 0, 0, false
+	}
+	return math.Pow(10, -float64(5+e)), e, true
+}
+
+// particleLooseSteps is the number of loose tolerances, 10⁻⁵ … 10⁻¹⁰.
+const particleLooseSteps = 6
+
+// particleMargin bounds the distance between the normalised distribution
+// functions (cdf/s) of two applications of the refresh map to the same
+// board and settings at the tolerances tl and te, of which the first has
+// L rows. Each output lies within about Tol of the model's exact map in
+// total variation: what it drops (rows, the uniformisation's tail, the
+// tail windows' remainders) is counted in its Truncation, below Tol, and
+// the renormalised Poisson cuts and the far rows' split move it by less
+// than Tol·10⁻⁶ a window. So the two outputs lie within E ≈ tl + te of
+// each other, their running sums too, and the normalised ones within
+// 2E/(s_l·s_e); 3(tl + te) leaves room for the shifts, and rounding in the
+// running sums and the divisions adds at most a few units of the last
+// place per row. TestParticleLooseMargin measures the distance on runs'
+// boards (at most 0.2·tl).
+func particleMargin(tl, te float64, L int) float64 {
+	return 3*(tl+te) + 8*float64(L+1)*0x1p-52
+}
+
+// particleLooseRows finds each draw's row in the loose law next
+// (particleRow) and reports whether every draw lies farther than eps from
+// both ends of its row's interval of the normalised distribution function
+// [cdf[row−1]/s, cdf[row]/s) (taken as 0 below the first row and 1 at the
+// last). Where it does, any law whose normalised distribution function
+// lies within eps of next's puts every draw in the same row, the last row
+// included (beyond next's rows the distribution function is within eps of
+// 1).
+func particleLooseRows(next, us []float64, eps float64, cdf []float64, rows []int32) ([]int32, []float64, bool) {
+	cdf = particleCDF(next, cdf)
+	L := len(cdf)
+	s := cdf[L-1]
+	rows = rows[:0]
+	for _, u0 := range us {
+		r := particleRow(cdf, u0)
+		lower, upper := 0.0, 1.0
+		if r > 0 {
+			lower = cdf[r-1] / s
+		}
+		if r < L-1 {
+			upper = cdf[r] / s
+		}
+		if (r > 0 && u0-lower <= eps) || upper-u0 <= eps {
+			return rows, cdf, false
+		}
+		rows = append(rows, int32(r))
+	}
+	return rows, cdf, true
 }
 
 // particleLevels is the number of load levels of the particle map
@@ -1574,9 +1695,19 @@ const particleLevels = 33
 // (edgeRun.mapAt relies on the same), so a run's result depends on its seed
 // and inputs only, never on which worker ran it or what that worker ran
 // before (TestParticleMapsReuse).
+//
+// Each level has a second map, loose, at the tolerance particleLooseTol(N):
+// a period's draws are made from it when every draw is provably the draw
+// the exact map (grid) would give, and from the exact map otherwise
+// (particleDrawLoose), so a run's result is the exact map's, bit for bit.
 type particleMaps struct {
-	grid [particleLevels]*RefreshMap
-	full *RefreshMap
+	grid  [particleLevels]*RefreshMap
+	loose [particleLevels][particleLooseSteps]*RefreshMap
+	full  *RefreshMap
+	// exactOnly turns the loose maps off, and looseTol > 0 fixes their
+	// tolerance (in slot 0): tests compare the ways.
+	exactOnly bool
+	looseTol  float64
 }
 
 // particleMapSets hands each run of particlePoint a map set of its own: a
@@ -1632,12 +1763,25 @@ func (pm *particleMaps) run(r Refresh, N int, rng *rand.Rand, runs int, theta fl
 		return 0, 0, math.NaN(), err
 	}
 	x := append([]float64(nil), start...)
-	var buf, cdf []float64
+	var buf, ebuf, cdf, us []float64
+	var rows []int32
+	lastRows := len(start) // the rows of the last period's law (particleLooseTol)
 	above := 0
 	P := r.Service.PhaseCount()
 	var sum float64
 	var cnt int
 	sd := math.Sqrt(1 / (r.Load * float64(N) * r.Period))
+	// apply maps x on the board-only map in slot for the settings set
+	// (mapFor), into dst's storage.
+	apply := func(slot **RefreshMap, set Refresh, dst []float64) ([]float64, error) {
+		m, err := mapFor(slot, set, true)
+		if err != nil {
+			return nil, err
+		}
+		res, err := m.Apply(dst, x)
+		maps++
+		return res.Next, err
+	}
 	for i := 1; i <= runs; i++ {
 		if stop != nil && stop() {
 			return 0, maps, math.NaN(), fmt.Errorf("meanfield: finite fleet: %w", ErrStopped)
@@ -1649,14 +1793,42 @@ func (pm *particleMaps) run(r Refresh, N int, rng *rand.Rand, runs int, theta fl
 		j = min(max(j, 0), particleLevels-1)
 		rr := r
 		rr.Load = min(max(r.Load*(1+sd*float64(j-particleLevels/2)/4), r.Load/2), (1+r.Load)/2)
-		m, err := mapFor(&pm.grid[j], rr, true)
-		if err != nil {
-			return 0, maps, math.NaN(), err
+		var next []float64
+		tl, e, loose := particleLooseTol(N, lastRows)
+		if pm.looseTol > 0 {
+			tl, e, loose = pm.looseTol, 0, N <= particleGaussN
 		}
-		res, err := m.Apply(buf, x)
-		maps++
-		if err != nil {
-			return 0, maps, math.NaN(), err
+		if pm.exactOnly || !loose {
+			out, err := apply(&pm.grid[j], rr, buf)
+			if err != nil {
+				return 0, maps, math.NaN(), err
+			}
+			lastRows, buf = len(out), x
+			next, cdf = particleStep(out, N, rng, cdf)
+		} else {
+			// The loose map first; the exact one only when a draw lies
+			// too near a row's end to be sure of its row.
+			lr := rr
+			lr.Tol = tl
+			out, err := apply(&pm.loose[j][e], lr, buf)
+			if err != nil {
+				return 0, maps, math.NaN(), err
+			}
+			lastRows = len(out)
+			us = particleUniforms(us, N, rng)
+			var ok bool
+			rows, cdf, ok = particleLooseRows(out, us, particleMargin(tl, rr.withDefaults().Tol, len(out)), cdf, rows)
+			if ok {
+				buf = x
+				next = particleFill(out, rows)
+			} else {
+				out, err := apply(&pm.grid[j], rr, ebuf)
+				if err != nil {
+					return 0, maps, math.NaN(), err
+				}
+				ebuf = x
+				next, cdf = particleDraw(out, us, cdf)
+			}
 		}
 		if response && i > runs/10 && i%5 == 0 {
 			full, err := mapFor(&pm.full, r, false)
@@ -1671,8 +1843,7 @@ func (pm *particleMaps) run(r Refresh, N int, rng *rand.Rand, runs int, theta fl
 			sum += rf.Response
 			cnt++
 		}
-		buf = x
-		x, cdf = particleStep(res.Next, N, rng, cdf)
+		x = next
 		if stateMean(x, P) > theta {
 			above++
 			if above >= 5 {

@@ -340,7 +340,7 @@ func TestFiniteEdgeKnownAnswer(t *testing.T) {
 // gives, float bit for float bit, what the same run gives on fresh maps
 // (with exponential sizes with and without the response, which the full
 // map computes; with phase-type sizes with it). It also checks that the
-// set is reused at all: the central load level's map (the load λ itself)
+// set is reused at all: the central load level's loose map (the load λ itself)
 // serves both periods, and the same run again keeps every level's map and
 // makes no new far-window plan (farPlanCache).
 func TestParticleMapsReuse(t *testing.T) {
@@ -374,27 +374,27 @@ func TestParticleMapsReuse(t *testing.T) {
 			used := new(particleMaps)
 			// The same seed as the run compared: the same load levels.
 			do(used, other, n, 3, !response)
-			central := used.grid[particleLevels/2] // the load λ itself
-			if central == nil {
+			central := used.loose[particleLevels/2] // the load λ itself
+			if central == [particleLooseSteps]*RefreshMap{} {
 				t.Fatalf("%v: the run at T = %v never used the central load level: pick another seed", svc, other.Period)
 			}
 			do(used, r, n, 13, response)
 			if got := do(used, r, n, 3, response); got != want {
 				t.Errorf("%v, response %v: run on reused maps %+v, on fresh maps %+v", svc, response, got, want)
 			}
-			if used.grid[particleLevels/2] != central {
+			if used.loose[particleLevels/2] != central {
 				t.Errorf("%v: the central level's map was made again at another period", svc)
 			}
 			var made int
-			var levels [particleLevels]*RefreshMap
-			for j, m := range used.grid {
+			var levels [(particleLooseSteps + 1) * particleLevels]*RefreshMap
+			for j, m := range used.all() {
 				if m != nil {
 					made += m.far.made
 				}
 				levels[j] = m
 			}
 			do(used, r, n, 3, response)
-			for j, m := range used.grid {
+			for j, m := range used.all() {
 				if m != levels[j] {
 					t.Errorf("%v: the map of level %d was made again for the same run", svc, j)
 				}
@@ -645,5 +645,143 @@ func TestLinearNoisePhaseType(t *testing.T) {
 	}
 	if !(ln.SpectralRadius < 1) || !(ln.BoardMeanSD > 0) {
 		t.Errorf("spectral radius %.3g, board mean sd %.3g", ln.SpectralRadius, ln.BoardMeanSD)
+	}
+}
+
+// all lists the set's level maps, loose then exact.
+func (pm *particleMaps) all() []*RefreshMap {
+	var all []*RefreshMap
+	for _, l := range pm.loose {
+		all = append(all, l[:]...)
+	}
+	return append(all, pm.grid[:]...)
+}
+
+// TestParticleLooseExact checks that the particle map's loose maps
+// (particleLooseRows) change nothing: runs with them, with them at the
+// tolerance 0.01/N (many periods then made again, but those that are not
+// decided by a map 10⁶–10⁸ times looser than the exact one) and on the exact
+// maps alone give the same tipping period and the same response, float bit
+// for float bit. The response averages the board over the run's last nine
+// tenths, so one draw in another row changes it. With exponential sizes
+// at three (k, λ, N) and Erlang-2 sizes, and with the loose maps used.
+func TestParticleLooseExact(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		k       int
+		lam, x  float64
+		N       int
+		svc     Service
+		periods int
+	}{
+		{5, 0.9, 3.25, 100, ExpService(), 300},
+		{3, 0.9, 1.2, 25, ExpService(), 300},
+		{10, 0.9, 7.5, 400, ExpService(), 80},
+		{5, 0.9, 3.0, 100, ErlangService(2), 20},
+	} {
+		r := Refresh{Dispatchers: c.k, Load: c.lam, Period: c.x / ((1 - c.lam) * (1 - c.lam)), Service: c.svc}
+		theta := max(3/(1-r.Load), 0.1*r.Period)
+		for seed := uint64(1); seed <= 2; seed++ {
+			run := func(pm *particleMaps) (string, int) {
+				rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+				tip, maps, resp, err := pm.run(r, c.N, rng, c.periods, theta, r.Service.Lift(BoardEmpty()), true, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return fmt.Sprintf("tip %d response %x", tip, math.Float64bits(resp)), maps
+			}
+			want, exactMaps := run(&particleMaps{exactOnly: true})
+			for _, tol := range []float64{0, 0.01 / float64(c.N)} {
+				pm := &particleMaps{looseTol: tol}
+				got, maps := run(pm)
+				if got != want {
+					t.Errorf("k = %d, λ = %v, N = %d, %v, seed %d, loose tolerance %v: %s, on the exact maps %s", c.k, c.lam, c.N, c.svc, seed, tol, got, want)
+				}
+				var loose int
+				for _, l := range pm.loose {
+					for _, m := range l {
+						if m != nil {
+							loose++
+						}
+					}
+				}
+				// Every period applies a loose map; those made again also
+				// the exact one.
+				if again := maps - exactMaps; loose == 0 || again < 0 || again >= c.periods {
+					t.Errorf("k = %d, N = %d, %v, seed %d, loose tolerance %v: %d loose maps made, %d of %d periods made again", c.k, c.N, c.svc, seed, tol, loose, again, c.periods)
+				}
+			}
+		}
+	}
+}
+
+// TestParticleLooseMargin measures, on the boards of particle runs, the
+// largest distance between the normalised distribution functions of the
+// loose map (at the tolerance particleLooseTol picks) and the exact one,
+// and checks it against particleMargin, which particleLooseRows relies on.
+// The distance is 0.11–0.17 of the loose tolerance here; the margin is
+// 3 times it.
+func TestParticleLooseMargin(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		k      int
+		lam, x float64
+		N      int
+		svc    Service
+	}{
+		{5, 0.9, 3.3, 100, ExpService()},
+		{3, 0.9, 1.2, 25, ExpService()},
+		{10, 0.9, 7.5, 400, ExpService()},
+		{5, 0.95, 3.3, 1600, ExpService()},
+		{5, 0.9, 3.0, 100, ErlangService(2)},
+	} {
+		r := Refresh{Dispatchers: c.k, Load: c.lam, Period: c.x / ((1 - c.lam) * (1 - c.lam)), Service: c.svc}
+		em, err := NewRefreshMap(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		em.boardOnly = true
+		rng := rand.New(rand.NewPCG(1, 2))
+		x := c.svc.Lift(BoardEmpty())
+		var worst, ratio float64
+		for range 60 {
+			tl, _, ok := particleLooseTol(c.N, len(x))
+			if !ok {
+				t.Fatalf("k = %d, N = %d: no loose map for a board of %d rows", c.k, c.N, len(x))
+			}
+			lr := r
+			lr.Tol = tl
+			lm, err := NewRefreshMap(lr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lm.boardOnly = true
+			re, err := em.Apply(nil, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rl, err := lm.Apply(nil, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ce, cl := particleCDF(re.Next, nil), particleCDF(rl.Next, nil)
+			var d float64
+			for v := range max(len(ce), len(cl)) {
+				ge, gl := 1.0, 1.0
+				if v < len(ce) {
+					ge = ce[v] / ce[len(ce)-1]
+				}
+				if v < len(cl) {
+					gl = cl[v] / cl[len(cl)-1]
+				}
+				d = max(d, math.Abs(ge-gl))
+			}
+			if eps := particleMargin(tl, em.set.Tol, len(rl.Next)); d > eps {
+				t.Errorf("k = %d, λ = %v, N = %d, %v: distance %.3g above the margin %.3g (loose tolerance %.g)", c.k, c.lam, c.N, c.svc, d, eps, tl)
+			}
+			worst, ratio = max(worst, d), max(ratio, d/tl)
+			x, _ = particleStep(re.Next, c.N, rng, nil)
+		}
+		t.Logf("k = %d, λ = %v, N = %d, %v: largest distance %.3g, %.3f of the loose tolerance", c.k, c.lam, c.N, c.svc, worst, ratio)
 	}
 }
