@@ -270,8 +270,13 @@ func rowName(c sim.Config) string {
 
 // tipWarnings warns when runs of a row tipped during measurement (the
 // mean then mixes balanced and herded time and depends on the run
-// length), or when some runs tipped and others did not.
+// length), or when some runs tipped and others did not; where the
+// detector is blind (DetectorBlind), it says so instead.
 func tipWarnings(c sim.Config, runs []SimRun) []string {
+	if L, blind := DetectorBlind(c.Load, c.Refresh, c.Sizes); blind {
+		return []string{fmt.Sprintf("%s: the tipping detector cannot tell a herd from a working state here: random dispatching holds %.3g jobs per server with sizes %s at load %g (Pollaczek–Khinchine), more than a third of its threshold max(3/(1−λ), 0.1·T) = %.3g, so the tipped column says nothing either way; compare board_mean with the model's (herd point)",
+			rowName(c), L, c.Sizes, c.Load, TipThreshold(c.Load, c.Refresh))}
+	}
 	var during []string
 	tipped := 0
 	for _, r := range runs {

@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 
+	"herd/fleet"
 	"herd/sim"
 )
 
@@ -41,6 +42,22 @@ const DefaultTipWindow = 5
 // which a refresh counts towards tipping.
 func TipThreshold(load, refresh float64) float64 {
 	return math.Max(3/(1-load), 0.1*refresh)
+}
+
+// DetectorBlind reports whether the detector cannot tell a herd from a
+// working state at load λ, refresh period T and job sizes z, and random
+// dispatching's queue L there. The threshold's margin rests on random
+// dispatching, the worst working rule, holding at most a third of θ; with
+// sizes of second moment E[S²] it holds L = λ(1 + λE[S²]/(2(1−λ))) jobs per
+// server (Pollaczek–Khinchine), which is λ/(1−λ) < θ/3 with exponential
+// sizes and less with Erlang ones, but not with long tails at short
+// periods: h2:10 at λ = 0.9 gives L = 45.5 against θ = 30 for T ≤ 300,
+// where herds hold 0.6–0.75·T (herd sim, N = 100, k = 5: 74.8 at T = 100,
+// 200 at T = 300), so no threshold on the board mean separates the two by
+// the margin. Where it is blind, a run's "tipped" says nothing either way.
+func DetectorBlind(load, refresh float64, z fleet.Sizes) (L float64, blind bool) {
+	L = load * (1 + load*z.SecondMoment()/(2*(1-load)))
+	return L, !(3*L < TipThreshold(load, refresh))
 }
 
 // Detector watches a run's board records and decides whether it tipped.

@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"herd/fleet"
@@ -87,5 +89,48 @@ func TestDetectorWindow(t *testing.T) {
 		if tipped && at != 5 {
 			t.Fatalf("tipped at %d, want 5", at)
 		}
+	}
+}
+
+// TestDetectorBlind checks where the detector can tell a herd from a
+// working state (DetectorBlind): always with exponential, Erlang and
+// deterministic sizes (random dispatching's queue is then at most
+// λ/(1−λ), exactly that for exponential sizes), and with h2:10 at λ = 0.9
+// only once 0.1·T passes three times random dispatching's 45.45 jobs
+// (T > 1,363.5), and it says so in the warnings of a sweep row.
+func TestDetectorBlind(t *testing.T) {
+	t.Parallel()
+	for _, z := range []fleet.Sizes{{Kind: fleet.Exp}, {Kind: fleet.Erlang, Param: 4}, {Kind: fleet.Det}} {
+		for _, lam := range []float64{0.1, 0.5, 0.9, 0.99, 0.999} {
+			for _, T := range []float64{0.1, 1, 10, 1000} {
+				L, blind := DetectorBlind(lam, T, z)
+				if blind {
+					t.Errorf("%v, λ = %v, T = %v: blind (L = %v, θ = %v)", z, lam, T, L, TipThreshold(lam, T))
+				}
+				if want := lam / (1 - lam); z.Kind == fleet.Exp && math.Abs(L-want) > 1e-12*want {
+					t.Errorf("exp, λ = %v: L = %v, want λ/(1−λ) = %v", lam, L, want)
+				}
+			}
+		}
+	}
+	h2 := fleet.Sizes{Kind: fleet.H2, Param: 10}
+	for _, c := range []struct {
+		T     float64
+		blind bool
+	}{{20, true}, {300, true}, {1363, true}, {1364, false}, {3000, false}} {
+		L, blind := DetectorBlind(0.9, c.T, h2)
+		if blind != c.blind || math.Abs(L-45.45) > 1e-9 {
+			t.Errorf("h2:10, λ = 0.9, T = %v: L = %v, blind %v, want 45.45 and %v", c.T, L, blind, c.blind)
+		}
+	}
+	c := sim.Config{Servers: 100, Dispatchers: 5, Load: 0.9, Refresh: 20, Sizes: h2, Warmup: 10, Horizon: 100}
+	runs := []SimRun{{Tipped: true, TipTime: 50}, {}}
+	w := tipWarnings(c, runs)
+	if len(w) != 1 || !strings.Contains(w[0], "cannot tell a herd") || strings.Contains(w[0], "tipped during measurement") {
+		t.Errorf("blind row's warnings %q", w)
+	}
+	c.Sizes = fleet.Sizes{Kind: fleet.Exp}
+	if w := tipWarnings(c, runs); len(w) != 1 || !strings.Contains(w[0], "tipped during measurement") {
+		t.Errorf("exp row's warnings %q", w)
 	}
 }
