@@ -274,8 +274,18 @@ func rowName(c sim.Config) string {
 // detector is blind (DetectorBlind), it says so instead.
 func tipWarnings(c sim.Config, runs []SimRun) []string {
 	if L, blind := DetectorBlind(c.Load, c.Refresh, c.Sizes); blind {
-		return []string{fmt.Sprintf("%s: the tipping detector cannot tell a herd from a working state here: random dispatching holds %.3g jobs per server with sizes %s at load %g (Pollaczek–Khinchine), more than a third of its threshold max(3/(1−λ), 0.1·T) = %.3g, so the tipped column says nothing either way; compare board_mean with the model's (herd point)",
-			rowName(c), L, c.Sizes, c.Load, TipThreshold(c.Load, c.Refresh))}
+		held := "an infinite mean queue (E[S²] = ∞)"
+		if !math.IsInf(L, 0) {
+			held = fmt.Sprintf("%.3g jobs per server (Pollaczek–Khinchine)", L)
+		}
+		tipped := 0
+		for _, r := range runs {
+			if r.Tipped {
+				tipped++
+			}
+		}
+		return []string{fmt.Sprintf("%s: the tipping detector has lost its margin here: random dispatching, the worst working rule, holds %s with sizes %s at load %g, at least a third of its threshold max(3/(1−λ), 0.1·T) = %.3g, so a run it calls tipped (%d of %d) may be working normally; compare board_mean with the model's (herd point)",
+			rowName(c), held, c.Sizes, c.Load, TipThreshold(c.Load, c.Refresh), tipped, len(runs))}
 	}
 	var during []string
 	tipped := 0

@@ -54,7 +54,9 @@ func TipThreshold(load, refresh float64) float64 {
 // periods: h2:10 at λ = 0.9 gives L = 45.5 against θ = 30 for T ≤ 300,
 // where herds hold 0.6–0.75·T (herd sim, N = 100, k = 5: 74.8 at T = 100,
 // 200 at T = 300), so no threshold on the board mean separates the two by
-// the margin. Where it is blind, a run's "tipped" says nothing either way.
+// the margin. Where it is blind, a run it calls tipped may be a working
+// state. (herd plan judges the same question by DetectorSees, a bound of
+// its own: 1.2·max(1, C)/(1−λ) against θ.)
 func DetectorBlind(load, refresh float64, z fleet.Sizes) (L float64, blind bool) {
 	L = load * (1 + load*z.SecondMoment()/(2*(1-load)))
 	return L, !(3*L < TipThreshold(load, refresh))

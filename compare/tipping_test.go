@@ -126,8 +126,12 @@ func TestDetectorBlind(t *testing.T) {
 	c := sim.Config{Servers: 100, Dispatchers: 5, Load: 0.9, Refresh: 20, Sizes: h2, Warmup: 10, Horizon: 100}
 	runs := []SimRun{{Tipped: true, TipTime: 50}, {}}
 	w := tipWarnings(c, runs)
-	if len(w) != 1 || !strings.Contains(w[0], "cannot tell a herd") || strings.Contains(w[0], "tipped during measurement") {
+	if len(w) != 1 || !strings.Contains(w[0], "lost its margin") || !strings.Contains(w[0], "45.5 jobs per server") || strings.Contains(w[0], "tipped during measurement") {
 		t.Errorf("blind row's warnings %q", w)
+	}
+	c.Sizes = fleet.Sizes{Kind: fleet.Pareto, Param: 1.5}
+	if w := tipWarnings(c, runs); len(w) != 1 || !strings.Contains(w[0], "infinite mean queue") {
+		t.Errorf("pareto:1.5 row's warnings %q", w)
 	}
 	c.Sizes = fleet.Sizes{Kind: fleet.Exp}
 	if w := tipWarnings(c, runs); len(w) != 1 || !strings.Contains(w[0], "tipped during measurement") {

@@ -483,11 +483,11 @@
 // tolerance (10⁻⁵ … 10⁻¹⁰, smaller for larger N and longer boards), and
 // its draws are kept when each lies farther from its row's ends than the
 // loose and the exact map (tolerance 10⁻¹²) can differ, 3× the sum of
-// their tolerances (they differ by at most 0.17 of the loose one on runs'
-// boards); otherwise the period is computed again on the exact map. The
-// runs are therefore the exact map's, bit for bit, and 0.5% of the
-// periods are computed twice at k = 5, λ = 0.9, N = 100, where a period
-// costs about 40% less.
+// their tolerances by the maps' error budgets (they differ by at most 0.17
+// of the loose one on runs' boards); otherwise the period is computed
+// again on the exact map. The runs are therefore the exact map's, bit for
+// bit (TestParticleLooseExact), and 0.5% of the periods are computed twice
+// at k = 5, λ = 0.9, N = 100, where FiniteEdge takes 25–29% less time.
 // FiniteEdge runs it from the empty board (herd bracket's start) with herd
 // bracket's detector (board mean above max(3/(1−λ), 0.1·T) for 5 periods
 // in a row) and run length, fits a constant hazard κ(T) = exp(α + βT) to
@@ -506,10 +506,11 @@
 // of it in the other 3 (k = 10, λ = 0.95: 9.172, 7.836, 7.223 at N = 25,
 // 100, 400 against [9.083, 9.659], [7.761, 8.017], [7.164, 7.335]); the
 // prediction took 7–55 s per cell at k ≤ 5 and 11–63 s at k = 10 on two
-// busy cores before the loose maps (above); after, on two idle cores,
-// 2.8 s (k = 3, λ = 0.9, N = 25), 8.0 s (k = 5, λ = 0.9, N = 100), 18.5 s
-// (k = 10, λ = 0.9, N = 100) and 29.2 s (k = 5, λ = 0.95, N = 400),
-// herd edge's model edge included. With h2:4 sizes (k = 5, λ = 0.9, N = 100;
+// busy cores; on two idle cores, herd edge --servers with its model edge,
+// before and after the loose maps (above): 3.7 → 2.8 s (k = 3, λ = 0.9,
+// N = 25), 10.9 → 8.0 s (k = 5, λ = 0.9, N = 100), 24.9 → 18.5 s
+// (k = 10, λ = 0.9, N = 100) and 40.2 → 29.2 s (k = 5, λ = 0.95,
+// N = 400). With h2:4 sizes (k = 5, λ = 0.9, N = 100;
 // map edge 11.290) it predicts 12.730 against [12.384, 12.666], 0.23
 // bracket widths above, in 12 minutes (a phase-type map costs about
 // 20–40 ms at these periods). The shift from the
@@ -538,11 +539,11 @@
 // 4.137 ± 0.007, 4.110 ± 0.006; k = 3, λ = 0.9, T = 200: 6.376 ± 0.012,
 // 6.393 ± 0.016, 6.342 ± 0.011. So leaving lock-step shortens the
 // response, yet the particle map, in lock-step, lies at or below the
-// simulator: what it lacks lengthens the response. It is the windows' own
-// timing: a window's length is the time the fleet takes to make its
-// k·N·F(v) sends, with relative spread 1/√(kN F(v)) (8% at k = 5,
-// N = 100, F(v) = 0.3), which the period-wide load noise ε_n does not
-// carry. A diagnostic build of the particle map that drew each window's
+// simulator: what it lacks lengthens the response. The windows' own
+// timing accounts for it: a window's length is the time the fleet takes
+// to make its k·N·F(v) sends, with relative spread 1/√(kN F(v)) (8% at
+// k = 5, N = 100, F(v) = 0.3), which the period-wide load noise ε_n does
+// not carry. A diagnostic build of the particle map that drew each window's
 // length so (a standard normal per window, cut at 0.2 of the length, in
 // place of ε_n; no shortcuts) gave the simulator's lock-step response in
 // all four cells: 7.494 ± 0.017, 10.167 ± 0.033, 4.134 ± 0.007 and
@@ -550,10 +551,11 @@
 // independent given the board, each forgetting its class) hold here to
 // the simulator's precision, and two effects inside the period remain: the
 // windows' timing lengthens the response by 0.02–0.08 and the dispatchers'
-// leaving lock-step shortens it by 0.004–0.05; at k = 5, λ = 0.9 they
-// cancel. The edge hardly moves with the window timing: the same build
-// predicts 4.074, 3.325 and 3.073 at k = 5, λ = 0.9, N = 25, 100, 400
-// (seed 1), still inside the brackets. A model of the dispatchers leaving
+// leaving lock-step shortens it by 0.004–0.05 (within the noise at k = 5,
+// λ = 0.8 and k = 3); at k = 5, λ = 0.9 they cancel. With the window
+// timing the same build predicts the edge 4.074, 3.325 and 3.073 at
+// k = 5, λ = 0.9, N = 25, 100, 400 (seed 1; the particle map gives 3.288
+// at N = 100 with that seed), still inside the brackets. A model of the dispatchers leaving
 // lock-step, in which each dispatcher's windows run on a clock of its own,
 // is not built.
 //

@@ -1607,7 +1607,8 @@ func particleFill(next []float64, rows []int32) []float64 {
 }
 
 // particleLooseTol returns the tolerance of the particle map's loose map
-// for a period at N servers whose previous board had L rows, and its slot
+// for a period at N servers whose previous period's law (the map's output
+// before the draws) had L rows, and its slot
 // (particleMaps.loose): the power of ten 10^−(5+e), e in [0,
 // particleLooseSteps), at or below f/(2·3·N·L), f = 0.02; ok is false
 // (no loose map) where that is below 10^−(4+particleLooseSteps) or N >
@@ -1616,7 +1617,7 @@ func particleFill(next []float64, rows []int32) []float64 {
 // interval, which happens in at most about N·2·3·tl·L ≤ f of the periods,
 // so most of the loose map's saving is kept. The choice depends on the run
 // alone, and whichever tolerance it picks the period's draws are the exact
-// map's.
+// map's (particleMargin).
 func particleLooseTol(N, L int) (tl float64, e int, ok bool) {
 	want := 0.02 / (6 * float64(N) * float64(max(L, 1)))
 	if N > particleGaussN {
@@ -1635,16 +1636,18 @@ const particleLooseSteps = 6
 // particleMargin bounds the distance between the normalised distribution
 // functions (cdf/s) of two applications of the refresh map to the same
 // board and settings at the tolerances tl and te, of which the first has
-// L rows. Each output lies within about Tol of the model's exact map in
-// total variation: what it drops (rows, the uniformisation's tail, the
-// tail windows' remainders) is counted in its Truncation, below Tol, and
-// the renormalised Poisson cuts and the far rows' split move it by less
-// than Tol·10⁻⁶ a window. So the two outputs lie within E ≈ tl + te of
-// each other, their running sums too, and the normalised ones within
-// 2E/(s_l·s_e); 3(tl + te) leaves room for the shifts, and rounding in the
-// running sums and the divisions adds at most a few units of the last
-// place per row. TestParticleLooseMargin measures the distance on runs'
-// boards (at most 0.2·tl).
+// L rows. It rests on the maps' error budgets: each output lies within
+// about Tol of the model's exact map in total variation, since what it
+// drops (rows, the uniformisation's tail, the tail windows' remainders) is
+// counted in its Truncation, kept below Tol, and the renormalised Poisson
+// cuts and the far rows' split move it by less than Tol·10⁻⁶ a window (an
+// argument, not checked at run time). So the two outputs lie within
+// E ≈ tl + te of each other, their running sums too, and the normalised
+// ones (a/s − b/t with |a − b|, |s − t| ≤ E and a ≤ s) within 2E/s; the
+// factor 3 leaves half again for the shifts, and rounding in the running
+// sums and the divisions adds at most a few units of the last place per
+// row. TestParticleLooseMargin measures the distance on runs' boards: at
+// most 0.17·tl, 18 times inside the margin.
 func particleMargin(tl, te float64, L int) float64 {
 	return 3*(tl+te) + 8*float64(L+1)*0x1p-52
 }
@@ -1696,10 +1699,11 @@ const particleLevels = 33
 // and inputs only, never on which worker ran it or what that worker ran
 // before (TestParticleMapsReuse).
 //
-// Each level has a second map, loose, at the tolerance particleLooseTol(N):
-// a period's draws are made from it when every draw is provably the draw
-// the exact map (grid) would give, and from the exact map otherwise
-// (particleDrawLoose), so a run's result is the exact map's, bit for bit.
+// Each level also has up to particleLooseSteps loose maps, one per
+// tolerance particleLooseTol picks: a period's draws are made from the
+// loose map when each lies farther from its row's ends than the two maps
+// can differ (particleLooseRows, particleMargin), and from the exact map
+// (grid) otherwise, so a run's result is the exact map's, bit for bit.
 type particleMaps struct {
 	grid  [particleLevels]*RefreshMap
 	loose [particleLevels][particleLooseSteps]*RefreshMap
@@ -1756,8 +1760,8 @@ func mapFor(slot **RefreshMap, r Refresh, boardOnly bool) (*RefreshMap, error) {
 // run iterates the particle map: x_{n+1} is the empirical law of N draws
 // from F(x_n) at the load λ(1 + ε_n), ε_n ~ N(0, 1/(λNT)) (the period's
 // arrival count; package doc, §8, (8.6)), from start for at most runs
-// periods, with herd bracket's detector, on pm's maps (one per load level
-// used, made or reset on demand by mapFor).
+// periods, with herd bracket's detector, on pm's maps (per load level
+// used, a loose map and the exact one, made or reset on demand by mapFor).
 func (pm *particleMaps) run(r Refresh, N int, rng *rand.Rand, runs int, theta float64, start []float64, response bool, stop func() bool) (tipAt, maps int, resp float64, err error) {
 	if err := r.Validate(); err != nil {
 		return 0, 0, math.NaN(), err

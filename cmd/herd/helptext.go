@@ -418,8 +418,8 @@ all runs), board_se, probes_mean (servers probed per job by sqd, left and
 firstdiff), horizon, warmup, tipped (runs that the tipping detector calls
 tipped: the board mean above max(3/(1−λ), 0.1·T) for 5 records in a row;
 with long-tailed sizes at short periods random dispatching's own queue
-reaches a third of that, the detector cannot tell a herd from a working
-state, and a warning says so instead of counting tips).
+reaches a third of that, the detector has lost its margin, and a warning
+says so in place of the one about runs that tipped).
 
 The default run length is 1,000 refresh periods where the policy reads a
 stale board: the window over which herd bracket judges survival, since past
