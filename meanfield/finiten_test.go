@@ -726,7 +726,7 @@ func TestParticleLooseExact(t *testing.T) {
 // loose map (at the tolerance particleLooseTol picks) and the exact one,
 // and checks it against particleMargin, which particleLooseRows relies on.
 // The distance is 0.11–0.17 of the loose tolerance here; the margin is
-// 3 times it.
+// 3 times the two tolerances' sum, 18 times the largest distance.
 func TestParticleLooseMargin(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
