@@ -510,10 +510,13 @@
 // before and after the loose maps (above): 3.7 → 2.8 s (k = 3, λ = 0.9,
 // N = 25), 10.9 → 8.0 s (k = 5, λ = 0.9, N = 100), 24.9 → 18.5 s
 // (k = 10, λ = 0.9, N = 100) and 40.2 → 29.2 s (k = 5, λ = 0.95,
-// N = 400). With h2:4 sizes (k = 5, λ = 0.9, N = 100;
-// map edge 11.290) it predicts 12.730 against [12.384, 12.666], 0.23
-// bracket widths above, in 12 minutes (a phase-type map costs about
-// 20–40 ms at these periods). The shift from the
+// N = 400). With h2:4 sizes (k = 5, λ = 0.9; map edge 11.290; seed 1) it
+// predicts 15.050, 12.738, 11.849 and 11.487 at N = 25, 100, 400, 1,600,
+// all inside herd bracket's [14.130, 15.295], [12.348, 12.807],
+// [11.643, 11.890] and [11.431, 11.537], in 5–7 minutes each on two busy
+// cores (a phase-type map costs about 20–40 ms at these periods); an
+// earlier run at N = 100 gave 12.730 against another bracket,
+// [12.384, 12.666], 0.23 widths above it. The shift from the
 // map's edge scales as N^(−1/2): at k = 5, λ = 0.9, 2.899 (map), 4.007,
 // 3.325, 3.080 at N = 25, 100, 400 against brackets [3.832, 4.077],
 // [3.225, 3.370], [3.044, 3.117], and 2.983 at N = 1,600 against
