@@ -1142,8 +1142,11 @@ type FiniteEdgeResult struct {
 	// HazardSlope is its d(log κ)/d(T(1−λ)²).
 	HazardFit   bool
 	HazardSlope float64
-	// ModelScaled is the map's edge the search started from.
+	// ModelScaled is the map's edge the search started from, and
+	// ModelMaps the maps FiniteEdge spent finding it (0 when it was given,
+	// FiniteEdgeSettings.ModelScaled); Stats.Maps includes them.
 	ModelScaled float64
+	ModelMaps   int
 	// Points lists the periods run, in increasing T.
 	Points []FiniteEdgePoint
 	Stats
@@ -1183,6 +1186,7 @@ func FiniteEdge(s FiniteEdgeSettings) (FiniteEdgeResult, error) {
 	if x0 == 0 {
 		e, err := Edge(EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service, Workers: s.Workers, HerdMaps: -1})
 		out.Maps += e.Maps
+		out.ModelMaps = e.Maps
 		if err != nil {
 			return out, err
 		}

@@ -34,9 +34,9 @@ type edgeOutput struct {
 	// answered by the heavy-traffic expansion instead of the exact search
 	// (--method).
 	expansion []bool
-	// servers is --servers: 0 for N → ∞, else the finite fleet's N
+	// servers is --servers: none for N → ∞, else the finite fleets' N
 	// (runEdgeFinite).
-	servers int
+	servers []int
 	// checkpoint is --checkpoint FILE ("": none), checkpointEvery
 	// --checkpoint-every, checkpointArgs the command it is for.
 	checkpoint      string
@@ -61,7 +61,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.servers > 0 {
+	if len(o.servers) > 0 {
 		return runEdgeFinite(ctx, e, settings, o)
 	}
 	if w := exactWarning(settings, o, o.workers); w != "" {
@@ -112,7 +112,7 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	branchFrom := addBranchFromFlag(fs)
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := plotFlag(fs, "edge_scaled against k, one series per load, with the law 0.9(k−2),")
-	servers := fs.Int("servers", 0, "servers N, integer in [2, 1e9]: instead of the map's edge, the edge at N servers for herd bracket's start, detector and run length of 1,000 refreshes (the particle map; go doc herd/meanfield, §8); 0: N → ∞")
+	servers := serversList(fs, "", "integers in [2, 1e9]: instead of the map's edge, the edge at each N servers for herd bracket's start, detector and run length of 1,000 refreshes (the particle map; go doc herd/meanfield, §8; the map's edge computed once for all N); not given: N → ∞")
 	cpFlags := addCheckpointFlags(fs)
 	method := fs.String("method", methodAuto, fmt.Sprintf("exact (the refresh map's search), expansion (the heavy-traffic expansion x*(k) + c₁(1−λ) + c₂(1−λ)², an approximation with an error estimate, λ > %g) or auto (exact up to λ = %g, the expansion above)", compare.ExpansionLoads[2], autoExactMax))
 	if err := parse(fs, args); err != nil {
@@ -168,21 +168,22 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	return settings, o, checkEdgeSettings(settings, o.expansion)
 }
 
-// edgeServers checks --servers: 0 when not given, else N in [2, 1e9],
-// without the flags only the map's edge search reads.
-func edgeServers(fs *pflag.FlagSet, n int) (int, error) {
+// edgeServers checks --servers: none when not given, else each N in
+// [2, 1e9], without the flags only the map's edge search reads.
+func edgeServers(fs *pflag.FlagSet, list string) ([]int, error) {
 	if !fs.Changed("servers") {
-		return 0, nil
+		return nil, nil
 	}
-	if n < 2 || n > 1e9 {
-		return 0, usagef("--servers %d: want an integer in [2, 1e9]", n)
+	ns, err := ints("servers", list, func(n int) bool { return n >= 2 && n <= 1e9 }, "an integer in [2, 1e9]")
+	if err != nil {
+		return nil, err
 	}
 	for _, f := range []string{"plot", "confirm", "method", "checkpoint", "herd", "tolerance", "branch-from"} {
 		if fs.Changed(f) {
-			return 0, usagef("--servers does not go with --%s", f)
+			return nil, usagef("--servers does not go with --%s", f)
 		}
 	}
-	return n, nil
+	return ns, nil
 }
 
 // checkEdgeSettings checks each search before any work: an exact one's
@@ -475,16 +476,22 @@ func edgeStatus(p compare.EdgePoint) string {
 	return "none"
 }
 
-// runEdgeFinite is herd edge --servers N: for each (k, λ) the map's edge
-// and the period at which a run of 1,000 refreshes from the empty board
-// tips with probability ½ at N servers (meanfield.FiniteEdge; package doc,
-// §8), with the 95% interval of its hazard fit.
+// runEdgeFinite is herd edge --servers LIST: for each (k, λ) the map's
+// edge, computed once, and for each N the period at which a run of 1,000
+// refreshes from the empty board tips with probability ½ at N servers
+// (meanfield.FiniteEdge; package doc, §8), with the 95% interval of its
+// hazard fit. Each row's maps count the map's edge search and its own
+// particle runs, so a row is what FiniteEdge alone gives at its N.
 func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSettings, o edgeOutput) error {
+	ns := make([]string, len(o.servers))
+	for i, n := range o.servers {
+		ns[i] = strconv.Itoa(n)
+	}
 	t := &table.Table{
 		Title: "herd edge --servers: the edge of the balanced state at N servers (particle map, herd bracket's start, detector and run length)",
 		Meta: []table.Field{
 			{Key: "version", Value: version},
-			{Key: "servers", Value: strconv.Itoa(o.servers)},
+			{Key: "servers", Value: strings.Join(ns, ",")},
 			{Key: "refreshes", Value: "1000"},
 			{Key: "replications", Value: "6"},
 			{Key: "seed", Value: "1"},
@@ -495,24 +502,48 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 			{Name: "edge_refresh", Digits: 5}, {Name: "hazard_fit"}, {Name: "hazard_slope", Digits: 3}, {Name: "points"}, {Name: "maps"},
 		},
 		Notes: []string{
-			"edge_scaled: T(1−λ)² at which a run from the empty board tips within 1,000 refreshes with probability ½ (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes), from a constant-hazard fit to the particle map's runs; [edge_lower, edge_upper] its 95% interval (the search's own bracket where hazard_fit is false); model_scaled: the map's edge (N → ∞)",
+			"edge_scaled: T(1−λ)² at which a run from the empty board tips within 1,000 refreshes with probability ½ (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes), from a constant-hazard fit to the particle map's runs; [edge_lower, edge_upper] its 95% interval (the search's own bracket where hazard_fit is false); model_scaled: the map's edge (N → ∞); maps: the map's edge search (made once per dispatchers and load) and the row's particle runs",
 		},
 	}
 	addSizes(t, o.base.Service, false)
-	var failed []string
-	labels := make([]string, len(settings))
-	for i, s := range settings {
-		labels[i] = fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
+	type cell struct {
+		j, n int // the (k, λ) of settings[j], N
 	}
+	var cells []cell
+	var labels []string
+	for j, s := range settings {
+		for _, n := range o.servers {
+			cells = append(cells, cell{j, n})
+			label := fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
+			if len(o.servers) > 1 {
+				label += fmt.Sprintf(" N=%d", n)
+			}
+			labels = append(labels, label)
+		}
+	}
+	var failed []string
 	prog := newFiniteProgress(e, o.progress, "edge", "edges", labels)
 	defer prog.close()
-	for i, s := range settings {
+	// The map's edge of the (k, λ) in hand, from its first N's search
+	// (FiniteEdge computes it when ModelScaled is 0), with its maps.
+	var model float64
+	var modelMaps int
+	for i, c := range cells {
+		s := settings[c.j]
 		if ctx.Err() != nil {
 			t.Partial = true
 			break
 		}
+		if i == 0 || cells[i-1].j != c.j {
+			model, modelMaps = 0, 0
+		}
 		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,
-			Servers: o.servers, Seed: 1, Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i)})
+			Servers: c.n, ModelScaled: model, Seed: 1, Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i)})
+		if model == 0 && r.ModelScaled > 0 {
+			model, modelMaps = r.ModelScaled, r.ModelMaps
+		} else {
+			r.Maps += modelMaps
+		}
 		if errors.Is(err, meanfield.ErrStopped) {
 			prog.end(i, "stopped")
 			t.Partial = true
@@ -520,17 +551,17 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		}
 		if err != nil {
 			prog.end(i, "failed")
-			failed = append(failed, fmt.Sprintf("k=%d λ=%g: %v", s.Dispatchers, s.Load, err))
-			t.AddRow(s.Dispatchers, s.Load, o.servers, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+			failed = append(failed, fmt.Sprintf("k=%d λ=%g N=%d: %v", s.Dispatchers, s.Load, c.n, err))
+			t.AddRow(s.Dispatchers, s.Load, c.n, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 			continue
 		}
 		if r.Status != meanfield.Found {
 			prog.end(i, "none")
-			failed = append(failed, fmt.Sprintf("k=%d λ=%g: runs still tip at twice the map's edge", s.Dispatchers, s.Load))
+			failed = append(failed, fmt.Sprintf("k=%d λ=%g N=%d: runs still tip at twice the map's edge", s.Dispatchers, s.Load, c.n))
 		} else {
 			prog.end(i, "edge "+strconv.FormatFloat(r.Scaled, 'f', 4, 64))
 		}
-		t.AddRow(s.Dispatchers, s.Load, o.servers, r.ModelScaled, finite(r.Scaled), finite(r.Lower), finite(r.Upper),
+		t.AddRow(s.Dispatchers, s.Load, c.n, r.ModelScaled, finite(r.Scaled), finite(r.Lower), finite(r.Upper),
 			finite(r.Refresh), r.HazardFit, finite(r.HazardSlope), len(r.Points), r.Maps)
 	}
 	t.Warnings = failed

@@ -36,31 +36,36 @@ func finiteArgs(i int, extra ...string) []string {
 
 // TestFiniteServersBadInput: a --servers value out of [2, 1e9], or one
 // that is not an integer, exits 2 before any work, with a message naming
-// the flag (and its range, where the value is an integer); so do the
-// flags --servers refuses to combine with.
+// the flag (and its range, where herd parses it: herd edge takes a list,
+// herd point one integer, which pflag parses); so do the flags --servers
+// refuses to combine with.
 func TestFiniteServersBadInput(t *testing.T) {
 	t.Parallel()
 	const want = "want an integer in [2, 1e9]"
 	values := []struct {
-		value, want string
+		value, edge, point string
 	}{
-		{"0", "--servers 0: " + want},
-		{"1", "--servers 1: " + want},
-		{"-3", "--servers -3: " + want},
-		{"1000000001", "--servers 1000000001: " + want},
-		// pflag's own parse errors name the flag (not its range).
-		{"", `invalid argument "" for "--servers" flag: must be an integer`},
-		{"2.5", `invalid argument "2.5" for "--servers" flag: must be an integer`},
-		{"1e3", `invalid argument "1e3" for "--servers" flag: must be an integer`},
-		{"ten", `invalid argument "ten" for "--servers" flag: must be an integer`},
-		{"99999999999999999999", `invalid argument "99999999999999999999" for "--servers" flag`},
+		{"0", "--servers 0: " + want, "--servers 0: " + want},
+		{"1", "--servers 1: " + want, "--servers 1: " + want},
+		{"-3", "--servers -3: " + want, "--servers -3: " + want},
+		{"1000000001", "--servers 1000000001: " + want, "--servers 1000000001: " + want},
+		{"100,1", "--servers 1: " + want, `invalid argument "100,1" for "--servers" flag: must be an integer`},
+		{"", "--servers is empty", `invalid argument "" for "--servers" flag: must be an integer`},
+		{"2.5", "--servers 2.5: " + want, `invalid argument "2.5" for "--servers" flag: must be an integer`},
+		{"1e3", "--servers 1e3: " + want, `invalid argument "1e3" for "--servers" flag: must be an integer`},
+		{"ten", "--servers ten: " + want, `invalid argument "ten" for "--servers" flag: must be an integer`},
+		{"99999999999999999999", "--servers 99999999999999999999: " + want, `invalid argument "99999999999999999999" for "--servers" flag`},
 	}
 	for _, c := range finiteCommands {
 		for _, v := range values {
 			args := append(append([]string(nil), c.args...), "--servers", v.value)
+			w := v.point
+			if c.name == "edge" {
+				w = v.edge
+			}
 			out, errs, code := herd(t, args...)
-			if code != 2 || !strings.Contains(errs, v.want) || out != "" {
-				t.Errorf("herd %v: exit %d, stderr %q, stdout %q; want exit 2 and %q", args, code, errs, out, v.want)
+			if code != 2 || !strings.Contains(errs, w) || out != "" {
+				t.Errorf("herd %v: exit %d, stderr %q, stdout %q; want exit 2 and %q", args, code, errs, out, w)
 			}
 		}
 	}
@@ -194,38 +199,41 @@ func TestFiniteEdgeNoEdge(t *testing.T) {
 	}
 }
 
-// TestFiniteEdgeMatchesAPI: herd edge --servers 10 at k = 5, λ = 0.7 (the
-// cheapest cell with a fitted hazard found: about 4.5 s of CPU, twice that
-// here for the direct call) prints, to the last bit, what
-// meanfield.FiniteEdge returns with the command's settings (seed 1, the
-// default 1,000 refreshes and 6 runs per period; the result does not depend
-// on the workers).
+// TestFiniteEdgeMatchesAPI: herd edge --servers 10,12 at k = 5, λ = 0.7
+// (the cheapest cell with a fitted hazard found: about 4.5 s of CPU per
+// N, twice that here for the direct calls) prints in each row, to the last
+// bit, what meanfield.FiniteEdge returns alone at that N with the
+// command's settings (seed 1, the default 1,000 refreshes and 6 runs per
+// period; the result does not depend on the workers), the map's edge,
+// which the command computes once, counted in both rows' maps.
 func TestFiniteEdgeMatchesAPI(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the particle map twice (about 9 s of CPU)")
+		t.Skip("runs the particle map four times (about 18 s of CPU)")
 	}
 	t.Parallel()
-	out, errs, code := herd(t, "edge", "--dispatchers", "5", "--load", "0.7", "--servers", "10", "--format", "csv", "--workers", "2")
+	out, errs, code := herd(t, "edge", "--dispatchers", "5", "--load", "0.7", "--servers", "10,12", "--format", "csv", "--workers", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	rows := csvRows(t, out)
-	if len(rows) != 1 {
-		t.Fatalf("%d rows, want 1:\n%s", len(rows), out)
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2:\n%s", len(rows), out)
 	}
-	r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: 5, Load: 0.7, Servers: 10, Seed: 1, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Status != meanfield.Found || !r.HazardFit {
-		t.Fatalf("FiniteEdge: status %v, hazard fit %v: not the known case", r.Status, r.HazardFit)
-	}
-	checkFiniteRow(t, rows[0], map[string]float64{
-		"servers": 10, "model_scaled": r.ModelScaled, "edge_scaled": r.Scaled, "edge_lower": r.Lower, "edge_upper": r.Upper,
-		"edge_refresh": r.Refresh, "hazard_slope": r.HazardSlope, "points": float64(len(r.Points)), "maps": float64(r.Maps),
-	})
-	if rows[0]["hazard_fit"] != "true" {
-		t.Errorf("hazard_fit %q, want true", rows[0]["hazard_fit"])
+	for i, n := range []int{10, 12} {
+		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: 5, Load: 0.7, Servers: n, Seed: 1, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != meanfield.Found || !r.HazardFit || r.ModelMaps == 0 {
+			t.Fatalf("FiniteEdge at N = %d: status %v, hazard fit %v, model maps %d: not the known case", n, r.Status, r.HazardFit, r.ModelMaps)
+		}
+		checkFiniteRow(t, rows[i], map[string]float64{
+			"servers": float64(n), "model_scaled": r.ModelScaled, "edge_scaled": r.Scaled, "edge_lower": r.Lower, "edge_upper": r.Upper,
+			"edge_refresh": r.Refresh, "hazard_slope": r.HazardSlope, "points": float64(len(r.Points)), "maps": float64(r.Maps),
+		})
+		if rows[i]["hazard_fit"] != "true" {
+			t.Errorf("N = %d: hazard_fit %q, want true", n, rows[i]["hazard_fit"])
+		}
 	}
 }
 
