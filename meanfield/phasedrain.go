@@ -39,8 +39,9 @@ import "herd/internal/pool"
 // each phase stays below trimEps/4; the mass dropped is truncation.
 
 type phaseDrain struct {
-	inv  float64   // 1/Λ_d
-	self []float64 // 1 − out_j/Λ_d
+	inv  float64     // 1/Λ_d
+	self []float64   // 1 − out_j/Λ_d
+	pat  [12]float64 // two phases: self, α and exit as drainStepAVX2 takes them
 
 	// Intervals between the distinct class times: the pmf of
 	// Pois(Λ_d Δ) on [lo, lo+len) and its tail P(Pois > n) on the same
@@ -113,6 +114,10 @@ func (m *phaseMap) drainAll() (last int) {
 	dr.self = grow(dr.self, P)
 	for j := 0; j < P; j++ {
 		dr.self[j] = 1 - ph.out[j]*dr.inv
+	}
+	if P == 2 {
+		dr.pat = [12]float64{dr.self[0], dr.self[1], dr.self[0], dr.self[1], ph.alpha[0], ph.alpha[1],
+			ph.alpha[0], ph.alpha[1], ph.exit[0], ph.exit[1], ph.exit[0], ph.exit[1]}
 	}
 
 	// Class times (nondecreasing in b) and their intervals' Poisson laws.
@@ -452,7 +457,7 @@ func (m *phaseMap) drainMove(r *drainRun, gi, gn, ac, cf []float64, w float64, l
 		// same arithmetic per entry.
 		c := drainCoef2{
 			w: w, s0: dr.self[0], s1: dr.self[1], a0: ph.alpha[0], a1: ph.alpha[1],
-			e0: ph.exit[0], e1: ph.exit[1], inv: inv,
+			e0: ph.exit[0], e1: ph.exit[1], inv: inv, pat: &dr.pat,
 		}
 		g, ng := gi[lo*2:hi*2], gn[lo*2:hi*2]
 		switch {
@@ -533,6 +538,7 @@ func (m *phaseMap) drainMove(r *drainRun, gi, gn, ac, cf []float64, w float64, l
 // α_j, the exit rates s_j and 1/Λ_d.
 type drainCoef2 struct {
 	w, s0, s1, a0, a1, e0, e1, inv float64
+	pat                            *[12]float64 // s, a and e as drainStepAVX2 takes them
 }
 
 // stepAccLin is drainMove's step for two parallel phases on the rows g
@@ -559,7 +565,12 @@ func (c *drainCoef2) stepAccLin(ng, acc, g, cf []float64) (prev, f float64) {
 func (c *drainCoef2) stepAcc(ng, acc, g []float64) (prev float64) {
 	w, s0, s1, a0, a1, e0, e1, inv := c.w, c.s0, c.s1, c.a0, c.a1, c.e0, c.e1, c.inv
 	ng, acc = ng[:len(g)], acc[:len(g)]
-	for x := 0; x < len(g)-1; x += 2 {
+	x0 := 0 // rows before x0/2 made by drainStepAVX2
+	if nb := len(g) / 4; useAVX2 && nb > 0 {
+		prev = drainStepAVX2(&ng[0], &acc[0], &g[0], nb, c.pat, w, inv)
+		x0 = 4 * nb
+	}
+	for x := x0; x < len(g)-1; x += 2 {
 		y0, y1 := g[x], g[x+1]
 		acc[x] += w * y0
 		acc[x+1] += w * y1

@@ -593,8 +593,15 @@ func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
 	alpha, exit := ph.alpha, ph.exit
 	full := pl.l == pl.w
 
-	// Two phases and no phase changes (h2): an unrolled step.
+	// Two phases and no phase changes (h2): an unrolled step, with the
+	// coefficients laid out for slice2AVX2 (built once: a vector load
+	// right after the stores that build it would stall).
 	two := P == 2 && len(ph.moves) == 0
+	var pat [12]float64
+	if two {
+		pat = [12]float64{exit[0], exit[1], exit[0], exit[1], selfW[0], selfW[1], selfW[0], selfW[1],
+			alpha[0], alpha[1], alpha[0], alpha[1]}
+	}
 	for step := 0; step <= pl.n; step++ {
 		jmax := min(step, k)
 		if moments {
@@ -640,7 +647,7 @@ func (m *phaseMap) chain(pl *phasePlan, hi int) (massIn float64) {
 				cm = cur[(j-1)*R : (j-1)*R+stateLen(lv, P)]
 			}
 			if two {
-				stepSlice2(nx, c, cm, lv, lim, a, inv, exit, selfW, alpha)
+				stepSlice2(nx, c, cm, lv, lim, a, inv, exit, selfW, alpha, &pat)
 				continue
 			}
 			stepSlice(nx, c, cm, lv, lim, a, inv, ph, selfW)
@@ -902,7 +909,8 @@ func (m *phaseMap) nodeIntegral(pl *phasePlan, nodeHigh *[64]float64) float64 {
 
 // stepSlice2 is stepSlice for two phases without phase changes, unrolled:
 // the same operations in the same order, so the same result to the bit.
-func stepSlice2(nx, c, cm []float64, lv, lim int, a, inv float64, exit, selfW, alpha []float64) {
+// pat holds the coefficients as slice2AVX2 takes them.
+func stepSlice2(nx, c, cm []float64, lv, lim int, a, inv float64, exit, selfW, alpha []float64, pat *[12]float64) {
 	e0, e1 := exit[0], exit[1]
 	s0, s1 := selfW[0], selfW[1]
 	al0, al1 := alpha[0], alpha[1]
@@ -931,16 +939,25 @@ func stepSlice2(nx, c, cm []float64, lv, lim int, a, inv float64, exit, selfW, a
 	if mid > 2 {
 		n := 2 * (mid - 2)
 		cb, cu, xb := c[3:3+n], c[5:5+n], nx[3:3+n]
+		t0 := 0 // levels before t0/2 made by slice2AVX2
+		if nb := n / 4; useAVX2 && nb > 0 {
+			var mb *float64
+			if cm != nil {
+				mb = &cm[1 : 1+n][0]
+			}
+			slice2AVX2(&xb[0], &cb[0], &cu[0], mb, nb, pat, inv, a)
+			t0 = 4 * nb
+		}
 		if cm != nil {
 			mb := cm[1 : 1+n]
-			for t := 0; t+1 < len(cb); t += 2 {
+			for t := t0; t+1 < len(cb); t += 2 {
 				comp := (e0*cu[t] + e1*cu[t+1]) * inv
 				x0 := s0*cb[t] + al0*comp
 				x1 := s1*cb[t+1] + al1*comp
 				xb[t], xb[t+1] = x0+a*mb[t], x1+a*mb[t+1]
 			}
 		} else {
-			for t := 0; t+1 < len(cb); t += 2 {
+			for t := t0; t+1 < len(cb); t += 2 {
 				comp := (e0*cu[t] + e1*cu[t+1]) * inv
 				xb[t], xb[t+1] = s0*cb[t]+al0*comp, s1*cb[t+1]+al1*comp
 			}
@@ -988,6 +1005,11 @@ func (m *phaseMap) trimTop() {
 // loop overhead (it is the refresh map's end-law sum, chainLow).
 func axpy(dst []float64, a float64, x []float64) {
 	i := 0
+	if nb := len(x) / 4; useAVX2 && nb > 0 {
+		_ = dst[4*nb-1]
+		axpyAVX2(&dst[0], &x[0], nb, a)
+		i = 4 * nb
+	}
 	for ; i+4 <= len(x); i += 4 {
 		xx, yy := x[i:i+4:i+4], dst[i:i+4:i+4]
 		yy[0] += a * xx[0]

@@ -1046,7 +1046,16 @@ func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []f
 		// never read by a row computed later (row q reads rows q ± 1 of
 		// the step before), and the rows computed are unchanged.
 		rem := pl.n - step - 1
-		for j := 0; j <= min(jmax+1, k); j++ {
+		// The slices from jv up run through chainSlicesAVX2 at once: the
+		// same rows, the same operations.
+		jtop, jv := min(jmax+1, k), min(jmax+1, k)+1
+		if useAVX2 && split >= 1 {
+			jv = 1
+			if full && !m.noPrune {
+				jv = max(1, k-rem)
+			}
+		}
+		for j := 0; j <= min(jtop, jv-1); j++ {
 			top := split + j // rows [0, top) of slice j
 			cj := cur[j*R : j*R+top]
 			nx := nxt[j*R : j*R+top]
@@ -1079,6 +1088,9 @@ func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []f
 			// nx[q] = d·cj[q+1] + a·cm[q−1] for 1 ≤ q ≤ top − 2.
 			stencil2(nx[1:top-1], cj[2:top], cm[:top-2], d, a)
 			nx[top-1] = a * cm[top-2] // cj[top] = 0
+		}
+		if jv <= jtop {
+			chainSlicesAVX2(&nxt[0], &cur[0], R, split, jv, jtop, d, a)
 		}
 		cur, nxt = nxt, cur
 	}
@@ -1119,10 +1131,16 @@ func (pl *winPlan) nodeMoment(i int, mom []float64, k int) float64 {
 }
 
 // stencil2 sets n[q] = d·c[q] + a·m[q] for every q < len(c) (len(n),
-// len(m) ≥ len(c)), four rows at a time where they fit: the same
-// arithmetic per row as the plain loop, with less loop overhead.
+// len(m) ≥ len(c)), four rows at a time where they fit (one AVX2
+// instruction each where the processor has it): the same arithmetic per
+// row as the plain loop, with less loop overhead.
 func stencil2(n, c, m []float64, d, a float64) {
 	q := 0
+	if nb := len(c) / 4; useAVX2 && nb > 0 {
+		_, _ = n[4*nb-1], m[4*nb-1]
+		stencilAVX2(&n[0], &c[0], &m[0], nb, d, a)
+		q = 4 * nb
+	}
 	for ; q+4 <= len(c); q += 4 {
 		cc, mm, nn := c[q:q+4:q+4], m[q:q+4:q+4], n[q:q+4:q+4]
 		nn[0] = d*cc[0] + a*mm[0]
@@ -1246,22 +1264,56 @@ const convParWork = 1 << 18
 // added to dst[i] (convolveInterior); the outputs at either end, whose
 // terms cover part of the kernel, are dot products (dot, four partial
 // sums). Measured on the maps' sizes (K = 15…600, 40…6,000 rows), summing
-// the interior eight outputs at a time was 25–45% slower, and as blocks of
-// axpys (gonum's floats.AddScaled, two entries an instruction, the same
-// rounding) no faster than four at a time, and slower on short rows.
+// the interior eight outputs at a time in Go was 25–45% slower, and as
+// blocks of axpys (gonum's floats.AddScaled, two entries an instruction,
+// the same rounding) no faster than four at a time, and slower on short
+// rows. With AVX2 (simd_amd64.go) the interior goes sixteen outputs a pass
+// and the ends four dot products a pass, each output's sum unchanged to
+// the bit.
 func convolveRange(dst, x, grev []float64, from, to int) {
 	K := len(grev)
 	lo, hi := K-1, K-1 // the interior outputs
 	if len(x) >= K-1+4 {
 		hi = lo + (len(x)-lo)/4*4
 	}
-	for i := from; i < min(lo, to); i++ {
-		dst[i] += convEdge(x, grev, i)
-	}
+	convEdges(dst, x, grev, from, min(lo, to))
 	if ilo, ihi := max(lo, from), min(hi, to); ilo < ihi {
 		convolveInterior(dst, x, grev, ilo, ihi)
 	}
-	for i := max(hi, from); i < to; i++ {
+	convEdges(dst, x, grev, max(hi, from), to)
+}
+
+// convEdges adds the outputs [from, to) outside the interior, all on one
+// side of K − 1, each by convEdge; with AVX2, four at a time by dot4AVX2
+// and finished by dotFrom, the same sums to the bit.
+func convEdges(dst, x, grev []float64, from, to int) {
+	K := len(grev)
+	i := from
+	for ; useAVX2 && i+4 <= to; i += 4 {
+		// Output i+t dots grev[u0 : u1] with x from i+t−K+1+u0: on the
+		// left (i < K−1) u0 = K−1−i−t and x from 0; on the right u0 = 0.
+		var u0, u1 [4]int
+		nb := math.MaxInt
+		for t := range 4 {
+			u0[t] = max(0, K-1-i-t)
+			u1[t] = min(K, len(x)+K-1-i-t)
+			nb = min(nb, (u1[t]-u0[t])/4)
+		}
+		sa, sb := u0[1]-u0[0], 1+u0[1]-u0[0] // (−1, 0) on the left, (0, 1) on the right
+		if nb == 0 || u0[2]-u0[1] != sa || u0[3]-u0[2] != sa {
+			for t := range 4 {
+				dst[i+t] += convEdge(x, grev, i+t)
+			}
+			continue
+		}
+		var s [16]float64
+		dot4AVX2(&grev[u0[0]], &x[i-K+1+u0[0]], sa, sb, nb, &s)
+		for t := range 4 {
+			b := i + t - K + 1
+			dst[i+t] += dotFrom(grev[u0[t]:u1[t]], x[b+u0[t]:b+u1[t]], s[4*t], s[4*t+1], s[4*t+2], s[4*t+3], 4*nb)
+		}
+	}
+	for ; i < to; i++ {
 		dst[i] += convEdge(x, grev, i)
 	}
 }
@@ -1272,6 +1324,12 @@ func convolveRange(dst, x, grev []float64, from, to int) {
 func convolveInterior(dst, x, grev []float64, lo, hi int) {
 	K := len(grev)
 	i := lo
+	if nb := (hi - lo) / 16; useAVX2 && nb > 0 && K > 0 {
+		_ = dst[i+16*nb-1]
+		_ = x[i-K+1+16*nb+K-2]
+		convBlocksAVX2(&dst[i], &x[i-K+1], &grev[0], nb, K)
+		i += 16 * nb
+	}
 	for ; i+4 <= hi; i += 4 {
 		xs := x[i-K+1 : i+4]
 		var s0, s1, s2, s3 float64
@@ -1352,9 +1410,13 @@ func convolveAddGaps(dst, x, grev []float64, negl float64) (dropped float64) {
 
 // dot returns Σ a_i b_i with four partial sums (len(b) ≥ len(a)).
 func dot(a, b []float64) float64 {
+	return dotFrom(a, b, 0, 0, 0, 0, 0)
+}
+
+// dotFrom is dot continued from entry i (a multiple of 4) with the partial
+// sums s0 … s3 of the entries before it.
+func dotFrom(a, b []float64, s0, s1, s2, s3 float64, i int) float64 {
 	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
 	for ; i+4 <= len(a); i += 4 {
 		aa, bb := a[i:i+4:i+4], b[i:i+4:i+4]
 		s0 += aa[0] * bb[0]

@@ -213,8 +213,13 @@ func (tp *taylorOp) applyTail(out, src []float64, lo, split, k, I int, delta flo
 				massOut += c*tp.sums[i][q] + c1*tp.sums[i+1][q] + c2*tp.sums[i+2][q] + c3*tp.sums[i+3][q]
 				o := o[:len(col0)]
 				col1, col2, col3 = col1[:len(col0)], col2[:len(col0)], col3[:len(col0)]
-				for r, y := range col0 {
-					o[r] += (c*y + c1*col1[r]) + (c2*col2[r] + c3*col3[r])
+				r0 := 0
+				if nb := len(col0) / 4; useAVX2 && nb > 0 {
+					tail4AVX2(&o[0], &col0[0], &col1[0], &col2[0], &col3[0], nb, c, c1, c2, c3)
+					r0 = 4 * nb
+				}
+				for r := r0; r < len(col0); r++ {
+					o[r] += (c*col0[r] + c1*col1[r]) + (c2*col2[r] + c3*col3[r])
 				}
 				c = c3 * delta
 			}
@@ -225,17 +230,20 @@ func (tp *taylorOp) applyTail(out, src []float64, lo, split, k, I int, delta flo
 				massOut += c*tp.sums[i][q] + c1*tp.sums[i+1][q]
 				o := o[:len(col0)]
 				col1 = col1[:len(col0)]
-				for r, y := range col0 {
-					o[r] += c*y + c1*col1[r]
+				r0 := 0
+				if nb := len(col0) / 4; useAVX2 && nb > 0 {
+					tail2AVX2(&o[0], &col0[0], &col1[0], nb, c, c1)
+					r0 = 4 * nb
+				}
+				for r := r0; r < len(col0); r++ {
+					o[r] += c*col0[r] + c1*col1[r]
 				}
 				c = c1 * delta
 			}
 			if i < I {
 				col := tp.ops[i][off : off+width]
 				massOut += c * tp.sums[i][q]
-				for r, y := range col {
-					o[r] += c * y
-				}
+				axpy(o, c, col)
 			}
 		}
 		off += width

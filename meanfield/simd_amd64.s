@@ -1,0 +1,413 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func convBlocksAVX2(dst, x, kern *float64, nb, K int)
+TEXT ·convBlocksAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ kern+16(FP), DX
+	MOVQ nb+24(FP), CX
+	MOVQ K+32(FP), R8
+
+block:
+	TESTQ CX, CX
+	JZ    done
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   SI, R9
+	MOVQ   DX, R10
+	MOVQ   R8, R11
+
+tap:
+	VBROADCASTSD (R10), Y4
+	VMULPD       (R9), Y4, Y5
+	VADDPD       Y5, Y0, Y0
+	VMULPD       32(R9), Y4, Y6
+	VADDPD       Y6, Y1, Y1
+	VMULPD       64(R9), Y4, Y7
+	VADDPD       Y7, Y2, Y2
+	VMULPD       96(R9), Y4, Y8
+	VADDPD       Y8, Y3, Y3
+	ADDQ         $8, R9
+	ADDQ         $8, R10
+	DECQ         R11
+	JNZ          tap
+
+	VADDPD  (DI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	VADDPD  32(DI), Y1, Y1
+	VMOVUPD Y1, 32(DI)
+	VADDPD  64(DI), Y2, Y2
+	VMOVUPD Y2, 64(DI)
+	VADDPD  96(DI), Y3, Y3
+	VMOVUPD Y3, 96(DI)
+	ADDQ    $128, DI
+	ADDQ    $128, SI
+	DECQ    CX
+	JMP     block
+
+done:
+	VZEROUPPER
+	RET
+
+// func stencilAVX2(n, c, m *float64, nb int, d, a float64)
+TEXT ·stencilAVX2(SB), NOSPLIT, $0-48
+	MOVQ         n+0(FP), DI
+	MOVQ         c+8(FP), SI
+	MOVQ         m+16(FP), DX
+	MOVQ         nb+24(FP), CX
+	VBROADCASTSD d+32(FP), Y14
+	VBROADCASTSD a+40(FP), Y15
+
+sloop:
+	TESTQ   CX, CX
+	JZ      sdone
+	VMULPD  (SI), Y14, Y0
+	VMULPD  (DX), Y15, Y1
+	VADDPD  Y1, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	DECQ    CX
+	JMP     sloop
+
+sdone:
+	VZEROUPPER
+	RET
+
+// func tail4AVX2(o, y0, y1, y2, y3 *float64, nb int, c0, c1, c2, c3 float64)
+TEXT ·tail4AVX2(SB), NOSPLIT, $0-80
+	MOVQ         o+0(FP), DI
+	MOVQ         y0+8(FP), R8
+	MOVQ         y1+16(FP), R9
+	MOVQ         y2+24(FP), R10
+	MOVQ         y3+32(FP), R11
+	MOVQ         nb+40(FP), CX
+	VBROADCASTSD c0+48(FP), Y12
+	VBROADCASTSD c1+56(FP), Y13
+	VBROADCASTSD c2+64(FP), Y14
+	VBROADCASTSD c3+72(FP), Y15
+
+tloop:
+	TESTQ   CX, CX
+	JZ      tdone
+	VMULPD  (R8), Y12, Y0
+	VMULPD  (R9), Y13, Y1
+	VADDPD  Y1, Y0, Y0
+	VMULPD  (R10), Y14, Y2
+	VMULPD  (R11), Y15, Y3
+	VADDPD  Y3, Y2, Y2
+	VADDPD  Y2, Y0, Y0
+	VADDPD  (DI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	ADDQ    $32, R10
+	ADDQ    $32, R11
+	DECQ    CX
+	JMP     tloop
+
+tdone:
+	VZEROUPPER
+	RET
+
+// func chainSlicesAVX2(nxt, cur *float64, R, split, j0, j1 int, d, a float64)
+//
+// For each slice j0 ≤ j ≤ j1 (j0 ≥ 1), top = split + j ≥ 2, rows at
+// stride R: nx[0] = d·(cj[0] + cj[1]); nx[q] = d·cj[q+1] + a·cm[q−1]
+// for 1 ≤ q ≤ top − 2; nx[top−1] = a·cm[top−2].
+TEXT ·chainSlicesAVX2(SB), NOSPLIT, $0-64
+	MOVQ         nxt+0(FP), DI
+	MOVQ         cur+8(FP), SI
+	MOVQ         R+16(FP), R8
+	SHLQ         $3, R8             // stride in bytes
+	MOVQ         split+24(FP), R9
+	MOVQ         j0+32(FP), R10
+	MOVQ         j1+40(FP), R11
+	VBROADCASTSD d+48(FP), Y14
+	VBROADCASTSD a+56(FP), Y15
+
+slice:
+	CMPQ R10, R11
+	JGT  cdone
+	// cj = cur + j·R (AX), cm = cj − R (BX), nx = nxt + j·R (DX).
+	MOVQ  R10, R12
+	IMULQ R8, R12
+	LEAQ  (SI)(R12*1), AX
+	MOVQ  AX, BX
+	SUBQ  R8, BX
+	LEAQ  (DI)(R12*1), DX
+	// nx[0] = d·(cj[0] + cj[1])
+	VMOVSD (AX), X0
+	VADDSD 8(AX), X0, X0
+	VMULSD X14, X0, X0
+	VMOVSD X0, (DX)
+	// The n = top − 2 rows of the stencil, nx[1+q] = d·cj[2+q] + a·cm[q]:
+	// AX at cj + 2, BX at cm, DX at nx + 1.
+	MOVQ R9, CX
+	ADDQ R10, CX
+	SUBQ $2, CX
+	ADDQ $16, AX
+	ADDQ $8, DX
+
+vec:
+	CMPQ    CX, $4
+	JLT     scal
+	VMULPD  (AX), Y14, Y0
+	VMULPD  (BX), Y15, Y1
+	VADDPD  Y1, Y0, Y0
+	VMOVUPD Y0, (DX)
+	ADDQ    $32, AX
+	ADDQ    $32, BX
+	ADDQ    $32, DX
+	SUBQ    $4, CX
+	JMP     vec
+
+scal:
+	TESTQ  CX, CX
+	JZ     last
+	VMOVSD (AX), X0
+	VMULSD X14, X0, X0
+	VMOVSD (BX), X1
+	VMULSD X15, X1, X1
+	VADDSD X1, X0, X0
+	VMOVSD X0, (DX)
+	ADDQ   $8, AX
+	ADDQ   $8, BX
+	ADDQ   $8, DX
+	DECQ   CX
+	JMP    scal
+
+last:
+	// nx[top−1] = a·cm[top−2]: BX at cm + top − 2, DX at nx + top − 1.
+	VMOVSD (BX), X0
+	VMULSD X15, X0, X0
+	VMOVSD X0, (DX)
+	INCQ   R10
+	JMP    slice
+
+cdone:
+	VZEROUPPER
+	RET
+
+// func slice2AVX2(xb, cb, cu, mb *float64, nb int, pat *[12]float64, inv, a float64)
+//
+// Two levels a pass of stepSlice2's middle rows, pat = [e0 e1 e0 e1 s0 s1
+// s0 s1 α0 α1 α0 α1]: comp = (e0·cu[t] + e1·cu[t+1])·inv per level,
+// xb[t+i] = s_i·cb[t+i] + α_i·comp (+ a·mb[t+i] when mb ≠ nil).
+TEXT ·slice2AVX2(SB), NOSPLIT, $0-64
+	MOVQ         xb+0(FP), DI
+	MOVQ         cb+8(FP), SI
+	MOVQ         cu+16(FP), DX
+	MOVQ         mb+24(FP), BX
+	MOVQ         nb+32(FP), CX
+	MOVQ         pat+40(FP), AX
+	VMOVUPD      (AX), Y10
+	VMOVUPD      32(AX), Y11
+	VMOVUPD      64(AX), Y12
+	VBROADCASTSD inv+48(FP), Y13
+	VBROADCASTSD a+56(FP), Y9
+	TESTQ        BX, BX
+	JZ           nomb
+
+withmb:
+	TESTQ     CX, CX
+	JZ        s2done
+	VMULPD    (DX), Y10, Y1
+	VPERMILPD $5, Y1, Y2
+	VADDPD    Y2, Y1, Y1
+	VMULPD    Y13, Y1, Y1
+	VMULPD    (SI), Y11, Y3
+	VMULPD    Y1, Y12, Y4
+	VADDPD    Y4, Y3, Y3
+	VMULPD    (BX), Y9, Y5
+	VADDPD    Y5, Y3, Y3
+	VMOVUPD   Y3, (DI)
+	ADDQ      $32, DI
+	ADDQ      $32, SI
+	ADDQ      $32, DX
+	ADDQ      $32, BX
+	DECQ      CX
+	JMP       withmb
+
+nomb:
+	TESTQ     CX, CX
+	JZ        s2done
+	VMULPD    (DX), Y10, Y1
+	VPERMILPD $5, Y1, Y2
+	VADDPD    Y2, Y1, Y1
+	VMULPD    Y13, Y1, Y1
+	VMULPD    (SI), Y11, Y3
+	VMULPD    Y1, Y12, Y4
+	VADDPD    Y4, Y3, Y3
+	VMOVUPD   Y3, (DI)
+	ADDQ      $32, DI
+	ADDQ      $32, SI
+	ADDQ      $32, DX
+	DECQ      CX
+	JMP       nomb
+
+s2done:
+	VZEROUPPER
+	RET
+
+// func drainStepAVX2(ng, acc, src *float64, nb int, pat *[12]float64, w, inv float64) (prev float64)
+//
+// Two levels a pass of drainCoef2.stepAcc, pat = [s0 s1 s0 s1 a0 a1 a0
+// a1 e0 e1 e0 e1], from prev = 0: acc[x+i] += w·g[x+i], ng[x+i] =
+// s_i·g[x+i] + a_i·prev, prev = (e0·g[x] + e1·g[x+1])·inv of the level
+// before. It returns the last level's prev.
+TEXT ·drainStepAVX2(SB), NOSPLIT, $0-64
+	MOVQ         ng+0(FP), DI
+	MOVQ         acc+8(FP), SI
+	MOVQ         src+16(FP), DX
+	MOVQ         nb+24(FP), CX
+	MOVQ         pat+32(FP), AX
+	VMOVUPD      (AX), Y10
+	VMOVUPD      32(AX), Y11
+	VMOVUPD      64(AX), Y12
+	VBROADCASTSD w+40(FP), Y13
+	VBROADCASTSD inv+48(FP), Y9
+	VXORPD       Y8, Y8, Y8
+
+dloop:
+	TESTQ      CX, CX
+	JZ         ddone
+	VMOVUPD    (DX), Y0
+	VMULPD     Y0, Y13, Y1
+	VADDPD     (SI), Y1, Y1
+	VMOVUPD    Y1, (SI)
+	VMULPD     Y0, Y12, Y2
+	VPERMILPD  $5, Y2, Y3
+	VADDPD     Y3, Y2, Y2
+	VMULPD     Y9, Y2, Y2
+	VPERM2F128 $0x21, Y2, Y8, Y4
+	VMULPD     Y0, Y10, Y5
+	VMULPD     Y4, Y11, Y6
+	VADDPD     Y6, Y5, Y5
+	VMOVUPD    Y5, (DI)
+	VMOVAPD    Y2, Y8
+	ADDQ       $32, DI
+	ADDQ       $32, SI
+	ADDQ       $32, DX
+	DECQ       CX
+	JMP        dloop
+
+ddone:
+	VEXTRACTF128 $1, Y8, X0
+	VMOVSD       X0, prev+56(FP)
+	VZEROUPPER
+	RET
+
+// func dot4AVX2(a, b *float64, sa, sb, nb int, out *[16]float64)
+//
+// Four dot products at once, product t of a + t·sa and b + t·sb over
+// 4·nb entries, each as dot's four partial sums (entry e to sum e mod 4,
+// from zero, in order), written to out[4t … 4t+3].
+TEXT ·dot4AVX2(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), R8
+	MOVQ b+8(FP), SI
+	MOVQ sa+16(FP), AX
+	SHLQ $3, AX
+	MOVQ sb+24(FP), BX
+	SHLQ $3, BX
+	MOVQ nb+32(FP), CX
+	LEAQ (R8)(AX*1), R9
+	LEAQ (R9)(AX*1), R10
+	LEAQ (R10)(AX*1), R11
+	LEAQ (SI)(BX*1), DI
+	LEAQ (DI)(BX*1), R12
+	LEAQ (R12)(BX*1), R13
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	TESTQ CX, CX
+	JZ    d4done
+
+d4loop:
+	VMOVUPD (R8), Y0
+	VMULPD  (SI), Y0, Y0
+	VADDPD  Y0, Y4, Y4
+	VMOVUPD (R9), Y1
+	VMULPD  (DI), Y1, Y1
+	VADDPD  Y1, Y5, Y5
+	VMOVUPD (R10), Y2
+	VMULPD  (R12), Y2, Y2
+	VADDPD  Y2, Y6, Y6
+	VMOVUPD (R11), Y3
+	VMULPD  (R13), Y3, Y3
+	VADDPD  Y3, Y7, Y7
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	ADDQ    $32, R10
+	ADDQ    $32, R11
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	ADDQ    $32, R12
+	ADDQ    $32, R13
+	DECQ    CX
+	JNZ     d4loop
+
+d4done:
+	MOVQ    out+40(FP), AX
+	VMOVUPD Y4, (AX)
+	VMOVUPD Y5, 32(AX)
+	VMOVUPD Y6, 64(AX)
+	VMOVUPD Y7, 96(AX)
+	VZEROUPPER
+	RET
+
+// func tail2AVX2(o, y0, y1 *float64, nb int, c0, c1 float64)
+TEXT ·tail2AVX2(SB), NOSPLIT, $0-48
+	MOVQ         o+0(FP), DI
+	MOVQ         y0+8(FP), R8
+	MOVQ         y1+16(FP), R9
+	MOVQ         nb+24(FP), CX
+	VBROADCASTSD c0+32(FP), Y12
+	VBROADCASTSD c1+40(FP), Y13
+
+t2loop:
+	TESTQ   CX, CX
+	JZ      t2done
+	VMULPD  (R8), Y12, Y0
+	VMULPD  (R9), Y13, Y1
+	VADDPD  Y1, Y0, Y0
+	VADDPD  (DI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	DECQ    CX
+	JMP     t2loop
+
+t2done:
+	VZEROUPPER
+	RET
+
+// func axpyAVX2(dst, x *float64, nb int, a float64)
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         nb+16(FP), CX
+	VBROADCASTSD a+24(FP), Y12
+
+axloop:
+	TESTQ   CX, CX
+	JZ      axdone
+	VMULPD  (SI), Y12, Y0
+	VADDPD  (DI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	DECQ    CX
+	JMP     axloop
+
+axdone:
+	VZEROUPPER
+	RET

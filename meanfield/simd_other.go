@@ -1,0 +1,27 @@
+//go:build !amd64 || purego
+
+package meanfield
+
+// useAVX2 is false off amd64 and under the purego build tag: the map's
+// inner loops run in Go (simd_amd64.go).
+var useAVX2 = false
+
+// The kernels' stand-ins: never called while useAVX2 is false.
+
+func convBlocksAVX2(dst, x, kern *float64, nb, K int)    { panic("meanfield: no AVX2") }
+func stencilAVX2(n, c, m *float64, nb int, d, a float64) { panic("meanfield: no AVX2") }
+func tail4AVX2(o, y0, y1, y2, y3 *float64, nb int, c0, c1, c2, c3 float64) {
+	panic("meanfield: no AVX2")
+}
+func chainSlicesAVX2(nxt, cur *float64, R, split, j0, j1 int, d, a float64) {
+	panic("meanfield: no AVX2")
+}
+func slice2AVX2(xb, cb, cu, mb *float64, nb int, pat *[12]float64, inv, a float64) {
+	panic("meanfield: no AVX2")
+}
+func drainStepAVX2(ng, acc, src *float64, nb int, pat *[12]float64, w, inv float64) (prev float64) {
+	panic("meanfield: no AVX2")
+}
+func dot4AVX2(a, b *float64, sa, sb, nb int, out *[16]float64) { panic("meanfield: no AVX2") }
+func tail2AVX2(o, y0, y1 *float64, nb int, c0, c1 float64)     { panic("meanfield: no AVX2") }
+func axpyAVX2(dst, x *float64, nb int, a float64)              { panic("meanfield: no AVX2") }
