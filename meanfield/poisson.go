@@ -36,7 +36,7 @@ func poissonPMF(buf []float64, x, eps float64) (int, []float64) {
 	p := 1.0
 	for n := m; ; n++ {
 		rho := x / float64(n+1) // π(n+1)/π(n)
-		if rho < 1 && pm*p*rho/(1-rho) < eps {
+		if rho < 1 && tailBelow(pm*p*rho, rho, eps) {
 			break
 		}
 		p *= rho
@@ -61,6 +61,14 @@ func poissonMode(x float64) (int, float64) {
 	return m, math.Exp(-x + float64(m)*math.Log(x) - lg)
 }
 
+// tailBelow reports whether v/(1 − r) < eps, the geometric bound on a
+// Poisson tail whose next term is v and whose ratio is r < 1. It divides
+// only when v < eps: otherwise the quotient, of v by a number in (0, 1],
+// is at least v, so the answer is no, as the division would say.
+func tailBelow(v, r, eps float64) bool {
+	return v < eps && v/(1-r) < eps
+}
+
 // poissonLo returns the bottom of the support of poissonPMF(x, eps), found
 // by the same walk down from the mode, without the law.
 func poissonLo(x, eps float64) int {
@@ -80,7 +88,7 @@ func poissonDown(buf []float64, x, eps float64, m int, pm float64, keep bool) (i
 	lo := m
 	for lo > 0 {
 		sigma := float64(lo) / x // π(lo−1)/π(lo)
-		if sigma < 1 && pm*p*sigma/(1-sigma) < eps {
+		if sigma < 1 && tailBelow(pm*p*sigma, sigma, eps) {
 			break
 		}
 		p *= sigma

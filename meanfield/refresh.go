@@ -1222,10 +1222,7 @@ func (pl *winPlan) applyOp(out, src []float64, lo, split, k int) (massIn, massOu
 		massIn += x
 		massOut += x * pl.opSum[q]
 		integral += x * pl.opInt[q]
-		o := out[:len(col)]
-		for i, c := range col {
-			o[i] += x * c
-		}
+		axpy(out[:len(col)], x, col)
 	}
 	return massIn, massOut, integral
 }
