@@ -1281,37 +1281,34 @@ func convolveRange(dst, x, grev []float64, from, to int) {
 }
 
 // convEdges adds the outputs [from, to) outside the interior, all on one
-// side of K − 1, each by convEdge; with AVX2, four at a time by dot4AVX2
-// and finished by dotFrom, the same sums to the bit.
+// side of K − 1, each by convEdge; with AVX2 by edgeDotsAVX2, the same
+// sums to the bit, over stretches where the dots' ends move linearly.
 func convEdges(dst, x, grev []float64, from, to int) {
-	K := len(grev)
-	i := from
-	for ; useAVX2 && i+4 <= to; i += 4 {
-		// Output i+t dots grev[u0 : u1] with x from i+t−K+1+u0: on the
-		// left (i < K−1) u0 = K−1−i−t and x from 0; on the right u0 = 0.
-		var u0, u1 [4]int
-		nb := math.MaxInt
-		for t := range 4 {
-			u0[t] = max(0, K-1-i-t)
-			u1[t] = min(K, len(x)+K-1-i-t)
-			nb = min(nb, (u1[t]-u0[t])/4)
+	if !useAVX2 || from >= to {
+		for i := from; i < to; i++ {
+			dst[i] += convEdge(x, grev, i)
 		}
-		sa, sb := u0[1]-u0[0], 1+u0[1]-u0[0] // (−1, 0) on the left, (0, 1) on the right
-		if nb == 0 || u0[2]-u0[1] != sa || u0[3]-u0[2] != sa {
-			for t := range 4 {
-				dst[i+t] += convEdge(x, grev, i+t)
-			}
-			continue
-		}
-		var s [16]float64
-		dot4AVX2(&grev[u0[0]], &x[i-K+1+u0[0]], sa, sb, nb, &s)
-		for t := range 4 {
-			b := i + t - K + 1
-			dst[i+t] += dotFrom(grev[u0[t]:u1[t]], x[b+u0[t]:b+u1[t]], s[4*t], s[4*t+1], s[4*t+2], s[4*t+3], 4*nb)
-		}
+		return
 	}
-	for ; i < to; i++ {
-		dst[i] += convEdge(x, grev, i)
+	K, n := len(grev), len(x)
+	if from < K-1 {
+		// Output i dots grev[K−1−i : K−1−i+L] with x[0 : L],
+		// L = min(i+1, n).
+		if mid := min(to, n); from < mid {
+			edgeDotsAVX2(&dst[from], &grev[K-1-from], &x[0], -1, 0, from+1, 1, mid-from)
+		}
+		if lo := max(from, n); lo < to {
+			edgeDotsAVX2(&dst[lo], &grev[K-1-lo], &x[0], -1, 0, n, 0, to-lo)
+		}
+		return
+	}
+	// Output i ≥ K−1 dots grev[0 : L] with x[i−K+1 : i−K+1+L],
+	// L = min(K, n+K−1−i).
+	if mid := min(to, n); from < mid {
+		edgeDotsAVX2(&dst[from], &grev[0], &x[from-K+1], 0, 1, K, 0, mid-from)
+	}
+	if lo := max(from, n); lo < to {
+		edgeDotsAVX2(&dst[lo], &grev[0], &x[lo-K+1], 0, 1, n+K-1-lo, -1, to-lo)
 	}
 }
 

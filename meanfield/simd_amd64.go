@@ -69,3 +69,9 @@ func tail2AVX2(o, y0, y1 *float64, nb int, c0, c1 float64)
 //
 //go:noescape
 func axpyAVX2(dst, x *float64, nb int, a float64)
+
+// edgeDotsAVX2 adds to dst[t], t < n, the dot product of a + t·sa and
+// b + t·sb over L0 + t·dL entries, each made as dot makes it.
+//
+//go:noescape
+func edgeDotsAVX2(dst, a, b *float64, sa, sb, L0, dL, n int)

@@ -411,3 +411,76 @@ axloop:
 axdone:
 	VZEROUPPER
 	RET
+
+// func edgeDotsAVX2(dst, a, b *float64, sa, sb, L0, dL, n int)
+//
+// For t < n: dst[t] += dot(a + t·sa, b + t·sb) over L0 + t·dL entries,
+// each as dot makes it: four partial sums (entry e to sum e mod 4, from
+// zero, in order), the entries past the last block of four added to the
+// first, then (s0 + s1) + (s2 + s3).
+TEXT ·edgeDotsAVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), R8
+	MOVQ b+16(FP), R9
+	MOVQ sa+24(FP), R10
+	SHLQ $3, R10
+	MOVQ sb+32(FP), R11
+	SHLQ $3, R11
+	MOVQ L0+40(FP), R12
+	MOVQ dL+48(FP), R13
+	MOVQ n+56(FP), CX
+
+eout:
+	TESTQ  CX, CX
+	JZ     edone
+	MOVQ   R8, SI
+	MOVQ   R9, DX
+	MOVQ   R12, AX
+	SHRQ   $2, AX               // blocks of four
+	MOVQ   R12, BX
+	ANDQ   $3, BX               // entries after them
+	VXORPD Y0, Y0, Y0
+	TESTQ  AX, AX
+	JZ     etail
+
+eblk:
+	VMOVUPD (SI), Y1
+	VMULPD  (DX), Y1, Y1
+	VADDPD  Y1, Y0, Y0
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	DECQ    AX
+	JNZ     eblk
+
+etail:
+	VEXTRACTF128 $1, Y0, X2     // s2, s3
+	TESTQ        BX, BX
+	JZ           ecomb
+
+etl:
+	VMOVSD (SI), X1
+	VMULSD (DX), X1, X1
+	VADDSD X1, X0, X0           // s0 += a·b
+	ADDQ   $8, SI
+	ADDQ   $8, DX
+	DECQ   BX
+	JNZ    etl
+
+ecomb:
+	VPERMILPD $1, X0, X3
+	VADDSD    X3, X0, X4        // s0 + s1
+	VPERMILPD $1, X2, X5
+	VADDSD    X5, X2, X6        // s2 + s3
+	VADDSD    X6, X4, X4
+	VADDSD    (DI), X4, X4
+	VMOVSD    X4, (DI)
+	ADDQ      $8, DI
+	ADDQ      R10, R8
+	ADDQ      R11, R9
+	ADDQ      R13, R12
+	DECQ      CX
+	JMP       eout
+
+edone:
+	VZEROUPPER
+	RET
