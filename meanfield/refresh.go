@@ -1265,7 +1265,7 @@ const convParWork = 1 << 18
 // blocks of axpys (gonum's floats.AddScaled, two entries an instruction,
 // the same rounding) no faster than four at a time, and slower on short
 // rows. With AVX2 (simd_amd64.go) the interior goes sixteen outputs a pass
-// and the ends four dot products a pass, each output's sum unchanged to
+// and the ends as whole stretches of dots, each output's sum unchanged to
 // the bit.
 func convolveRange(dst, x, grev []float64, from, to int) {
 	K := len(grev)
@@ -1404,13 +1404,9 @@ func convolveAddGaps(dst, x, grev []float64, negl float64) (dropped float64) {
 
 // dot returns Σ a_i b_i with four partial sums (len(b) ≥ len(a)).
 func dot(a, b []float64) float64 {
-	return dotFrom(a, b, 0, 0, 0, 0, 0)
-}
-
-// dotFrom is dot continued from entry i (a multiple of 4) with the partial
-// sums s0 … s3 of the entries before it.
-func dotFrom(a, b []float64, s0, s1, s2, s3 float64, i int) float64 {
 	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
 	for ; i+4 <= len(a); i += 4 {
 		aa, bb := a[i:i+4:i+4], b[i:i+4:i+4]
 		s0 += aa[0] * bb[0]

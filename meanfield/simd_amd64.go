@@ -52,13 +52,6 @@ func slice2AVX2(xb, cb, cu, mb *float64, nb int, pat *[12]float64, inv, a float6
 //go:noescape
 func drainStepAVX2(ng, acc, src *float64, nb int, pat *[12]float64, w, inv float64) (prev float64)
 
-// dot4AVX2 makes four dot products at once over 4·nb entries, product t
-// of a + t·sa and b + t·sb, each as dot's four partial sums (entry e to
-// sum e mod 4, from zero, in order), written to out[4t … 4t+3].
-//
-//go:noescape
-func dot4AVX2(a, b *float64, sa, sb, nb int, out *[16]float64)
-
 // tail2AVX2 adds c0·y0[r] + c1·y1[r] to o[r] for r < 4·nb: applyTail's
 // two-term pass.
 //

@@ -304,65 +304,6 @@ ddone:
 	VZEROUPPER
 	RET
 
-// func dot4AVX2(a, b *float64, sa, sb, nb int, out *[16]float64)
-//
-// Four dot products at once, product t of a + t·sa and b + t·sb over
-// 4·nb entries, each as dot's four partial sums (entry e to sum e mod 4,
-// from zero, in order), written to out[4t … 4t+3].
-TEXT ·dot4AVX2(SB), NOSPLIT, $0-48
-	MOVQ a+0(FP), R8
-	MOVQ b+8(FP), SI
-	MOVQ sa+16(FP), AX
-	SHLQ $3, AX
-	MOVQ sb+24(FP), BX
-	SHLQ $3, BX
-	MOVQ nb+32(FP), CX
-	LEAQ (R8)(AX*1), R9
-	LEAQ (R9)(AX*1), R10
-	LEAQ (R10)(AX*1), R11
-	LEAQ (SI)(BX*1), DI
-	LEAQ (DI)(BX*1), R12
-	LEAQ (R12)(BX*1), R13
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	TESTQ CX, CX
-	JZ    d4done
-
-d4loop:
-	VMOVUPD (R8), Y0
-	VMULPD  (SI), Y0, Y0
-	VADDPD  Y0, Y4, Y4
-	VMOVUPD (R9), Y1
-	VMULPD  (DI), Y1, Y1
-	VADDPD  Y1, Y5, Y5
-	VMOVUPD (R10), Y2
-	VMULPD  (R12), Y2, Y2
-	VADDPD  Y2, Y6, Y6
-	VMOVUPD (R11), Y3
-	VMULPD  (R13), Y3, Y3
-	VADDPD  Y3, Y7, Y7
-	ADDQ    $32, R8
-	ADDQ    $32, R9
-	ADDQ    $32, R10
-	ADDQ    $32, R11
-	ADDQ    $32, SI
-	ADDQ    $32, DI
-	ADDQ    $32, R12
-	ADDQ    $32, R13
-	DECQ    CX
-	JNZ     d4loop
-
-d4done:
-	MOVQ    out+40(FP), AX
-	VMOVUPD Y4, (AX)
-	VMOVUPD Y5, 32(AX)
-	VMOVUPD Y6, 64(AX)
-	VMOVUPD Y7, 96(AX)
-	VZEROUPPER
-	RET
-
 // func tail2AVX2(o, y0, y1 *float64, nb int, c0, c1 float64)
 TEXT ·tail2AVX2(SB), NOSPLIT, $0-48
 	MOVQ         o+0(FP), DI
