@@ -353,6 +353,15 @@
 // found to machine precision in 1 − σ, with an estimate of its rounding
 // error (GIM1Result.RelativeError).
 //
+// Rounding is the same whatever the machine does in parallel: the maps'
+// sums run in a fixed order for any number of workers. On amd64
+// processors with AVX2 the maps' inner loops run as vector kernels
+// (simd_amd64.s) that make per entry the operations of the Go loops, in
+// the same order and without fused multiply-adds, so every board and edge
+// is the same to the bit with them and without (-tags purego;
+// TestMapsBitExactAVX2). Where the Go compiler fuses multiply-adds (arm64,
+// or amd64 built with GOAMD64=v3) the last bits may differ.
+//
 // # References
 //
 // Comments in this package cite the sections above as "(package doc, §n)"
