@@ -549,7 +549,12 @@ func (c *drainCoef2) stepAccLin(ng, acc, g, cf []float64) (prev, f float64) {
 	w, s0, s1, a0, a1, e0, e1, inv := c.w, c.s0, c.s1, c.a0, c.a1, c.e0, c.e1, c.inv
 	n := len(cf)
 	g, ng, acc = g[:2*n], ng[:2*n], acc[:2*n]
-	for x := 0; x < len(g)-1; x += 2 {
+	x0 := 0 // rows before x0/2 made by drainStepLinAVX2
+	if nb := n / 2; useAVX2 && nb > 0 {
+		prev, f = drainStepLinAVX2(&ng[0], &acc[0], &g[0], &cf[0], nb, c.pat, w, inv)
+		x0 = 4 * nb
+	}
+	for x := x0; x < len(g)-1; x += 2 {
 		y0, y1 := g[x], g[x+1]
 		acc[x] += w * y0
 		acc[x+1] += w * y1

@@ -52,6 +52,13 @@ func slice2AVX2(xb, cb, cu, mb *float64, nb int, pat *[12]float64, inv, a float6
 //go:noescape
 func drainStepAVX2(ng, acc, src *float64, nb int, pat *[12]float64, w, inv float64) (prev float64)
 
+// drainStepLinAVX2 is drainStepAVX2 for drainCoef2.stepAccLin: it also
+// returns f = Σ_r cf[r]·(src[2r] + src[2r+1]) over the 2·nb levels, summed
+// level by level from 0 like the Go loop.
+//
+//go:noescape
+func drainStepLinAVX2(ng, acc, src, cf *float64, nb int, pat *[12]float64, w, inv float64) (prev, f float64)
+
 // tail2AVX2 adds c0·y0[r] + c1·y1[r] to o[r] for r < 4·nb: applyTail's
 // two-term pass.
 //

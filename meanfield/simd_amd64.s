@@ -304,6 +304,62 @@ ddone:
 	VZEROUPPER
 	RET
 
+// func drainStepLinAVX2(ng, acc, src, cf *float64, nb int, pat *[12]float64, w, inv float64) (prev, f float64)
+// drainStepAVX2's pass, plus f += cf[r]·(y(r, 0) + y(r, 1)) level by level
+// in order (two scalar adds a pass, as the Go loop makes them).
+TEXT ·drainStepLinAVX2(SB), NOSPLIT, $0-80
+	MOVQ         ng+0(FP), DI
+	MOVQ         acc+8(FP), SI
+	MOVQ         src+16(FP), DX
+	MOVQ         cf+24(FP), R8
+	MOVQ         nb+32(FP), CX
+	MOVQ         pat+40(FP), AX
+	VMOVUPD      (AX), Y10
+	VMOVUPD      32(AX), Y11
+	VMOVUPD      64(AX), Y12
+	VBROADCASTSD w+48(FP), Y13
+	VBROADCASTSD inv+56(FP), Y9
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y15, Y15, Y15
+
+dlloop:
+	TESTQ        CX, CX
+	JZ           dldone
+	VMOVUPD      (DX), Y0
+	VMULPD       Y0, Y13, Y1
+	VADDPD       (SI), Y1, Y1
+	VMOVUPD      Y1, (SI)
+	VPERMILPD    $5, Y0, Y7
+	VADDPD       Y7, Y0, Y7
+	VMULSD       (R8), X7, X14
+	VADDSD       X14, X15, X15
+	VEXTRACTF128 $1, Y7, X7
+	VMULSD       8(R8), X7, X7
+	VADDSD       X7, X15, X15
+	VMULPD       Y0, Y12, Y2
+	VPERMILPD    $5, Y2, Y3
+	VADDPD       Y3, Y2, Y2
+	VMULPD       Y9, Y2, Y2
+	VPERM2F128   $0x21, Y2, Y8, Y4
+	VMULPD       Y0, Y10, Y5
+	VMULPD       Y4, Y11, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPD      Y5, (DI)
+	VMOVAPD      Y2, Y8
+	ADDQ         $32, DI
+	ADDQ         $32, SI
+	ADDQ         $32, DX
+	ADDQ         $16, R8
+	DECQ         CX
+	JMP          dlloop
+
+dldone:
+	VEXTRACTF128 $1, Y8, X0
+	VMOVSD       X0, prev+64(FP)
+	VMOVSD       X15, f+72(FP)
+	VZEROUPPER
+	RET
+
 // func tail2AVX2(o, y0, y1 *float64, nb int, c0, c1 float64)
 TEXT ·tail2AVX2(SB), NOSPLIT, $0-48
 	MOVQ         o+0(FP), DI

@@ -22,6 +22,9 @@ func slice2AVX2(xb, cb, cu, mb *float64, nb int, pat *[12]float64, inv, a float6
 func drainStepAVX2(ng, acc, src *float64, nb int, pat *[12]float64, w, inv float64) (prev float64) {
 	panic("meanfield: no AVX2")
 }
+func drainStepLinAVX2(ng, acc, src, cf *float64, nb int, pat *[12]float64, w, inv float64) (prev, f float64) {
+	panic("meanfield: no AVX2")
+}
 func tail2AVX2(o, y0, y1 *float64, nb int, c0, c1 float64)   { panic("meanfield: no AVX2") }
 func axpyAVX2(dst, x *float64, nb int, a float64)            { panic("meanfield: no AVX2") }
 func edgeDotsAVX2(dst, a, b *float64, sa, sb, L0, dL, n int) { panic("meanfield: no AVX2") }

@@ -127,6 +127,26 @@ func TestKernelsBitExact(t *testing.T) {
 		withAVX2(false, func() { stencil2(want, c, m, d, a) })
 		bitsEqual(t, "stencil2", got, want)
 	}
+	// The h2 drain's step with its weighted sum (stepAccLin) and without
+	// (stepAcc), on odd and even level counts.
+	for _, n := range []int{1, 2, 3, 4, 5, 8, 31, 100} {
+		var pat [12]float64
+		c := drainCoef2{w: r.Float64(), s0: r.Float64(), s1: r.Float64(), a0: r.Float64(), a1: r.Float64(),
+			e0: r.Float64(), e1: r.Float64(), inv: 1 / (1 + r.Float64()), pat: &pat}
+		pat = [12]float64{c.s0, c.s1, c.s0, c.s1, c.a0, c.a1, c.a0, c.a1, c.e0, c.e1, c.e0, c.e1}
+		g, acc0, cf := randVec(r, 2*n), randVec(r, 2*n), randVec(r, n)
+		var res [2][]float64
+		for i, on := range []bool{true, false} {
+			ng, acc := make([]float64, 2*n), append([]float64(nil), acc0...)
+			ng2, acc2 := make([]float64, 2*n), append([]float64(nil), acc0...)
+			withAVX2(on, func() {
+				prev, f := c.stepAccLin(ng, acc, g, cf)
+				prev2 := c.stepAcc(ng2, acc2, g)
+				res[i] = append(append(append(append(ng, acc...), ng2...), acc2...), prev, f, prev2)
+			})
+		}
+		bitsEqual(t, "drainCoef2 steps", res[0], res[1])
+	}
 }
 
 // TestMapsBitExactAVX2 applies the exponential and phase-type maps with
