@@ -90,6 +90,17 @@ type FollowSettings struct {
 	// predictions are known in advance; a caller with several cores can run
 	// them at once. The result is the same as with the corrector alone.
 	Chain ChainCorrector
+	// CloseFirst, if set, says at which last points a failure costs far
+	// more than a success (for an iteration, by a border collision: its
+	// trials below linger by the lost node's ghost before they fail, while
+	// the node above still contracts at a rate bounded away from 1). There
+	// the trial after each failure that leaves the bracket within
+	// closeFirstSpan closing widths is placed just inside the closing
+	// width below the last point, where its failure ends the search (a
+	// loss just below the last point costs one failure, not one per
+	// bisection step); when it succeeds, the bracket is bisected from the
+	// point it reached.
+	CloseFirst func(last BranchPoint) bool
 }
 
 // Validate reports whether the settings are usable.
@@ -171,7 +182,13 @@ type follower struct {
 	muMin           float64
 	maxStep, relTol float64
 	res             *FollowResult
+	closeNext       bool // the last trial failed (CloseFirst)
 }
+
+// closeFirstSpan is the widest bracket, in closing widths (RelTol/2
+// relative), after whose failure CloseFirst tries the closing trial: four
+// bisection steps.
+const closeFirstSpan = 16
 
 func (f *follower) run() error {
 	res := f.res
@@ -184,6 +201,7 @@ func (f *follower) run() error {
 			if o.Err != nil {
 				return o.Err
 			}
+			f.closeNext = !o.OK
 			if o.OK {
 				res.Points = append(res.Points, o.Point)
 				if trials[i].Mu == f.muMin {
@@ -208,8 +226,8 @@ func (f *follower) run() error {
 // predict would give them had the ones before failed, up to the one whose
 // failure closes the bracket.
 func (f *follower) chain(cur BranchPoint, step float64) []Trial {
-	lost := f.res.LostAt
-	defer func() { f.res.LostAt = lost }()
+	lost, closeNext := f.res.LostAt, f.closeNext
+	defer func() { f.res.LostAt, f.closeNext = lost, closeNext }()
 	var ts []Trial
 	for {
 		mu := f.trial(cur, step)
@@ -219,7 +237,7 @@ func (f *follower) chain(cur BranchPoint, step float64) []Trial {
 		if f.s.Chain == nil || cur.Mu-mu <= f.relTol*cur.Mu/2 {
 			return ts
 		}
-		f.res.LostAt = mu // as if it failed
+		f.res.LostAt, f.closeNext = mu, true // as if it failed
 	}
 }
 
@@ -274,6 +292,11 @@ func (f *follower) trial(cur BranchPoint, step float64) float64 {
 				}
 			}
 		}
+	}
+	if width := f.relTol * cur.Mu / 2; f.s.CloseFirst != nil && f.closeNext && !math.IsNaN(lost) &&
+		cur.Mu-mu > width && cur.Mu-lost <= closeFirstSpan*width && f.s.CloseFirst(cur) {
+		mu = cur.Mu - 0.9*width
+		f.closeNext = false
 	}
 	if mu <= f.muMin {
 		mu = f.muMin
