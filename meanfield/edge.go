@@ -834,7 +834,9 @@ func attractorOf(p fixedpoint.BranchPoint) Attractor {
 // window; steps of up to 10% in T until the loss is bracketed to RelTol/2
 // relative. Along a locked branch T sits at a distance d = W(1 − φ)
 // before its window's end with d → 0 as T falls to the border collision,
-// which Follow brackets in a few steps (fixedpoint.BorderEstimate). Each
+// which Follow brackets in a few steps (fixedpoint.BorderEstimate); there
+// a failure is followed by the trial that closes the bracket if it fails
+// (nearBorder). Each
 // trial that fails is stopped as soon as its board leaves the balanced
 // basin (runOn). Trials before the first failure use the L1 tolerance
 // edgeDescentTol, the rest edgeFPTol. A trial and those that would follow
@@ -871,11 +873,20 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 		return r.Point, r.OK, r.Err
 	}
 	br, err := fixedpoint.Follow(correct, branchPoint(T, att), tMin,
-		&fixedpoint.FollowSettings{MaxStep: edgeMaxStep, RelTol: e.s.RelTol, Project: projectBoard, Chain: chain})
+		&fixedpoint.FollowSettings{MaxStep: edgeMaxStep, RelTol: e.s.RelTol, Project: projectBoard, Chain: chain, CloseFirst: e.nearBorder})
 	if br != nil {
 		e.res.Steps += br.Steps
 	}
 	return br, err
+}
+
+// nearBorder reports whether the branch point p lies within the border
+// band (edgeBorderBand of a window) before its cut window's end, where a
+// branch followed down is lost by a border collision: its trials below
+// fail slowly by the node's ghost, those above converge at the node's rate
+// (fixedpoint.FollowSettings.CloseFirst).
+func (e *edgeRun) nearBorder(p fixedpoint.BranchPoint) bool {
+	return p.Border < edgeBorderBand*float64(e.k)/e.lam
 }
 
 // Edge computes the edge of the balanced state of the refresh map for k
@@ -904,10 +915,16 @@ func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.Fo
 //     continuation (fixedpoint.Follow with the map's own iteration as the
 //     corrector, its secant predictor and its border location by
 //     fixedpoint.BorderEstimate) until its loss is bracketed to RelTol/2,
-//     or down to MinScaled (then: no edge). The corrector is accelerated
-//     (edgeaccel.go: Anderson's update once a run contracts on one smooth
-//     piece; convergence judged on plain maps; a run that fails is run
-//     again plainly, so a failure is always plain iteration's).
+//     or down to MinScaled (then: no edge). Within the border band before
+//     a window's end, where the branch ends by a border collision, a
+//     failure is followed first by the trial just inside the tolerance
+//     below the last point (fixedpoint.FollowSettings.CloseFirst): below
+//     the loss a trial lingers by the node's ghost, hundreds of maps at
+//     h2:10, while one above converges at the node's rate. The corrector
+//     is accelerated (edgeaccel.go: Anderson's update once a run contracts
+//     on one smooth piece; convergence judged on plain maps; a run that
+//     fails is run again plainly, so a failure is always plain
+//     iteration's).
 //  3. Scan. Below each loss the protocol (empty board) is evaluated at
 //     ScanBelow points spaced δ = min(W/4, 0.5%·T), W = k/λ the length of
 //     a full window (balanced branches lock T into successive windows, so

@@ -9,7 +9,11 @@ import "testing"
 // 14 s and 2.7 minutes (k = 64, λ = 0.9 and k = 5, λ = 0.99, two workers,
 // idle 2-core AMD EPYC, `herd edge`, 2026-12-02); with the AVX2 kernels
 // (simd_amd64.s) k = 5, λ = 0.99 takes 152 s against 260 s without, and
-// k = 16, λ = 0.95 3.8 s against 6.7 s (2026-12-06); select with
+// k = 16, λ = 0.95 3.8 s against 6.7 s (2026-12-06); with the descent's
+// closing trial first near a border (fixedpoint.FollowSettings.CloseFirst)
+// k = 5, λ = 0.99 takes 133 s and 3,227 maps against 159 s and 3,661, and
+// h2:10 at (5, 0.9) (BenchmarkEdgeGoals) 372 s and 2,883 maps against
+// 497 s and 4,373, the same edges (2026-12-06); select with
 // -bench 'Edge/k5_l0.9$' and the like. Each case
 // runs with one worker and, suffixed _w2, with two (EdgeSettings.Workers:
 // the same result, its independent runs on two cores).
