@@ -105,6 +105,10 @@ type EdgeSettings struct {
 	Journal *EdgeJournal `json:"-"`
 
 	plain bool // no accelerated corrector (edgeaccel.go): every run plain, for comparison
+	// rateOnly: the accelerated corrector without its steady test
+	// (edgeAccel.steadyRate 0), the rule that carries TestEdgeSaddleSide's
+	// run to a saddle.
+	rateOnly bool
 }
 
 // EdgeProgress is one report of Edge's progress (EdgeSettings.Progress):
@@ -435,7 +439,11 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 				high = 0
 			}
 			e.mapped()
-			return high >= edgeLeaveRun || (cancel != nil && cancel()) || (set.Stop == nil && e.stopped())
+			// An accelerated run whose acceleration is off for good
+			// ends: the plain run decides from its state before the
+			// first jump (edgeaccel.go).
+			ended := acc != nil && acc.off && acc.jumps > 0
+			return high >= edgeLeaveRun || ended || (cancel != nil && cancel()) || (set.Stop == nil && e.stopped())
 		}
 		var jump boardJump
 		if acc != nil {
@@ -558,13 +566,16 @@ func (e *edgeRun) accelFor(j runJob) *edgeAccel {
 	if e.s.plain {
 		return nil
 	}
+	var acc *edgeAccel
 	if j.warm {
-		return newEdgeAccel(e.lam, e.s.Service, nil)
+		acc = newEdgeAccel(e.lam, e.s.Service, nil)
+	} else if ref := e.nodeRef(j.T); ref != nil {
+		acc = newEdgeAccel(e.lam, e.s.Service, ref)
 	}
-	if ref := e.nodeRef(j.T); ref != nil {
-		return newEdgeAccel(e.lam, e.s.Service, ref)
+	if acc != nil && e.s.rateOnly {
+		acc.steadyRate = 0
 	}
-	return nil
+	return acc
 }
 
 // knownNode is a balanced fixed point found: its board and its cut window

@@ -672,22 +672,29 @@ func TestStateMean(t *testing.T) {
 // of window 5628 (leading eigenvalue 0.94) and the saddle 0.005 past it,
 // on window 5629 (leading eigenvalue 1.07). From the continuation's trial
 // there (its predicted start, testdata/saddle_k5_l0.99.txt.gz, saved from
-// the search), Anderson's jumps converge to the saddle; runOn does not
-// take that as reached and runs the trial again plainly, which ends at the
-// node. (Before the rerun, the search reported this crossing as a fold
-// with node radius 1.07.) The plain run continues from the accelerated
-// run's state before its first jump and ends on the plain run's bits.
+// the search), Anderson's jumps started by the rate test alone (the rule
+// before the steady test, EdgeSettings.rateOnly) converge to the saddle;
+// runOn does not take that as reached and runs the trial again plainly,
+// which ends at the node. (Before the rerun, the search reported this
+// crossing as a fold with node radius 1.07.) The plain run continues from
+// the accelerated run's state before its first jump and ends on the plain
+// run's bits. With the steady test (the default) the run from the same
+// start ends at the node without a rerun, in fewer maps, within 4·10⁻⁸ in
+// L1 of the plain run's (each lies within Tol/(1 − ρ) ≈ 1.7·10⁻⁸ of the
+// fixed point, Tol = 10⁻⁹, ρ = 0.94).
 func TestEdgeSaddleSide(t *testing.T) {
 	t.Parallel()
 	const k, lam = 5, 0.99
 	T, start := readSaddleStart(t)
 	e := newTestEdgeRun(k, lam)
+	e.s.rateOnly = true
 	m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: lam, Period: T})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.boardOnly = true
 	acc := newEdgeAccel(lam, Service{}, nil)
+	acc.steadyRate = 0
 	set := AttractorSettings{MaxIter: edgeMaxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod}
 	accSet, maps, first := set, 0, 0 // first: the map after which the first jump came
 	accSet.Mapped = func(r MapReport) { maps = r.Maps }
@@ -727,6 +734,88 @@ func TestEdgeSaddleSide(t *testing.T) {
 	}
 	t.Logf("jumps: window %d, phase %.4g, %d maps; runOn: window %d, phase %.4g, %d maps, leading eigenvalue %.4g",
 		jumped.Window, jumped.CutPhase, jumped.Maps, o.att.Window, o.att.CutPhase, o.maps, absMax(ev))
+	d := newTestEdgeRun(k, lam)
+	od := d.runOn(0, runJob{T: T, start: start, warm: true, tol: edgeFPTol}, edgeFPTol, nil)
+	if od.err != nil || !od.ok || d.saddleSide(od.att) || od.att.Window != o.att.Window || l1(od.att.Board, o.att.Board) > 4e-8 || od.maps >= o.maps {
+		t.Errorf("runOn with the steady test: ok %v, window %d, phase %.4g, %d maps, %.3g from the plain run's node (%v); want that node, in fewer than %d maps",
+			od.ok, od.att.Window, od.att.CutPhase, od.maps, l1(od.att.Board, o.att.Board), od.err, o.maps)
+	}
+	t.Logf("with the steady test: window %d, phase %.4g, %d maps, %.3g from the plain run's node", od.att.Window, od.att.CutPhase, od.maps, l1(od.att.Board, o.att.Board))
+}
+
+// TestEdgeAccelOff: a warm run whose jumps fail accelFails times (k = 8,
+// λ = 0.9, T = 547.6, from the node at T = 548) ends as the plain run from
+// its start, bit for bit, with the plain run's maps and the accelerated
+// run's up to the map where its acceleration went off: runOn does not go
+// on from a board the jumps left.
+func TestEdgeAccelOff(t *testing.T) {
+	t.Parallel()
+	const k, lam, T = 8, 0.9, 547.6
+	node, err := FindAttractor(Refresh{Dispatchers: k, Load: lam, Period: 548}, BoardEmpty(), AttractorSettings{Tol: edgeFPTol})
+	if err != nil || !node.Balanced {
+		t.Fatalf("start: %v, %+v", err, node.Status)
+	}
+	m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: lam, Period: T})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.boardOnly = true
+	set := AttractorSettings{MaxIter: edgeMaxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod}
+	acc := newEdgeAccel(lam, Service{}, nil)
+	first, maps := 0, 0 // first: the map after which the first jump came
+	accSet := set
+	accSet.Mapped = func(r MapReport) { maps = r.Maps }
+	off, _, err := iterateAccelerated(m, node.Board, accSet, func(RefreshResult) bool { return acc.off }, func(in []float64, r RefreshResult) []float64 {
+		j := acc.jump(in, r)
+		if j != nil && first == 0 {
+			first = maps
+		}
+		return j
+	})
+	if err != nil || !acc.off || acc.jumps == 0 || off.Balanced {
+		t.Fatalf("accelerated run: %d jumps, %d failed, off %v, balanced %v (%v); want its acceleration off for good", acc.jumps, acc.fails, acc.off, off.Balanced, err)
+	}
+	plain, _, err := iterateAccelerated(m, node.Board, set, nil, nil)
+	if err != nil || !plain.Balanced {
+		t.Fatalf("plain run: %+v (%v)", plain.Status, err)
+	}
+	e := newTestEdgeRun(k, lam)
+	o := e.runOn(0, runJob{T: T, start: node.Board, warm: true, tol: edgeFPTol}, edgeFPTol, nil)
+	if o.err != nil || !o.ok || !slices.Equal(o.att.Board, plain.Board) || o.att.Maps != plain.Maps {
+		t.Fatalf("runOn: ok %v, %d maps, board equal to the plain run's %v (%v); the plain run: %d maps", o.ok, o.att.Maps, slices.Equal(o.att.Board, plain.Board), o.err, plain.Maps)
+	}
+	if want := off.Maps + plain.Maps - (first - 1); o.maps != want {
+		t.Errorf("runOn made %d maps, want %d: the accelerated run's %d to its end and the plain run's %d less the %d before the first jump", o.maps, want, off.Maps, plain.Maps, first-1)
+	}
+	t.Logf("accelerated: %d maps, %d jumps, %d failed; plain %d maps; runOn %d maps", off.Maps, acc.jumps, acc.fails, plain.Maps, o.maps)
+}
+
+// TestEdgeAccelSteady: edgeAccel.steady admits two residual ratios in a
+// row that agree to a quarter of their distance from 1, up to
+// accelSteadyRate, and nothing else.
+func TestEdgeAccelSteady(t *testing.T) {
+	a := newEdgeAccel(0.99, Service{}, nil)
+	for _, c := range []struct {
+		ratio, prev float64
+		want        bool
+	}{
+		{0.965, 0.967, true},    // the k = 5, λ = 0.99 trial's ratios
+		{0.96, 0.97, false},     // apart by a third of 0.03
+		{0.963, 0.97, true},     // within a quarter of 0.03
+		{0.985, 0.9875, true},   // a sixth of 0.015
+		{0.9899, 0.99, true},    // at the steady rate
+		{0.9905, 0.9905, false}, // above it
+		{0.97, 0, false},        // no ratio before
+		{0.5, 0.9, false},       // far apart
+	} {
+		if got := a.steady(c.ratio, c.prev); got != c.want {
+			t.Errorf("steady(%g, %g) = %v, want %v", c.ratio, c.prev, got, c.want)
+		}
+	}
+	a.steadyRate = 0
+	if a.steady(0.965, 0.967) {
+		t.Error("steady with steadyRate 0: want false")
+	}
 }
 
 // readSaddleStart reads TestEdgeSaddleSide's period and start board: one

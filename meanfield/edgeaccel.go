@@ -1,6 +1,10 @@
 package meanfield
 
-import "herd/fixedpoint"
+import (
+	"math"
+
+	"herd/fixedpoint"
+)
 
 // Edge's accelerated corrector. A balanced fixed point is approached
 // linearly, at the rate of the node's spectral radius (0.5–0.8 at the
@@ -17,14 +21,17 @@ import "herd/fixedpoint"
 //     reported is that map's output;
 //   - jumps start only after accelStreak plain maps in a row whose
 //     residual is below accelEngage and falls by at least the factor
-//     accelRate per map, and go on while the board mean is on the
+//     accelRate per map, or falls steadily (edgeAccel.steady: two ratios
+//     in a row at most accelSteadyRate and within a quarter of their
+//     distance from 1 of each other, the linear regime of a node that
+//     contracts slowly), and go on while the board mean is on the
 //     balanced scale and every map of the history cut the same window
 //     (the same smooth piece): there the map is smooth, the iterates
 //     converge linearly to the stable node of that piece, and Anderson's
 //     update (equivalent to GMRES on the linearised map) moves towards the
 //     same point. A saddle of a border collision lies on the other piece
 //     (another window): a run that changes window while accelerated is
-//     plain from there on. That is not enough: a run whose jumps start on
+//     ended (below). That is not enough: a run whose jumps start on
 //     the saddle's piece can still be carried to the saddle, which is a
 //     root of F(p) = p like the node (measured: k = 5, λ = 0.99,
 //     T = 28,067.21, a fixed point 0.005 past a window's start with a
@@ -32,12 +39,18 @@ import "herd/fixedpoint"
 //     So a fixed point reached by jumps with T just past its window's
 //     start (within 5% of a window: the saddle's side, Edge's saddleSide)
 //     is not accepted: the run is made again plainly, and plain maps leave
-//     a saddle. A smooth fold or flip brings the rate to 1, where the rate
-//     test stops the jumps from starting;
+//     a saddle. A smooth fold or flip brings the rate to 1: above
+//     accelSteadyRate no jump starts;
 //   - each jump is bounded, ‖x̂ − F(x)‖₁ ≤ accelMaxJump·‖F(x) − x‖₁ (the
-//     distance to the limit of iterates contracting at rate 0.95); a jump
-//     after which the residual exceeds accelGrow times the one before
-//     counts as failed, and after accelFails of them the run is plain;
+//     distance to the limit of iterates contracting at rate 0.95), or
+//     ρ/(1 − ρ) residuals when a steady rate ρ above that started the
+//     jumps; a jump after which the residual exceeds accelGrow times the
+//     one before counts as failed, and after accelFails of them, or when
+//     the run changes window while accelerated, the accelerated run ends
+//     there and the run is the plain run from its state before the first
+//     jump (below): going on from a board the jumps left would only be
+//     made again plainly if it failed (measured at k = 5, λ = 0.99: the
+//     follow's failing trials spent 12–133 maps that way, 407 in all);
 //   - the same holds for phase-type services, whose state (queue length
 //     and phase, package doc, §2, job sizes) is a probability
 //     vector like a board; projectBoard keeps it one;
@@ -60,7 +73,10 @@ import "herd/fixedpoint"
 // rate test and the jump bound at 0.99 and 99 residuals (accelRefRate: the
 // node is known, and may contract slowly; at h2:10, k = 5, λ = 0.9 its
 // rate is 0.964, and the confirmation's cold run made 467 plain maps,
-// held back by the 0.95 test, then by the 20-residual bound). Should no
+// held back by the 0.95 test, then by the 20-residual bound; the steady
+// test now admits such rates on any run: at k = 5, λ = 0.99 a warm
+// continuation trial contracting at 0.963–0.967 made 240 plain maps after
+// its mixer was dropped, held back by the rate test). Should no
 // node lie there, the plain maps never meet the tolerance and the run is
 // run again plainly, like any accelerated run that fails.
 
@@ -79,7 +95,12 @@ const (
 	accelPad        = 8    // spare rows of the mixer beyond the boards
 	accelStreak     = 3    // contracting plain maps on one window before the first jump
 	accelFails      = 4    // failed jumps before acceleration is off for the run
-	accelGrow       = 2    // a jump fails when the residual after it exceeds this factor times the one before
+	// Slow but steady contraction (edgeAccel.steady): two residual ratios
+	// in a row within accelSteady of their distance from 1, both at most
+	// accelSteadyRate, count towards the streak like ratios below the rate.
+	accelSteady     = 0.25
+	accelSteadyRate = 0.99
+	accelGrow       = 2 // a jump fails when the residual after it exceeds this factor times the one before
 )
 
 // edgeAccel is the state of one accelerated run (a boardJump).
@@ -92,15 +113,21 @@ type edgeAccel struct {
 	last    float64 // residual of the last map (0: none yet)
 	preJump float64 // residual of the map before the last jump (0: no jump pending)
 	off     bool
-	fails   int // jumps that did not lower the residual
-	jumps   int // jumps made
-	lastWin int // window of the last map
-	streak  int // plain maps in a row contracting by accelRate on one window
-	x, g    []float64
+	fails   int     // jumps that did not lower the residual
+	jumps   int     // jumps made
+	lastWin int     // window of the last map
+	streak  int     // plain maps in a row contracting by accelRate on one window
+	ratio   float64 // residual ratio of the last map on the window before it (0: none)
+	bound   float64 // the mixer's jump bound, in residuals
+	// steadyRate is the highest steady ratio that admits jumps
+	// (accelSteadyRate; 0: the rate test alone, the rule before the
+	// steady test, which TestEdgeSaddleSide needs).
+	steadyRate float64
+	x, g       []float64
 }
 
 func newEdgeAccel(lam float64, svc Service, ref []float64) *edgeAccel {
-	return &edgeAccel{lam: lam, svc: svc, ref: ref}
+	return &edgeAccel{lam: lam, svc: svc, ref: ref, steadyRate: accelSteadyRate}
 }
 
 // jump is edgeAccel's boardJump.
@@ -121,6 +148,12 @@ func (a *edgeAccel) jump(in []float64, r RefreshResult) []float64 {
 func (a *edgeAccel) admit(in []float64, r RefreshResult, res float64) bool {
 	last, lastWin := a.last, a.lastWin
 	a.last, a.lastWin = res, r.Window
+	// The ratio of this map's residual to the last one's, on one window.
+	ratio, prev := 0.0, a.ratio
+	if last > 0 && r.Window == lastWin {
+		ratio = res / last
+	}
+	a.ratio = ratio
 	if a.preJump > 0 {
 		failed := !(res < accelGrow*a.preJump)
 		a.preJump = 0
@@ -149,7 +182,9 @@ func (a *edgeAccel) admit(in []float64, r RefreshResult, res float64) bool {
 	if a.ref != nil {
 		rate = accelRefRate
 	}
-	if last > 0 && res <= rate*last && r.Window == lastWin {
+	steady := false
+	if ratio > 0 && (ratio <= rate || a.steady(ratio, prev)) {
+		steady = ratio > rate
 		a.streak++
 	} else {
 		a.streak = 0
@@ -164,9 +199,28 @@ func (a *edgeAccel) admit(in []float64, r RefreshResult, res float64) bool {
 		return false
 	}
 	a.mix = fixedpoint.NewAndersonMixer(n+accelPad, accelDepth, accelMaxCond)
+	a.bound = accelMaxJump
+	if a.ref != nil {
+		a.bound = accelRefMaxJump
+	}
+	if steady {
+		rho := max(ratio, prev)
+		a.bound = max(a.bound, rho/(1-rho))
+	}
 	a.window = r.Window
 	a.x, a.g = make([]float64, n+accelPad), make([]float64, n+accelPad)
 	return true
+}
+
+// steady reports whether the residual ratios of two maps in a row on one
+// window, ratio and prev, show a slow linear contraction: both at most
+// the run's steadyRate (accelSteadyRate), and apart by at most
+// accelSteady of their distance from 1, so that the contraction rate is
+// known to a quarter of its gap and the jump bound ρ/(1 − ρ) (ρ the
+// larger) to about as much.
+func (a *edgeAccel) steady(ratio, prev float64) bool {
+	rho := max(ratio, prev)
+	return prev > 0 && rho <= a.steadyRate && math.Abs(ratio-prev) <= accelSteady*(1-rho)
 }
 
 // extrapolate is the jump from in, whose map gave next with residual
@@ -180,11 +234,7 @@ func (a *edgeAccel) extrapolate(in, next []float64, res float64) []float64 {
 	if !a.mix.Step(a.x, a.g) {
 		return nil // the plain step
 	}
-	maxJump := float64(accelMaxJump)
-	if a.ref != nil {
-		maxJump = accelRefMaxJump
-	}
-	if l1(a.x, a.g) > maxJump*res || !projectBoard(a.x) {
+	if l1(a.x, a.g) > a.bound*res || !projectBoard(a.x) {
 		a.mix = nil
 		return nil
 	}
