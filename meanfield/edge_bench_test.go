@@ -13,7 +13,12 @@ import "testing"
 // closing trial first near a border (fixedpoint.FollowSettings.CloseFirst)
 // k = 5, λ = 0.99 takes 133 s and 3,227 maps against 159 s and 3,661, and
 // h2:10 at (5, 0.9) (BenchmarkEdgeGoals) 372 s and 2,883 maps against
-// 497 s and 4,373, the same edges (2026-12-06); select with
+// 497 s and 4,373, the same edges (2026-12-06); with the accelerated
+// runs' steady test and their end when acceleration is off (edgeaccel.go)
+// k = 5, λ = 0.99 takes 2,999 maps against 3,227 and h2:10 2,338 against
+// 2,585, but the same wall time with two workers (122 s against 121 s,
+// 333 s against 330 s: the maps saved were in failing follow trials,
+// which the second worker already overlapped), 2026-12-06; select with
 // -bench 'Edge/k5_l0.9$' and the like. Each case
 // runs with one worker and, suffixed _w2, with two (EdgeSettings.Workers:
 // the same result, its independent runs on two cores).
