@@ -696,15 +696,7 @@ func TestEdgeSaddleSide(t *testing.T) {
 	acc := newEdgeAccel(lam, Service{}, nil)
 	acc.steadyRate = 0
 	set := AttractorSettings{MaxIter: edgeMaxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod}
-	accSet, maps, first := set, 0, 0 // first: the map after which the first jump came
-	accSet.Mapped = func(r MapReport) { maps = r.Maps }
-	jumped, _, err := iterateAccelerated(m, start, accSet, nil, func(in []float64, r RefreshResult) []float64 {
-		j := acc.jump(in, r)
-		if j != nil && first == 0 {
-			first = maps
-		}
-		return j
-	})
+	jumped, first, err := acceleratedRun(m, start, set, acc, nil)
 	if err != nil || !jumped.Balanced || acc.jumps == 0 || !e.saddleSide(jumped) {
 		t.Fatalf("accelerated run: balanced %v, %d jumps, window %d, phase %.4g, kink %.4g (%v); want the saddle just past a window's start",
 			jumped.Balanced, acc.jumps, jumped.Window, jumped.CutPhase, jumped.KinkDistance, err)
@@ -762,16 +754,7 @@ func TestEdgeAccelOff(t *testing.T) {
 	m.boardOnly = true
 	set := AttractorSettings{MaxIter: edgeMaxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod}
 	acc := newEdgeAccel(lam, Service{}, nil)
-	first, maps := 0, 0 // first: the map after which the first jump came
-	accSet := set
-	accSet.Mapped = func(r MapReport) { maps = r.Maps }
-	off, _, err := iterateAccelerated(m, node.Board, accSet, func(RefreshResult) bool { return acc.off }, func(in []float64, r RefreshResult) []float64 {
-		j := acc.jump(in, r)
-		if j != nil && first == 0 {
-			first = maps
-		}
-		return j
-	})
+	off, first, err := acceleratedRun(m, node.Board, set, acc, func(RefreshResult) bool { return acc.off })
 	if err != nil || !acc.off || acc.jumps == 0 || off.Balanced {
 		t.Fatalf("accelerated run: %d jumps, %d failed, off %v, balanced %v (%v); want its acceleration off for good", acc.jumps, acc.fails, acc.off, off.Balanced, err)
 	}
@@ -788,6 +771,23 @@ func TestEdgeAccelOff(t *testing.T) {
 		t.Errorf("runOn made %d maps, want %d: the accelerated run's %d to its end and the plain run's %d less the %d before the first jump", o.maps, want, off.Maps, plain.Maps, first-1)
 	}
 	t.Logf("accelerated: %d maps, %d jumps, %d failed; plain %d maps; runOn %d maps", off.Maps, acc.jumps, acc.fails, plain.Maps, o.maps)
+}
+
+// acceleratedRun is runOn's accelerated run made directly: m iterated
+// from start with acc's jumps, stopped by stop (if not nil). It also
+// returns the map after which the first jump came (0: none), the plain
+// run's length up to there plus one.
+func acceleratedRun(m *RefreshMap, start []float64, set AttractorSettings, acc *edgeAccel, stop func(RefreshResult) bool) (Attractor, int, error) {
+	first, maps := 0, 0
+	set.Mapped = func(r MapReport) { maps = r.Maps }
+	att, _, err := iterateAccelerated(m, start, set, stop, func(in []float64, r RefreshResult) []float64 {
+		j := acc.jump(in, r)
+		if j != nil && first == 0 {
+			first = maps
+		}
+		return j
+	})
+	return att, first, err
 }
 
 // TestEdgeAccelSteady: edgeAccel.steady admits two residual ratios in a
