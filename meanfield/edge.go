@@ -109,6 +109,10 @@ type EdgeSettings struct {
 	// (edgeAccel.steadyRate 0), the rule that carries TestEdgeSaddleSide's
 	// run to a saddle.
 	rateOnly bool
+	// noGeo: the accelerated corrector without the geometric jump
+	// (edgeAccel.geoAdmit), Anderson's update on steady contraction
+	// instead, for comparison.
+	noGeo bool
 }
 
 // EdgeProgress is one report of Edge's progress (EdgeSettings.Progress):
@@ -575,6 +579,9 @@ func (e *edgeRun) accelFor(j runJob) *edgeAccel {
 	if acc != nil && e.s.rateOnly {
 		acc.steadyRate = 0
 	}
+	if acc != nil && !e.s.noGeo && !e.s.rateOnly && e.s.Service.PhaseCount() == 1 {
+		acc.withGeo(e.k, j.T)
+	}
 	return acc
 }
 
@@ -933,9 +940,10 @@ func (e *edgeRun) nearBorder(p fixedpoint.BranchPoint) bool {
 //     the loss a trial lingers by the node's ghost, hundreds of maps at
 //     h2:10, while one above converges at the node's rate. The corrector
 //     is accelerated (edgeaccel.go: Anderson's update once a run contracts
-//     on one smooth piece; convergence judged on plain maps; a run that
-//     fails is run again plainly, so a failure is always plain
-//     iteration's).
+//     on one smooth piece, or a geometric jump where its board mean
+//     creeps towards the node at a steady slow rate; convergence judged
+//     on plain maps; a run that fails is run again plainly, so a failure
+//     is always plain iteration's).
 //  3. Scan. Below each loss the protocol (empty board) is evaluated at
 //     ScanBelow points spaced δ = min(W/4, 0.5%·T), W = k/λ the length of
 //     a full window (balanced branches lock T into successive windows, so

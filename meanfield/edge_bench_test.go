@@ -18,8 +18,14 @@ import "testing"
 // k = 5, λ = 0.99 takes 2,999 maps against 3,227 and h2:10 2,338 against
 // 2,585, but the same wall time with two workers (122 s against 121 s,
 // 333 s against 330 s: the maps saved were in failing follow trials,
-// which the second worker already overlapped), 2026-12-06; select with
-// -bench 'Edge/k5_l0.9$' and the like. Each case
+// which the second worker already overlapped), 2026-12-06; with the
+// geometric jump (edgeaccel.go, geoAdmit) k = 5, λ = 0.99 takes 2,437 maps
+// against 2,999 and 47–51 s against 58–59 s (`herd edge`, two workers,
+// the same idle machine, runs interleaved; this machine ran the same
+// search in 122 s on an earlier day), k = 3 and 4 at λ = 0.99 6,325 and
+// 4,572 maps against 6,934 and 5,518 (52 s against 57 s; 102 s against
+// 99 s), the default table 14,889 maps against 14,851, h2 sizes
+// unchanged (2026-12-06); select with -bench 'Edge/k5_l0.9$' and the like. Each case
 // runs with one worker and, suffixed _w2, with two (EdgeSettings.Workers:
 // the same result, its independent runs on two cores).
 func BenchmarkEdge(b *testing.B) {

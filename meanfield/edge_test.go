@@ -667,6 +667,43 @@ func TestStateMean(t *testing.T) {
 	}
 }
 
+// TestCutWindowOf: cutOf gives RefreshMap.Apply's Window and CutPhase of
+// its input (the phase to 10⁻⁹), for boards and phase-type states, inside the board (short
+// periods) and far past its top (λ = 0.99), along the maps of a run.
+func TestCutWindowOf(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		k      int
+		lam, T float64
+		svc    Service
+		board  []float64
+		maps   int
+	}{
+		{5, 0.9, 300, Service{}, BoardBalanced(3), 20},
+		{5, 0.9, 7, Service{}, BoardBalanced(3), 20},
+		{3, 0.99, 9500, Service{}, BoardBalanced(40), 6},
+		{5, 0.9, 300, H2Service(10), BoardBalanced(3), 20},
+		{4, 0.8, 40, ErlangService(3), BoardBalanced(2), 20},
+	} {
+		m, err := NewRefreshMap(Refresh{Dispatchers: c.k, Load: c.lam, Period: c.T, Service: c.svc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.boardOnly = true
+		x := c.svc.Lift(c.board)
+		for i := range c.maps {
+			r, err := m.Apply(nil, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, phase := cutOf(x, c.svc.PhaseCount(), c.k, c.lam, c.T); got != r.Window || math.Abs(phase-r.CutPhase) > 1e-9 {
+				t.Fatalf("k = %d, λ = %v, T = %v, %v, map %d: cutOf %d, phase %.12g; Window %d, CutPhase %.12g", c.k, c.lam, c.T, c.svc, i+1, got, phase, r.Window, r.CutPhase)
+			}
+			x = r.Next
+		}
+	}
+}
+
 // TestEdgeSaddleSide: at k = 5, λ = 0.99 the balanced branch ends in a
 // border collision at T = 28,067.21, the stable node 0.008 before the end
 // of window 5628 (leading eigenvalue 0.94) and the saddle 0.005 past it,
@@ -678,9 +715,10 @@ func TestStateMean(t *testing.T) {
 // which ends at the node. (Before the rerun, the search reported this
 // crossing as a fold with node radius 1.07.) The plain run continues from
 // the accelerated run's state before its first jump and ends on the plain
-// run's bits. With the steady test (the default) the run from the same
-// start ends at the node without a rerun, in fewer maps, within 4·10⁻⁸ in
-// L1 of the plain run's (each lies within Tol/(1 − ρ) ≈ 1.7·10⁻⁸ of the
+// run's bits. With the steady test (Anderson's update on it, or the
+// geometric jump in its place, the default) the run from the same start
+// ends at the node without a rerun, in fewer maps, within 4·10⁻⁸ in L1 of
+// the plain run's (each lies within Tol/(1 − ρ) ≈ 1.7·10⁻⁸ of the
 // fixed point, Tol = 10⁻⁹, ρ = 0.94).
 func TestEdgeSaddleSide(t *testing.T) {
 	t.Parallel()
@@ -726,13 +764,20 @@ func TestEdgeSaddleSide(t *testing.T) {
 	}
 	t.Logf("jumps: window %d, phase %.4g, %d maps; runOn: window %d, phase %.4g, %d maps, leading eigenvalue %.4g",
 		jumped.Window, jumped.CutPhase, jumped.Maps, o.att.Window, o.att.CutPhase, o.maps, absMax(ev))
-	d := newTestEdgeRun(k, lam)
-	od := d.runOn(0, runJob{T: T, start: start, warm: true, tol: edgeFPTol}, edgeFPTol, nil)
-	if od.err != nil || !od.ok || d.saddleSide(od.att) || od.att.Window != o.att.Window || l1(od.att.Board, o.att.Board) > 4e-8 || od.maps >= o.maps {
-		t.Errorf("runOn with the steady test: ok %v, window %d, phase %.4g, %d maps, %.3g from the plain run's node (%v); want that node, in fewer than %d maps",
-			od.ok, od.att.Window, od.att.CutPhase, od.maps, l1(od.att.Board, o.att.Board), od.err, o.maps)
+	for _, geo := range []bool{false, true} {
+		d := newTestEdgeRun(k, lam)
+		d.s.noGeo = !geo
+		name := "Anderson's update on the steady test"
+		if geo {
+			name = "the geometric jump (the default)"
+		}
+		od := d.runOn(0, runJob{T: T, start: start, warm: true, tol: edgeFPTol}, edgeFPTol, nil)
+		if od.err != nil || !od.ok || d.saddleSide(od.att) || od.att.Window != o.att.Window || l1(od.att.Board, o.att.Board) > 4e-8 || od.maps >= o.maps {
+			t.Errorf("runOn with %s: ok %v, window %d, phase %.4g, %d maps, %.3g from the plain run's node (%v); want that node, in fewer than %d maps",
+				name, od.ok, od.att.Window, od.att.CutPhase, od.maps, l1(od.att.Board, o.att.Board), od.err, o.maps)
+		}
+		t.Logf("with %s: window %d, phase %.4g, %d maps, %.3g from the plain run's node", name, od.att.Window, od.att.CutPhase, od.maps, l1(od.att.Board, o.att.Board))
 	}
-	t.Logf("with the steady test: window %d, phase %.4g, %d maps, %.3g from the plain run's node", od.att.Window, od.att.CutPhase, od.maps, l1(od.att.Board, o.att.Board))
 }
 
 // TestEdgeAccelOff: a warm run whose jumps fail accelFails times (k = 8,

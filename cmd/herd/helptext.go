@@ -33,10 +33,11 @@ never bisects across territory it has not walked: a balanced range is
 missed only if it is narrower than the probe spacing or lies more than six
 probe spacings below the last loss. The edge reported is always confirmed
 from the cold low boards; --confirm checks it again by plain iteration.
-Accelerated runs (Anderson's update on one smooth piece of the map) end only
-where a plain map moves the board by less than the tolerance, and a run that
-then fails is run again plainly, so every "not reached" is plain
-iteration's.
+Accelerated runs (Anderson's update on one smooth piece of the map, or a
+geometric jump where the board mean creeps towards the balanced state at a
+steady slow rate) end only where a plain map moves the board by less than
+the tolerance, and a run that then fails is run again plainly, so every
+"not reached" is plain iteration's.
 
 Long searches (--checkpoint FILE). A search near λ = 1 or with heavy-tailed
 sizes makes thousands of slow maps. With --checkpoint, each search's journal (every
