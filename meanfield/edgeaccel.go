@@ -383,18 +383,11 @@ func (a *edgeAccel) geoJump(in, next []float64, res float64) []float64 {
 	a.geo, a.gN, a.streak = 0, 0, 0
 	P := a.svc.PhaseCount()
 	want := cutWindowOf(next, P, a.k, a.lam, a.period)
-	x := make([]float64, max(len(in), len(next)))
+	var x []float64
 	for range geoHalvings + 1 {
-		for i := range x {
-			var u, v float64
-			if i < len(next) {
-				u = next[i]
-			}
-			if i < len(in) {
-				v = in[i]
-			}
-			x[i] = u + f*(u-v)
-		}
+		// next + f·(next − in), the secant at "μ" 1 + f through in at 0
+		// and next at 1.
+		x = fixedpoint.Extrapolate(x, in, next, 0, 1, 1+f)
 		if !projectBoard(x) {
 			return nil
 		}
