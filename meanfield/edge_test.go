@@ -668,8 +668,9 @@ func TestStateMean(t *testing.T) {
 }
 
 // TestCutWindowOf: cutOf gives RefreshMap.Apply's Window and CutPhase of
-// its input (the phase to 10⁻⁹), for boards and phase-type states, inside the board (short
-// periods) and far past its top (λ = 0.99), along the maps of a run.
+// its input (the phase to 10⁻⁹), for boards and phase-type states, inside
+// the board (short periods) and far past its top (λ = 0.99), along the
+// maps of a run.
 func TestCutWindowOf(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
