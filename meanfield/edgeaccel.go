@@ -292,16 +292,21 @@ func (a *edgeAccel) extrapolate(in, next []float64, res float64) []float64 {
 			return nil
 		}
 	}
-	m := len(a.x)
-	for m > 1 && a.x[m-1] == 0 {
-		m--
-	}
-	// A phase-type state holds whole levels of PhaseCount entries after
-	// the empty one (stateLen): the trimmed jump is padded to one.
-	out := make([]float64, stateLen(stateLevels(m, a.svc.PhaseCount()), a.svc.PhaseCount()))
-	copy(out, a.x[:m])
 	a.preJump = res
 	a.jumps++
+	return jumpState(a.x, a.svc.PhaseCount())
+}
+
+// jumpState returns a copy of the jumped state x without its trailing
+// zeros, padded to whole levels: a phase-type state holds whole levels of
+// P entries after the empty one (stateLen).
+func jumpState(x []float64, P int) []float64 {
+	m := len(x)
+	for m > 1 && x[m-1] == 0 {
+		m--
+	}
+	out := make([]float64, stateLen(stateLevels(m, P), P))
+	copy(out, x[:m])
 	return out
 }
 
@@ -392,16 +397,10 @@ func (a *edgeAccel) geoJump(in, next []float64, res float64) []float64 {
 			return nil
 		}
 		if cutWindowOf(x, P, a.k, a.lam, a.period) == want {
-			m := len(x)
-			for m > 1 && x[m-1] == 0 {
-				m--
-			}
-			out := make([]float64, stateLen(stateLevels(m, P), P))
-			copy(out, x[:m])
 			a.gWait, a.gPre = geoJudgeMaps, res
 			a.jumps++
 			a.gJumps++
-			return out
+			return jumpState(x, P)
 		}
 		f /= 2
 	}
