@@ -107,9 +107,10 @@ func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks Edg
 			if hooks.Status != nil {
 				hooks.Status(i, meanfield.EdgeProgress{Step: CheckStep, Maps: p.Result.Maps, Scaled: p.Result.Scaled})
 			}
-			s := p.Settings
+			// The search's workers, journal (a check stopped part way
+			// continues where it stopped) and heartbeat.
 			c, err := meanfield.ConfirmEdge(meanfield.ConfirmSettings{Dispatchers: s.Dispatchers, Load: s.Load, Edge: p.Result.Refresh, Rel: 1e-4,
-				Service: s.Service, Stop: s.Stop})
+				Service: s.Service, Workers: s.Workers, Stop: s.Stop, Mapped: s.Mapped, Journal: s.Journal})
 			if err != nil {
 				p.Err = fmt.Errorf("confirmation: %w", err)
 			} else {

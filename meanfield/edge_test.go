@@ -194,7 +194,8 @@ func TestEdgeCrossingAtBranchEnd(t *testing.T) {
 
 // TestConfirmEdge: the edge at k = 5, λ = 0.9 passes the plain-iteration
 // check of ConfirmEdge, and a point 1% above it fails it (the low boards
-// reach the balanced state on both sides), so the check can fail.
+// reach the balanced state on both sides), so the check can fail; runs
+// that end unclassified fail it too.
 func TestConfirmEdge(t *testing.T) {
 	t.Parallel()
 	const edge = 289.92 // T_edge at k = 5, λ = 0.9 (TestEdgeK5; validation.md: 2.90)
@@ -217,11 +218,22 @@ func TestConfirmEdge(t *testing.T) {
 	if c.Confirmed() || c.BelowBalanced == 0 {
 		t.Errorf("1.01·edge confirmed (below %d balanced)", c.BelowBalanced)
 	}
+	// Runs cut short below the edge decide nothing: 8 maps classify none.
+	c, err = ConfirmEdge(ConfirmSettings{Dispatchers: 5, Load: 0.9, Edge: edge, Rel: 1e-4, MaxIter: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BelowUndecided != 3 || c.BelowBalanced != 0 || c.Confirmed() {
+		t.Errorf("8 maps a run: %d undecided, %d balanced below, confirmed %v; want 3, 0, false", c.BelowUndecided, c.BelowBalanced, c.Confirmed())
+	}
+	if (EdgeConfirmation{AboveStart: 0, BelowUndecided: 1}).Confirmed() {
+		t.Error("a confirmation with an undecided run below is confirmed")
+	}
 }
 
-// TestConfirmEdgeStop: ConfirmEdge polls Stop before every map and ends
-// with ErrStopped once it reports true, with no further map; a Stop that
-// never fires leaves the confirmation as it is.
+// TestConfirmEdgeStop: ConfirmEdge polls Stop after every map and ends
+// with ErrStopped once it reports true, with no further map or poll; a
+// Stop that never fires leaves the confirmation as it is.
 func TestConfirmEdgeStop(t *testing.T) {
 	t.Parallel()
 	const edge = 289.92 // as TestConfirmEdge
@@ -230,9 +242,10 @@ func TestConfirmEdgeStop(t *testing.T) {
 	if !errors.Is(err, ErrStopped) {
 		t.Fatalf("err %v, want ErrStopped", err)
 	}
-	// The attractor counts the refused application as a map: 30 done, 1 refused.
-	if n := after.Load(); n != 1 || c.Maps > 31 {
-		t.Errorf("Stop polled %d times after it reported true (want 1), %d maps (want ≤ 31)", n, c.Maps)
+	// One poll before the first run, one after each map: the 31st, after
+	// map 30, stops it.
+	if n := after.Load(); n != 1 || c.Maps != 30 {
+		t.Errorf("Stop polled %d times after it reported true (want 1), %d maps (want 30)", n, c.Maps)
 	}
 	plain, err := ConfirmEdge(ConfirmSettings{Dispatchers: 5, Load: 0.9, Edge: edge})
 	if err != nil {

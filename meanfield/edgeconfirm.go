@@ -1,9 +1,14 @@
 package meanfield
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync/atomic"
 	"time"
+
+	"herd/internal/pool"
 )
 
 // EdgeConfirmation is the check of an edge by plain iteration (ConfirmEdge).
@@ -12,11 +17,13 @@ type EdgeConfirmation struct {
 	Above, Below float64
 	// AboveStart is the index in the low boards (0 empty, 1 all at 1, 2 all
 	// at 3) of the first that reaches a balanced fixed point at Above, or −1
-	// when none does.
+	// when none does within MaxIter maps.
 	AboveStart int
 	// BelowBalanced is the number of low boards that reach a balanced fixed
-	// point at Below (0 confirms the edge).
-	BelowBalanced int
+	// point at Below, and BelowUndecided the number whose runs end after
+	// MaxIter maps unclassified (neither a fixed point, an orbit nor an
+	// aperiodic herd); the edge is confirmed only when both are 0.
+	BelowBalanced, BelowUndecided int
 	// BelowKinds are the attractors the low boards end in at Below.
 	BelowKinds []HerdAttractor
 	// Stats.Maps counts the refresh-map applications.
@@ -41,14 +48,31 @@ type ConfirmSettings struct {
 	MaxIter int
 	// Service is the job-size law (zero value: exponential).
 	Service Service
-	// Stop, when not nil, is polled before every map; once it returns
+	// Workers is the number of runs made at once, in [0, 64]; zero means
+	// 1. The confirmation, Maps included, does not depend on it.
+	Workers int
+	// Stop, when not nil, is polled after every map; once it returns
 	// true, ConfirmEdge returns an error wrapping ErrStopped.
 	Stop func() bool `json:"-"`
+	// Mapped, when not nil, is called after every map (from several
+	// goroutines at once with Workers > 1): a heartbeat's live count.
+	Mapped func() `json:"-"`
+	// Journal, when not nil, keeps the runs' outcomes and the state of the
+	// runs in progress (saved every Journal.Every and when Stop ends
+	// them), and supplies those it holds: a confirmation stopped part way
+	// and made again with its journal continues where it stopped, with the
+	// uninterrupted result, Maps included. It may be the journal of the
+	// edge's search (EdgeSettings.Journal). Like Stop, Mapped and Workers,
+	// it is not a setting of the computation.
+	Journal *EdgeJournal `json:"-"`
 }
 
 // Confirmed reports whether the edge is confirmed: a low board reaches a
-// balanced state just above it and none just below.
-func (c EdgeConfirmation) Confirmed() bool { return c.AboveStart >= 0 && c.BelowBalanced == 0 }
+// balanced state just above it, and each low board just below it ends in
+// an attractor that is not balanced.
+func (c EdgeConfirmation) Confirmed() bool {
+	return c.AboveStart >= 0 && c.BelowBalanced == 0 && c.BelowUndecided == 0
+}
 
 // ConfirmEdge checks an edge T_edge (as a period) for k dispatchers at
 // load λ by plain iteration, independent of Edge's search and its early
@@ -59,53 +83,140 @@ func (c EdgeConfirmation) Confirmed() bool { return c.AboveStart >= 0 && c.Below
 // herd after 32 consecutive maps in the herd regime, board mean above
 // BalancedQueueScale/(1−λ) at λ > ½, where Edge's own probes stop after 2 rising
 // maps; at most MaxIter maps each), with job sizes Service (the low
-// boards are lifted with fresh phases).
+// boards are lifted with fresh phases). The empty board's run above and
+// the three below are made at once (Workers); the other runs above only
+// when the empty board's does not reach a balanced state.
 func ConfirmEdge(s ConfirmSettings) (EdgeConfirmation, error) {
 	start := time.Now()
-	rel := s.Rel
-	if rel == 0 {
-		rel = DefaultConfirmRel
-	}
-	c, err := confirmEdge(s.Dispatchers, s.Load, s.Edge, rel, s.MaxIter, s.Service, s.Stop)
+	c, err := confirmEdge(s)
 	c.Runtime = time.Since(start)
 	return c, err
 }
 
-func confirmEdge(k int, load, edge, rel float64, maxIter int, svc Service, stop func() bool) (EdgeConfirmation, error) {
+// confirmOut is one run of a confirmation.
+type confirmOut struct {
+	a   HerdAttractor
+	err error
+}
+
+func confirmEdge(s ConfirmSettings) (EdgeConfirmation, error) {
+	rel, maxIter := s.Rel, s.MaxIter
+	if rel == 0 {
+		rel = DefaultConfirmRel
+	}
 	if !(rel > 0 && rel < 0.1) {
 		return EdgeConfirmation{}, fmt.Errorf("meanfield: ConfirmSettings.Rel = %v outside (0, 0.1)", rel)
+	}
+	if s.Workers < 0 || s.Workers > maxEdgeWorkers {
+		return EdgeConfirmation{}, fmt.Errorf("meanfield: ConfirmSettings.Workers = %d outside [0, %d] (0 means 1)", s.Workers, maxEdgeWorkers)
 	}
 	if maxIter <= 0 {
 		maxIter = 2000
 	}
-	c := EdgeConfirmation{Above: edge * (1 + rel), Below: edge * (1 - rel), AboveStart: -1}
+	c := EdgeConfirmation{Above: s.Edge * (1 + rel), Below: s.Edge * (1 - rel), AboveStart: -1}
 	hs := HerdSettings{
 		AttractorSettings: AttractorSettings{MaxIter: maxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod},
 		Settle:            16, Average: 16}.withDefaults()
-	for _, side := range []float64{c.Above, c.Below} {
-		m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: load, Period: side, Service: svc})
-		if err != nil {
-			return c, err
+	lows := lowBoards()
+	if stop := s.Stop; stop != nil {
+		// Once Stop has reported true, no run starts or goes on.
+		var stopped atomic.Bool
+		s.Stop = func() bool {
+			if !stopped.Load() && stop() {
+				stopped.Store(true)
+			}
+			return stopped.Load()
 		}
-		m.stop = stop
-		for i, start := range lowBoards() {
-			a, err := findHerdAttractor(m, svc.Lift(start), hs)
-			c.Maps += a.Maps
-			if err != nil && !errors.Is(err, ErrNotConverged) {
-				return c, err
-			}
-			if side == c.Above {
-				if a.Balanced {
-					c.AboveStart = i
-					break
-				}
-				continue
-			}
-			c.BelowKinds = append(c.BelowKinds, a)
-			if a.Balanced {
-				c.BelowBalanced++
-			}
+	}
+	run := func(T float64, low int) confirmOut {
+		if s.Stop != nil && s.Stop() {
+			return confirmOut{err: fmt.Errorf("meanfield: confirmation: %w", ErrStopped)}
+		}
+		a, err := confirmRun(s, T, s.Service.Lift(lows[low]), hs)
+		return confirmOut{a, err}
+	}
+	// The empty board above and the three below, at once; their maps are
+	// counted whatever the outcome, so Maps does not depend on Workers.
+	first, _ := pool.Parallel(context.Background(), 1+len(lows), s.Workers, func(i int) (confirmOut, bool) {
+		if i == 0 {
+			return run(c.Above, 0), true
+		}
+		return run(c.Below, i-1), true
+	}, nil)
+	above := []confirmOut{first[0]}
+	for i := 1; i < len(lows) && !failed(first) && !failed(above) && !above[i-1].a.Balanced; i++ {
+		above = append(above, run(c.Above, i))
+	}
+	all := append(slices.Clone(above), first[1:]...)
+	for _, o := range all {
+		c.Maps += o.a.Maps
+	}
+	for _, o := range all {
+		if o.err != nil && !errors.Is(o.err, ErrNotConverged) {
+			return c, o.err
+		}
+	}
+	for i, o := range above {
+		if o.a.Balanced {
+			c.AboveStart = i
+			break
+		}
+	}
+	for _, o := range first[1:] {
+		c.BelowKinds = append(c.BelowKinds, o.a)
+		switch {
+		case o.a.Balanced:
+			c.BelowBalanced++
+		case o.err != nil:
+			c.BelowUndecided++
 		}
 	}
 	return c, nil
+}
+
+// failed reports whether a run of outs ended in an error other than
+// ErrNotConverged.
+func failed(outs []confirmOut) bool {
+	for _, o := range outs {
+		if o.err != nil && !errors.Is(o.err, ErrNotConverged) {
+			return true
+		}
+	}
+	return false
+}
+
+// confirmRun is one run of a confirmation: findHerdAttractor at period T
+// from board, through s.Journal when there is one (taken from it when
+// there, else computed, its state saved as it goes and continued from
+// the state saved).
+func confirmRun(s ConfirmSettings, T float64, board []float64, hs HerdSettings) (HerdAttractor, error) {
+	m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service})
+	if err != nil {
+		return HerdAttractor{}, err
+	}
+	hs.Stop = s.Stop
+	if s.Mapped != nil {
+		hs.Mapped = func(MapReport) { s.Mapped() }
+	}
+	jr := s.Journal
+	if jr == nil {
+		return findHerdAttractor(m, board, hs)
+	}
+	key := journalKey("confirm", board, T, float64(hs.MaxIter), hs.Tol, float64(hs.Settle), float64(hs.Average))
+	if h, err, ok := jr.herd(key); ok {
+		return h, err
+	}
+	if st, ok := jr.open(key); ok {
+		hs.Resume = st.State
+	}
+	hs.Checkpoint = func(stopping bool, state func() *RunState) {
+		if jr.due(key, stopping) {
+			jr.keepOpen(key, journalOpen{State: state()})
+		}
+	}
+	h, err := findHerdAttractor(m, board, hs)
+	if !errors.Is(err, ErrStopped) {
+		jr.keepHerd(key, h, err)
+	}
+	return h, err
 }

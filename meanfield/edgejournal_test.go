@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestEdgeJournalResume: a search stopped part way several times (within
@@ -71,4 +72,83 @@ func TestEdgeJournalResume(t *testing.T) {
 		}
 	}
 	t.Fatal("the search did not finish within the stops")
+}
+
+// TestConfirmEdgeJournalResume: a confirmation stopped part way, again
+// and again, and continued each time with its journal (encoded and
+// decoded between the stops), ends with the uninterrupted confirmation,
+// Maps included, without making any map twice; with any number of workers the
+// confirmation is the same; and from a finished journal it makes no map.
+func TestConfirmEdgeJournalResume(t *testing.T) {
+	t.Parallel()
+	const edge = 289.92 // as TestConfirmEdge
+	base := ConfirmSettings{Dispatchers: 5, Load: 0.9, Edge: edge}
+	show := func(c EdgeConfirmation) string {
+		c.Runtime = 0
+		for i := range c.BelowKinds {
+			c.BelowKinds[i].Runtime = 0
+		}
+		return fmt.Sprintf("%+v", c)
+	}
+	want, err := ConfirmEdge(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantS := show(want)
+	for _, w := range []int{2, 4} {
+		s := base
+		s.Workers = w
+		c, err := ConfirmEdge(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := show(c); got != wantS {
+			t.Errorf("%d workers: %s\none: %s", w, got, wantS)
+		}
+	}
+
+	j := NewEdgeJournal()
+	j.Every = time.Nanosecond // every map
+	mid, total := 0, 0
+	for i, after := range []int64{20, 35, 50, 70, 1 << 40} {
+		s := base
+		s.Workers = 1 + i%3
+		s.Journal = j
+		var made atomic.Int64
+		s.Mapped = func() { made.Add(1) }
+		s.Stop = func() bool { return made.Load() >= after }
+		c, err := ConfirmEdge(s)
+		total += int(made.Load())
+		data, merr := j.MarshalBinary()
+		if merr != nil {
+			t.Fatal(merr)
+		}
+		mid += j.Counts().Open
+		j = NewEdgeJournal()
+		j.Every = time.Nanosecond
+		if err := j.UnmarshalBinary(data); err != nil {
+			t.Fatal(err)
+		}
+		if err == nil {
+			if got := show(c); got != wantS {
+				t.Fatalf("after %d stops: %s\nuninterrupted: %s", i, got, wantS)
+			}
+			if mid == 0 || total != want.Maps {
+				t.Errorf("%d runs saved part way, %d maps made over the stops: want some, and %d (no map twice)", mid, total, want.Maps)
+			}
+			s.Stop, made = nil, atomic.Int64{}
+			c, err := ConfirmEdge(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := show(c); got != wantS || made.Load() != 0 {
+				t.Errorf("from a finished journal: %d maps made, %s", made.Load(), got)
+			}
+			return
+		}
+		if !errors.Is(err, ErrStopped) {
+			t.Fatalf("stop %d: %v", i, err)
+		}
+	}
+	t.Fatal("the confirmation did not finish within the stops")
 }

@@ -106,7 +106,7 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	load := loadList(fs, "0.8,0.9,0.95", fmt.Sprintf("in [%g, 1); the exact search (--method) needs T = 0.9(k−2)/(1−λ)² ≤ %g where it starts", modelMinLoad, modelMaxRefresh))
 	relTol := addToleranceFlag(fs)
 	herdFull := fs.Bool("herd", false, "classify the herd below each edge fully (up to 400 maps; by default at most 40 maps and no more work than the edge search)")
-	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached and below_balanced")
+	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached, below_balanced and below_undecided")
 	progMode := addProgressFlag(fs)
 	sizes := addSizesFlag(fs, "job sizes of the model")
 	branchFrom := addBranchFromFlag(fs)
@@ -221,14 +221,14 @@ type edgeCells struct {
 	nodeRadius, herdKind, herdPeriod, herdBoardMean, saddle any
 	maps                                                    any
 	gaps                                                    any
-	aboveReached, belowBalanced                             any
+	aboveReached, belowBalanced, belowUndecided             any
 }
 
 func (c edgeCells) row(confirm bool) []any {
 	row := []any{c.dispatchers, c.load, c.method, c.edgeRefresh, c.edgeScaled, c.edgeError, c.branchScaled, c.law,
 		c.ratio, c.crossing, c.nodeRadius, c.herdKind, c.herdPeriod, c.herdBoardMean, c.saddle, c.maps, c.gaps}
 	if confirm {
-		row = append(row, c.aboveReached, c.belowBalanced)
+		row = append(row, c.aboveReached, c.belowBalanced, c.belowUndecided)
 	}
 	return row
 }
@@ -265,7 +265,7 @@ func newEdgeCells(p compare.EdgePoint) edgeCells {
 		if ch.AboveStart >= 0 {
 			c.aboveReached = []string{"empty", "one", "three"}[ch.AboveStart]
 		}
-		c.belowBalanced = ch.BelowBalanced
+		c.belowBalanced, c.belowUndecided = ch.BelowBalanced, ch.BelowUndecided
 	}
 	return c
 }
@@ -289,8 +289,8 @@ func edgeTable(rows []edgeRow, pts []compare.EdgePoint, o edgeOutput) (*table.Ta
 		},
 	}
 	if o.confirm {
-		t.Columns = append(t.Columns, table.Column{Name: "above_reached"}, table.Column{Name: "below_balanced"})
-		t.Notes = append(t.Notes, "confirmation by plain iteration: above_reached is the first low board (empty, one = all at 1, three = all at 3) reaching the balanced state at T_edge(1+1e-4); below_balanced how many of the three reach it at T_edge(1−1e-4) (0 confirms)")
+		t.Columns = append(t.Columns, table.Column{Name: "above_reached"}, table.Column{Name: "below_balanced"}, table.Column{Name: "below_undecided"})
+		t.Notes = append(t.Notes, "confirmation by plain iteration: above_reached is the first low board (empty, one = all at 1, three = all at 3) reaching the balanced state at T_edge(1+1e-4); below_balanced how many of the three reach it at T_edge(1−1e-4), below_undecided how many are still unclassified after 2000 maps (0 and 0 confirm)")
 	}
 	addSizes(t, o.base.Service, true)
 	var failures []string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -81,6 +82,41 @@ func TestEdgeCheckpointBad(t *testing.T) {
 		_, errs, code := herd(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) || !strings.Contains(errs, "--checkpoint") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestEdgeCheckpointConfirm: herd edge --confirm interrupted during the
+// check by plain iteration resumes the check's runs from their saved
+// states and prints the bytes of a run never interrupted, with one worker
+// or two.
+func TestEdgeCheckpointConfirm(t *testing.T) {
+	t.Parallel()
+	base := []string{"edge", "--dispatchers", "5", "--load", "0.9", "--format", "json", "--workers", "1"}
+	// The polls of the search alone and of the search and its check.
+	polls := func(args ...string) int {
+		ctx := newCountdown(1 << 40)
+		if _, errs, code := herdCtx(ctx, args...); code != 0 {
+			t.Fatalf("herd %s: exit %d, %s", strings.Join(args, " "), code, errs)
+		}
+		return 1<<40 - int(ctx.left.Load())
+	}
+	search, all := polls(base...), polls(append(base, "--confirm")...)
+	want, errs, code := herd(t, append(base, "--confirm")...)
+	if code != 0 || !strings.Contains(want, `"below_undecided": 0`) {
+		t.Fatalf("uninterrupted: exit %d, %s\n%s", code, errs, want)
+	}
+	for _, workers := range []string{"1", "2"} {
+		path := filepath.Join(t.TempDir(), "e.ckpt")
+		args := append(append([]string(nil), base...), "--confirm", "--checkpoint", path, "--checkpoint-every", "1ns")
+		cut := search + (all-search)/2
+		if _, errs, code := herdCtx(newCountdown(cut), args...); code != 1 {
+			t.Fatalf("cut at poll %d of %d (the check from %d): exit %d, %s", cut, all, search, code, errs)
+		}
+		args[len(base)-1] = workers
+		got, errs, code := herd(t, args...)
+		if code != 0 || got != want || !regexp.MustCompile(`resuming: \d+ runs finished, [1-9]\d* continued`).MatchString(errs) {
+			t.Fatalf("resumed with %s workers: exit %d, stderr %q; stdout\n%s\nwant (uninterrupted)\n%s", workers, code, errs, got, want)
 		}
 	}
 }

@@ -66,9 +66,11 @@ fixed, periodic or aperiodic; - when not classified within its budget: use
 (refresh-map applications), gaps (ranges lo–hi of T(1−λ)² above the edge
 where no low board reaches the balanced state, ends to about 10⁻³); with
 --confirm also above_reached (the first low board that reaches the balanced
-state at T_edge(1+10⁻⁴)) and below_balanced (how many do at T_edge(1−10⁻⁴);
-0 confirms the edge). Text output ends with the largest deviation from the
-law at each load.
+state at T_edge(1+10⁻⁴)) and below_balanced and below_undecided (how many
+reach it at T_edge(1−10⁻⁴), how many are still unclassified there after
+2000 maps; 0 and 0 confirm the edge). The check's runs go on --workers at
+once and are kept in --checkpoint's file, part way too. Text output ends
+with the largest deviation from the law at each load.
 
 Phase-type sizes (--sizes h2:C or erlang:K). The map serves each job
 through the phases of its size law (go doc herd/meanfield, §2); the board
