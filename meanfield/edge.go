@@ -121,12 +121,23 @@ type EdgeSettings struct {
 // made so far by the search's runs, and, when Ran, the run that just
 // ended: its period as T(1−λ)² and whether it reached a balanced fixed
 // point. A report without Ran opens a step.
+//
+// MapsLeft, when positive, estimates the maps the search's runs still
+// have to make once its branch has failed once: the runs left (the
+// bisection of the bracket to RelTol/2, then the scan's probes and one
+// confirmation, another after a confirmation run that failed) times the
+// maps of the slowest run that failed so far (near the edge every failing
+// run lingers by the node's ghost, and those runs dominate what is left).
+// It leaves out the spectra and the herd's classification, gaps found by
+// the scan and confirmations that step up. Zero: no estimate yet
+// (footing, descent before its first failure), or none left.
 type EdgeProgress struct {
-	Step    string
-	Maps    int
-	Scaled  float64
-	Ran     bool
-	Reached bool
+	Step     string
+	Maps     int
+	Scaled   float64
+	Ran      bool
+	Reached  bool
+	MapsLeft int
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -296,6 +307,13 @@ type edgeRun struct {
 	// board: a protocol asked again where it ran before reuses them (at
 	// no cost: they are counted once). Written between batches only.
 	cold map[coldKey]runOut
+	// For EdgeProgress.MapsLeft, kept only with a Progress: the maps of
+	// the slowest run that failed, the follow's bracket (the lowest period
+	// reached and the highest failed below it, 0 when none yet) and the
+	// scan's probes not yet reported.
+	slowFail        int
+	reached, failed float64
+	scanLeft        int
 }
 
 // coldKey names a cold run: its period and low board (lowBoards index).
@@ -661,8 +679,9 @@ func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut
 		maps, loop := e.res.Maps, next
 		next = func(i int, o runOut) int {
 			maps += o.maps
+			e.track(jobs[i].T, o)
 			e.s.Progress(EdgeProgress{Step: stepNames[e.step], Maps: maps, Scaled: jobs[i].T * e.scale,
-				Ran: true, Reached: o.ok && o.err == nil})
+				Ran: true, Reached: o.ok && o.err == nil, MapsLeft: e.mapsLeft(o.ok && o.err == nil)})
 			return loop(i, o)
 		}
 	}
@@ -681,6 +700,45 @@ func (e *edgeRun) runBatch(jobs []runJob, tol float64, next func(i int, o runOut
 		}
 	}
 	return outs, ran
+}
+
+// track records the run at T that ended with o, for mapsLeft.
+func (e *edgeRun) track(T float64, o runOut) {
+	reached := o.ok && o.err == nil
+	if !reached && o.err == nil {
+		e.slowFail = max(e.slowFail, o.maps)
+	}
+	switch e.step {
+	case stepFollow:
+		if reached && T < e.reached {
+			e.reached = T
+		}
+		if !reached && T > e.failed && T < e.reached {
+			e.failed = T
+		}
+	case stepScan:
+		e.scanLeft = max(e.scanLeft-1, 0)
+	}
+}
+
+// mapsLeft is EdgeProgress.MapsLeft after a run that reached a balanced
+// state or not.
+func (e *edgeRun) mapsLeft(reached bool) int {
+	runs := 0
+	switch e.step {
+	case stepFollow:
+		if e.failed > 0 && e.reached > e.failed {
+			bisect := math.Ceil(math.Log2((e.reached - e.failed) / (e.s.RelTol * e.reached / 2)))
+			runs = max(int(bisect), 1) + max(e.s.ScanBelow, 0) + 1
+		}
+	case stepScan:
+		runs = e.scanLeft + 1
+	case stepConfirm:
+		if !reached {
+			runs = 1
+		}
+	}
+	return runs * e.slowFail
 }
 
 // lowBoards are the low start boards of the protocol (package doc, §5).
@@ -863,6 +921,7 @@ func attractorOf(p fixedpoint.BranchPoint) Attractor {
 // hand does.
 func (e *edgeRun) follow(T float64, att Attractor, tMin float64) (*fixedpoint.FollowResult, error) {
 	e.step = stepFollow
+	e.reached, e.failed = T, 0
 	chain := func(ts []fixedpoint.Trial) []fixedpoint.TrialResult {
 		jobs := make([]runJob, len(ts))
 		for i, t := range ts {
@@ -1191,6 +1250,7 @@ func (e *edgeRun) probeBelow(br *fixedpoint.FollowResult, tMin float64) (bool, f
 	if len(ts) == 0 {
 		return false, 0, Attractor{}, nil, nil
 	}
+	e.scanLeft = len(ts)
 	w := e.walk(ts, false)
 	if w.i == len(ts) {
 		return false, 0, Attractor{}, nil, nil

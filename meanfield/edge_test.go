@@ -898,7 +898,11 @@ func readSaddleStart(t *testing.T) (float64, []float64) {
 // workers, follow the search: one per run ended, in the steps' order, the
 // maps of each run step adding up to that step's cost (edge's breakdown),
 // then the spectra and herd steps opened at the maps of the runs; and the
-// result is the one computed without reports.
+// result is the one computed without reports. MapsLeft: none before the
+// branch's first failure, then on every run of the follow and the scan;
+// at the scan's first run within a factor 2 of the maps the search's runs
+// then still made; none after the last run, which reached the balanced
+// state; the same with any workers.
 func TestEdgeProgress(t *testing.T) {
 	t.Parallel()
 	base, err := Edge(EdgeSettings{Dispatchers: 5, Load: 0.9})
@@ -906,6 +910,7 @@ func TestEdgeProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	base.Runtime, base.Herd.Runtime = 0, 0
+	var lefts [][]int
 	for _, w := range []int{1, 3} {
 		var reps []EdgeProgress
 		var mapped atomic.Int64
@@ -972,6 +977,36 @@ func TestEdgeProgress(t *testing.T) {
 		if got := strings.Join(steps, " "); got != want {
 			t.Errorf("%d workers: steps %q, want %q", w, got, want)
 		}
+
+		var left []int
+		failed, scanAt, scanLeft, lastRun := false, 0, 0, EdgeProgress{}
+		for _, p := range reps {
+			if !p.Ran {
+				continue
+			}
+			left = append(left, p.MapsLeft)
+			failed = failed || (p.Step == "follow" && !p.Reached)
+			switch {
+			case !failed && p.MapsLeft != 0:
+				t.Errorf("%d workers: %+v: an estimate before the first failure", w, p)
+			case failed && (p.Step == "follow" || p.Step == "scan") && p.MapsLeft <= 0:
+				t.Errorf("%d workers: %+v: no estimate", w, p)
+			}
+			if p.Step == "scan" && scanAt == 0 {
+				scanAt, scanLeft = p.Maps, p.MapsLeft
+			}
+			lastRun = p
+		}
+		if rest := lastRun.Maps - scanAt; scanAt == 0 || scanLeft > 2*rest || 2*scanLeft < rest {
+			t.Errorf("%d workers: at the scan's first run (%d maps) %d maps left estimated, %d made", w, scanAt, scanLeft, rest)
+		}
+		if !lastRun.Reached || lastRun.MapsLeft != 0 {
+			t.Errorf("%d workers: last run %+v, want reached, no maps left", w, lastRun)
+		}
+		lefts = append(lefts, left)
+	}
+	if fmt.Sprint(lefts[0]) != fmt.Sprint(lefts[1]) {
+		t.Errorf("MapsLeft with 1 worker %v, with 3 %v", lefts[0], lefts[1])
 	}
 }
 

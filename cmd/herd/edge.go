@@ -418,14 +418,19 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 	// move.
 	made := make([]atomic.Int64, len(settings))
 	atStatus := make([]atomic.Int64, len(settings))
+	// Begin and Status of one search come from the goroutine running it.
+	began := make([]time.Time, len(settings))
 	pts := compare.Edges(settings, confirm, workerPool(ctx, workers, nil), compare.EdgeHooks{
 		Begin: func(i int) {
+			began[i] = time.Now()
 			prog.Begin(i)
 			prog.Live(i, func() string { return mapsSince(made[i].Load() - atStatus[i].Load()) })
 		},
 		Status: func(i int, p meanfield.EdgeProgress) {
-			atStatus[i].Store(made[i].Load())
+			n := made[i].Load()
+			atStatus[i].Store(n)
 			prog.Status(i, edgeStep(p))
+			prog.Estimate(i, searchLeft(p.MapsLeft, n, time.Since(began[i])))
 		},
 		Mapped: func(i int) { made[i].Add(1) },
 		End:    func(i int, p compare.EdgePoint) { prog.End(i, edgeStatus(p)) },
@@ -447,6 +452,16 @@ func edgeStep(p meanfield.EdgeProgress) string {
 		v = "balanced"
 	}
 	return s + "; last run T(1−λ)² = " + strconv.FormatFloat(p.Scaled, 'f', 4, 64) + ": " + v
+}
+
+// searchLeft is an edge search's time left: the maps it estimates are
+// left (meanfield.EdgeProgress.MapsLeft) at the pace of the maps made so
+// far, made in time took; 0 without an estimate.
+func searchLeft(mapsLeft int, made int64, took time.Duration) time.Duration {
+	if mapsLeft <= 0 || made <= 0 {
+		return 0
+	}
+	return time.Duration(float64(took) * float64(mapsLeft) / float64(made))
 }
 
 // mapsSince is the heartbeat's note of the maps an edge search made since

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"herd/compare"
 	"herd/meanfield"
@@ -53,7 +54,8 @@ func TestEdgeStatusStopped(t *testing.T) {
 	}
 }
 
-// The heartbeat names an edge's step, its maps and its last run.
+// The heartbeat names an edge's step, its maps and its last run, and
+// prices the maps it estimates are left at its pace.
 func TestEdgeStep(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -73,6 +75,13 @@ func TestEdgeStep(t *testing.T) {
 	}
 	if got := mapsSince(0); got != "" {
 		t.Errorf("mapsSince(0) = %q, want nothing", got)
+	}
+	// 300 maps left at 10 s for 150 made: 20 s; no estimate, none.
+	if got := searchLeft(300, 150, 10*time.Second); got != 20*time.Second {
+		t.Errorf("searchLeft(300, 150, 10s) = %v, want 20s", got)
+	}
+	if got := searchLeft(0, 150, 10*time.Second); got != 0 {
+		t.Errorf("searchLeft(0, 150, 10s) = %v, want 0", got)
 	}
 }
 

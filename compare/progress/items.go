@@ -61,6 +61,7 @@ type Items struct {
 	finished   []bool
 	status     []string
 	live       []func() string
+	est        []time.Time // when an item at work expects to end, by Estimate; zero: no estimate
 	done, all  float64
 	prior      float64 // seconds per unit of weight by a cost model; 0: none
 	count      int
@@ -75,7 +76,7 @@ type Items struct {
 func NewItems(w io.Writer, term bool, mode Mode, name, unit string, labels []string, weights []float64) *Items {
 	p := &Items{name: name, unit: unit, labels: labels, weights: weights, start: time.Now(),
 		started: make([]time.Time, len(labels)), finished: make([]bool, len(labels)), status: make([]string, len(labels)),
-		live: make([]func() string, len(labels))}
+		live: make([]func() string, len(labels)), est: make([]time.Time, len(labels))}
 	for _, x := range weights {
 		p.all += x
 	}
@@ -131,6 +132,29 @@ func (p *Items) Live(i int, f func() string) {
 	p.mu.Unlock()
 }
 
+// Estimate records the time item i, at work, expects to take from now
+// (its own estimate, e.g. an edge search's maps left at its pace so far;
+// zero or less withdraws it). The heartbeat shows it on the item's line,
+// less the time since; once every item has started and each one at work
+// has an estimate, the head line's time left is the longest of them.
+func (p *Items) Estimate(i int, left time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.est[i] = time.Time{}
+	if left > 0 {
+		p.est[i] = time.Now().Add(left)
+	}
+}
+
+// itemLeft is item i's own estimate of its time left, from now: false
+// when it has none.
+func (p *Items) itemLeft(i int) (time.Duration, bool) {
+	if p.est[i].IsZero() {
+		return 0, false
+	}
+	return max(time.Until(p.est[i]), 0), true
+}
+
 // End records that item i finished, with a one-word result.
 func (p *Items) End(i int, result string) {
 	p.mu.Lock()
@@ -154,6 +178,9 @@ func (p *Items) left() string {
 		return ""
 	}
 	el := time.Since(p.start)
+	if d, ok := p.atWorkLeft(); ok {
+		return fmt.Sprintf(", about %s left", d.Round(time.Second))
+	}
 	if p.done <= 0 && p.prior > 0 {
 		est := time.Duration(p.all * p.prior * float64(time.Second))
 		if est <= el {
@@ -166,6 +193,23 @@ func (p *Items) left() string {
 	}
 	rest := time.Duration(float64(el) * (p.all - p.done) / p.done)
 	return fmt.Sprintf(", about %s left", rest.Round(time.Second))
+}
+
+// atWorkLeft is the longest estimate of the items at work, when every
+// item has started and each one at work has an estimate.
+func (p *Items) atWorkLeft() (time.Duration, bool) {
+	var most time.Duration
+	for i, t := range p.started {
+		if p.finished[i] {
+			continue
+		}
+		d, ok := p.itemLeft(i)
+		if t.IsZero() || !ok {
+			return 0, false
+		}
+		most = max(most, d)
+	}
+	return most, true
 }
 
 // heartbeat prints a head line, "name: d/n unit done, E elapsed, about L
@@ -191,6 +235,9 @@ func (p *Items) heartbeat() {
 			if n := f(); n != "" {
 				notes = append(notes, n)
 			}
+		}
+		if d, ok := p.itemLeft(i); ok {
+			notes = append(notes, fmt.Sprintf("about %s left", d.Round(time.Second)))
 		}
 		if len(notes) > 0 {
 			b.WriteString(" (" + strings.Join(notes, "; ") + ")")

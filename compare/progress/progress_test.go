@@ -407,3 +407,37 @@ func TestLineMode(t *testing.T) {
 		}
 	}
 }
+
+// Items with items' own estimates (Estimate): the heartbeat shows each on
+// its item's line; once every item has started and each one at work has
+// one, the head line's time left is the longest, in place of the cost
+// model's; an item without one (withdrawn) brings the cost model back.
+func TestItemsEstimate(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	p := NewItems(&b, false, Never, "edge", "edges", []string{"a", "b"}, []float64{100, 300})
+	p.w = &b
+	p.SetPrior(1)
+	p.Begin(0)
+	p.Estimate(0, 90*time.Second)
+	if got := p.left(); !strings.Contains(got, "by the cost model") {
+		t.Errorf("b not started: %q, want the cost model's", got)
+	}
+	p.Begin(1)
+	p.Estimate(1, 200*time.Second)
+	if got := p.left(); got != ", about 3m20s left" {
+		t.Errorf("both at work with estimates: %q, want the longer, 3m20s", got)
+	}
+	p.heartbeat()
+	if got := b.String(); !strings.Contains(got, "running a for 0s (about 1m30s left)") || !strings.Contains(got, "running b for 0s (about 3m20s left)") {
+		t.Errorf("heartbeat:\n%s", got)
+	}
+	p.End(1, "edge")
+	if got := p.left(); got != ", about 1m30s left" {
+		t.Errorf("b done: %q, want a's 1m30s", got)
+	}
+	p.Estimate(0, 0)
+	if got := p.left(); strings.Contains(got, "1m30s") {
+		t.Errorf("a's estimate withdrawn: %q", got)
+	}
+}
