@@ -1602,30 +1602,9 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 }
 
 // journalHerd is findHerdAttractor(m, board, hs) through the search's
-// journal (edgejournal.go): taken from it when there, else computed, its
-// state saved as it goes and continued from the state saved.
+// journal (EdgeJournal.findHerd).
 func (e *edgeRun) journalHerd(m *RefreshMap, T float64, board []float64, hs HerdSettings) (HerdAttractor, error) {
-	jr := e.s.Journal
-	if jr == nil {
-		return findHerdAttractor(m, board, hs)
-	}
-	key := journalKey("herd", board, T, float64(hs.MaxIter), hs.maxWork)
-	if h, err, ok := jr.herd(key); ok {
-		return h, err
-	}
-	if st, ok := jr.open(key); ok {
-		hs.Resume = st.State
-	}
-	hs.Checkpoint = func(stopping bool, state func() *RunState) {
-		if jr.due(key, stopping) {
-			jr.keepOpen(key, journalOpen{State: state()})
-		}
-	}
-	h, err := findHerdAttractor(m, board, hs)
-	if !e.stopped() {
-		jr.keepHerd(key, h, err)
-	}
-	return h, err
+	return e.s.Journal.findHerd(journalKey("herd", board, T, float64(hs.MaxIter), hs.maxWork), m, board, hs, e.stopped)
 }
 
 func absMax(ev []complex128) float64 {

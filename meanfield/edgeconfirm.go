@@ -186,9 +186,7 @@ func failed(outs []confirmOut) bool {
 }
 
 // confirmRun is one run of a confirmation: findHerdAttractor at period T
-// from board, through s.Journal when there is one (taken from it when
-// there, else computed, its state saved as it goes and continued from
-// the state saved).
+// from board, through s.Journal (EdgeJournal.findHerd).
 func confirmRun(s ConfirmSettings, T float64, board []float64, hs HerdSettings) (HerdAttractor, error) {
 	m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service})
 	if err != nil {
@@ -198,25 +196,6 @@ func confirmRun(s ConfirmSettings, T float64, board []float64, hs HerdSettings) 
 	if s.Mapped != nil {
 		hs.Mapped = func(MapReport) { s.Mapped() }
 	}
-	jr := s.Journal
-	if jr == nil {
-		return findHerdAttractor(m, board, hs)
-	}
 	key := journalKey("confirm", board, T, float64(hs.MaxIter), hs.Tol, float64(hs.Settle), float64(hs.Average))
-	if h, err, ok := jr.herd(key); ok {
-		return h, err
-	}
-	if st, ok := jr.open(key); ok {
-		hs.Resume = st.State
-	}
-	hs.Checkpoint = func(stopping bool, state func() *RunState) {
-		if jr.due(key, stopping) {
-			jr.keepOpen(key, journalOpen{State: state()})
-		}
-	}
-	h, err := findHerdAttractor(m, board, hs)
-	if !errors.Is(err, ErrStopped) {
-		jr.keepHerd(key, h, err)
-	}
-	return h, err
+	return s.Journal.findHerd(key, m, board, hs, func() bool { return s.Stop != nil && s.Stop() })
 }

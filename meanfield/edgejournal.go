@@ -257,6 +257,33 @@ func (j *EdgeJournal) keepHerd(key string, h HerdAttractor, err error) {
 	delete(j.saved, key)
 }
 
+// findHerd is findHerdAttractor(m, board, hs) through the journal, as
+// the run named key: taken from it when there, else computed, its state
+// saved as it goes (Every, and when hs.Stop ends it) and continued from
+// the state saved, and kept unless stopped reports that the run was cut
+// short. A nil journal computes it.
+func (j *EdgeJournal) findHerd(key string, m *RefreshMap, board []float64, hs HerdSettings, stopped func() bool) (HerdAttractor, error) {
+	if j == nil {
+		return findHerdAttractor(m, board, hs)
+	}
+	if h, err, ok := j.herd(key); ok {
+		return h, err
+	}
+	if st, ok := j.open(key); ok {
+		hs.Resume = st.State
+	}
+	hs.Checkpoint = func(stopping bool, state func() *RunState) {
+		if j.due(key, stopping) {
+			j.keepOpen(key, journalOpen{State: state()})
+		}
+	}
+	h, err := findHerdAttractor(m, board, hs)
+	if !stopped() {
+		j.keepHerd(key, h, err)
+	}
+	return h, err
+}
+
 // spectrum returns the finished spectrum named key.
 func (j *EdgeJournal) spectrum(key string) ([]complex128, int, bool) {
 	if j == nil {

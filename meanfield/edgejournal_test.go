@@ -31,20 +31,12 @@ func TestEdgeJournalResume(t *testing.T) {
 		s := base
 		s.Workers = 1 + i%2
 		s.Journal = j
-		var made atomic.Int64
-		s.Mapped = func() { made.Add(1) }
-		s.Stop = func() bool { return made.Load() >= after }
+		var made *atomic.Int64
+		s.Mapped, s.Stop, made = stopAtMaps(after)
 		r, err := Edge(s)
 		total += int(made.Load())
-		data, merr := j.MarshalBinary()
-		if merr != nil {
-			t.Fatal(merr)
-		}
 		mid += j.Counts().Open
-		j = NewEdgeJournal()
-		if err := j.UnmarshalBinary(data); err != nil {
-			t.Fatal(err)
-		}
+		j = reopen(t, j)
 		if err == nil {
 			r.Runtime, r.Herd.Runtime = 0, 0
 			if got := fmt.Sprintf("%+v", r); got != wantS {
@@ -56,7 +48,8 @@ func TestEdgeJournalResume(t *testing.T) {
 			t.Logf("%d maps over %d searches stopped and resumed; %d uninterrupted (with the herd's)", total, i+1, want.Maps)
 			// A finished search's journal: the same result, and with one
 			// worker (none started ahead, to be cancelled) no map.
-			s.Stop, s.Workers, made = nil, 1, atomic.Int64{}
+			s.Stop, s.Workers = nil, 1
+			made.Store(0)
 			r, err := Edge(s)
 			if err != nil {
 				t.Fatal(err)
@@ -114,21 +107,12 @@ func TestConfirmEdgeJournalResume(t *testing.T) {
 		s := base
 		s.Workers = 1 + i%3
 		s.Journal = j
-		var made atomic.Int64
-		s.Mapped = func() { made.Add(1) }
-		s.Stop = func() bool { return made.Load() >= after }
+		var made *atomic.Int64
+		s.Mapped, s.Stop, made = stopAtMaps(after)
 		c, err := ConfirmEdge(s)
 		total += int(made.Load())
-		data, merr := j.MarshalBinary()
-		if merr != nil {
-			t.Fatal(merr)
-		}
 		mid += j.Counts().Open
-		j = NewEdgeJournal()
-		j.Every = time.Nanosecond
-		if err := j.UnmarshalBinary(data); err != nil {
-			t.Fatal(err)
-		}
+		j = reopen(t, j)
 		if err == nil {
 			if got := show(c); got != wantS {
 				t.Fatalf("after %d stops: %s\nuninterrupted: %s", i, got, wantS)
@@ -136,7 +120,8 @@ func TestConfirmEdgeJournalResume(t *testing.T) {
 			if mid == 0 || total != want.Maps {
 				t.Errorf("%d runs saved part way, %d maps made over the stops: want some, and %d (no map twice)", mid, total, want.Maps)
 			}
-			s.Stop, made = nil, atomic.Int64{}
+			s.Stop = nil
+			made.Store(0)
 			c, err := ConfirmEdge(s)
 			if err != nil {
 				t.Fatal(err)
@@ -151,4 +136,27 @@ func TestConfirmEdgeJournalResume(t *testing.T) {
 		}
 	}
 	t.Fatal("the confirmation did not finish within the stops")
+}
+
+// stopAtMaps returns a Mapped that counts the maps made and a Stop that
+// reports true once after of them are made.
+func stopAtMaps(after int64) (mapped func(), stop func() bool, made *atomic.Int64) {
+	made = new(atomic.Int64)
+	return func() { made.Add(1) }, func() bool { return made.Load() >= after }, made
+}
+
+// reopen is j encoded and decoded, as a checkpoint file carries it from a
+// run to the next, with its Every.
+func reopen(t *testing.T, j *EdgeJournal) *EdgeJournal {
+	t.Helper()
+	data, err := j.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewEdgeJournal()
+	r.Every = j.Every
+	if err := r.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
