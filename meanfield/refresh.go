@@ -1295,20 +1295,33 @@ func convEdges(dst, x, grev []float64, from, to int) {
 		// Output i dots grev[K−1−i : K−1−i+L] with x[0 : L],
 		// L = min(i+1, n).
 		if mid := min(to, n); from < mid {
-			edgeDotsAVX2(&dst[from], &grev[K-1-from], &x[0], -1, 0, from+1, 1, mid-from)
+			edgeDots(dst[from:mid], grev, x, K-1-from, 0, -1, 0, from+1, 1)
 		}
 		if lo := max(from, n); lo < to {
-			edgeDotsAVX2(&dst[lo], &grev[K-1-lo], &x[0], -1, 0, n, 0, to-lo)
+			edgeDots(dst[lo:to], grev, x, K-1-lo, 0, -1, 0, n, 0)
 		}
 		return
 	}
 	// Output i ≥ K−1 dots grev[0 : L] with x[i−K+1 : i−K+1+L],
 	// L = min(K, n+K−1−i).
 	if mid := min(to, n); from < mid {
-		edgeDotsAVX2(&dst[from], &grev[0], &x[from-K+1], 0, 1, K, 0, mid-from)
+		edgeDots(dst[from:mid], grev, x, 0, from-K+1, 0, 1, K, 0)
 	}
 	if lo := max(from, n); lo < to {
-		edgeDotsAVX2(&dst[lo], &grev[0], &x[lo-K+1], 0, 1, n+K-1-lo, -1, to-lo)
+		edgeDots(dst[lo:to], grev, x, 0, lo-K+1, 0, 1, n+K-1-lo, -1)
+	}
+}
+
+// edgeDots adds to dst[t] the dot product of a[ia+t·sa:] and b[ib+t·sb:]
+// over L0 + t·dL entries, each made as dot makes it, with AVX2: four
+// outputs at a time (edgeDots4AVX2), the rest one at a time.
+func edgeDots(dst, a, b []float64, ia, ib, sa, sb, L0, dL int) {
+	t := len(dst) / 4 * 4
+	if t > 0 {
+		edgeDots4AVX2(&dst[0], &a[ia], &b[ib], sa, sb, L0, dL, t/4)
+	}
+	if t < len(dst) {
+		edgeDotsAVX2(&dst[t], &a[ia+t*sa], &b[ib+t*sb], sa, sb, L0+t*dL, dL, len(dst)-t)
 	}
 }
 

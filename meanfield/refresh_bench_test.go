@@ -44,6 +44,9 @@ func BenchmarkRefreshApply(b *testing.B) {
 		// Half the servers at 0.4T (package doc, §2, start half:0.4T), a few
 		// iterations into the herd.
 		{"k5_l0.9_T3000_herd", 5, 0.9, 3000, BoardHalf(1200), 3},
+		// The edge at k = 5, λ = 0.99 (T ≈ 28,067): a balanced state,
+		// 60 maps from empty (board mean ≈ 69).
+		{"k5_l0.99_T28067_balanced", 5, 0.99, 28067, BoardEmpty(), 60},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -481,3 +481,135 @@ ecomb:
 edone:
 	VZEROUPPER
 	RET
+
+// func edgeDots4AVX2(dst, a, b *float64, sa, sb, L0, dL, ng int)
+//
+// edgeDotsAVX2 for the outputs t < 4·ng, four at a time. Output t adds to
+// dst[t] the dot product of a + t·sa and b + t·sb over L_t = L0 + t·dL
+// entries, as dot makes it: four partial sums, one a lane, over the
+// blocks of four, the entries after them into the first, then
+// (s0 + s1) + (s2 + s3). One output's blocks are a chain of dependent
+// adds; a group's four outputs run their first m = min(L_4g, L_4g+3)/4
+// blocks side by side, each in its own register, and each is finished on
+// its own (at most one more block, and its entries after the blocks).
+// Frame: the four accumulators (0–127), 4m (128) and the output's length
+// (136); dL and the group count are read from the arguments.
+TEXT ·edgeDots4AVX2(SB), NOSPLIT, $144-64
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), R8
+	MOVQ b+16(FP), R9
+	MOVQ sa+24(FP), R10
+	SHLQ $3, R10
+	MOVQ sb+32(FP), R11
+	SHLQ $3, R11
+	MOVQ L0+40(FP), R12
+	MOVQ ng+56(FP), CX
+
+g4out:
+	TESTQ CX, CX
+	JZ    g4done
+	MOVQ  R12, AX
+	MOVQ  dL+48(FP), BX
+	LEAQ  (BX)(BX*2), BX        // 3·dL
+	TESTQ BX, BX
+	JGE   g4min
+	ADDQ  BX, AX                // the group's last output is the shortest
+
+g4min:
+	SHRQ   $2, AX               // m
+	LEAQ   (AX*4), BX
+	MOVQ   BX, 128(SP)          // 4m
+	MOVQ   R8, SI               // output 4g's a
+	MOVQ   R9, DX               // … and b; 4g+1 and 4g+2 by index
+	LEAQ   (R10)(R10*2), BX
+	ADDQ   R8, BX               // output 4g+3's a
+	LEAQ   (R11)(R11*2), R13
+	ADDQ   R9, R13              // … and b
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	TESTQ  AX, AX
+	JZ     g4spill
+
+g4blk:
+	VMOVUPD (SI), Y4
+	VMULPD  (DX), Y4, Y4
+	VADDPD  Y4, Y0, Y0
+	VMOVUPD (SI)(R10*1), Y5
+	VMULPD  (DX)(R11*1), Y5, Y5
+	VADDPD  Y5, Y1, Y1
+	VMOVUPD (SI)(R10*2), Y6
+	VMULPD  (DX)(R11*2), Y6, Y6
+	VADDPD  Y6, Y2, Y2
+	VMOVUPD (BX), Y7
+	VMULPD  (R13), Y7, Y7
+	VADDPD  Y7, Y3, Y3
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, BX
+	ADDQ    $32, R13
+	DECQ    AX
+	JNZ     g4blk
+
+g4spill:
+	VMOVUPD Y0, 0(SP)
+	VMOVUPD Y1, 32(SP)
+	VMOVUPD Y2, 64(SP)
+	VMOVUPD Y3, 96(SP)
+	MOVQ    R12, 136(SP)        // L of output 4g
+	XORQ    BX, BX              // 32·j, output 4g+j; SI, DX its a, b after the m blocks
+
+g4fin:
+	VMOVUPD (SP)(BX*1), Y0
+	MOVQ    136(SP), R13
+	SUBQ    128(SP), R13        // entries left: 0 … 6
+	XORQ    AX, AX
+	CMPQ    R13, $4
+	JLT     g4tail
+	VMOVUPD (SI), Y4            // one more block
+	VMULPD  (DX), Y4, Y4
+	VADDPD  Y4, Y0, Y0
+	MOVQ    $32, AX
+	SUBQ    $4, R13
+
+g4tail:
+	VEXTRACTF128 $1, Y0, X2     // s2, s3
+	TESTQ        R13, R13
+	JZ           g4comb
+
+g4tl:
+	VMOVSD (SI)(AX*1), X1
+	VMULSD (DX)(AX*1), X1, X1
+	VADDSD X1, X0, X0           // s0 += a·b
+	ADDQ   $8, AX
+	DECQ   R13
+	JNZ    g4tl
+
+g4comb:
+	VPERMILPD $1, X0, X3
+	VADDSD    X3, X0, X4        // s0 + s1
+	VPERMILPD $1, X2, X5
+	VADDSD    X5, X2, X6        // s2 + s3
+	VADDSD    X6, X4, X4
+	VADDSD    (DI), X4, X4
+	VMOVSD    X4, (DI)
+	ADDQ      $8, DI
+	ADDQ      R10, SI           // the next output's a, b and L
+	ADDQ      R11, DX
+	MOVQ      dL+48(FP), R13
+	ADDQ      R13, 136(SP)
+	ADDQ      $32, BX
+	CMPQ      BX, $128
+	JLT       g4fin
+
+	LEAQ (R8)(R10*4), R8        // the next group's a, b and L
+	LEAQ (R9)(R11*4), R9
+	MOVQ dL+48(FP), BX
+	LEAQ (R12)(BX*4), R12
+	DECQ CX
+	JMP  g4out
+
+g4done:
+	VZEROUPPER
+	RET

@@ -72,14 +72,20 @@ func randVec(r *rand.Rand, n int) []float64 {
 func TestKernelsBitExact(t *testing.T) {
 	needAVX2(t)
 	r := rand.New(rand.NewPCG(7, 43))
-	for _, K := range []int{1, 2, 3, 5, 17, 64} {
-		for _, n := range []int{1, 3, 4, 15, 16, 17, 33, 64, 100} {
+	for _, K := range []int{1, 2, 3, 5, 17, 64, 130} {
+		for _, n := range []int{1, 3, 4, 15, 16, 17, 33, 64, 100, 131, 300} {
 			x, g := randVec(r, n), randVec(r, K)
 			base := randVec(r, n+K-1)
+			// In two ranges split anywhere: the ends' runs of outputs
+			// start and stop at any place of their groups of four.
+			cut := r.IntN(n + K)
 			var got, want []float64
 			for _, on := range []bool{true, false} {
 				dst := append([]float64(nil), base...)
-				withAVX2(on, func() { convolveRange(dst, x, g, 0, len(dst)) })
+				withAVX2(on, func() {
+					convolveRange(dst, x, g, 0, cut)
+					convolveRange(dst, x, g, cut, len(dst))
+				})
 				if on {
 					got = dst
 				} else {
