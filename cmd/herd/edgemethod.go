@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"herd/compare"
@@ -218,9 +219,43 @@ func expansionCells(s meanfield.EdgeSettings, e compare.EdgeExpansion) *edgeCell
 
 // exactCostSeconds is the wall time of one unit of compare.EdgeCost on two
 // cores, from the k = 5, λ = 0.99 edge (EdgeCost 2.5·10⁷): 162 s with two
-// workers on an idle 2-core machine. A rough scale for a warning, not a
-// promise: the search's work near the edge varies from case to case.
+// workers on an idle 2-core machine. herd plan's budget is in these fixed
+// units, so that what it computes does not depend on the machine; the
+// estimates on stderr use machineCostSeconds.
 const exactCostSeconds = 162.0 / 2.5e7
+
+// costProbeRatio is the k = 5, λ = 0.99 edge's wall time with two workers
+// over costProbe's, measured together: 40–44 s and 70 ms (2026-12-06,
+// 2-core AMD EPYC; the edge took 122–162 s on the same VM on slower days).
+const costProbeRatio = 42.0 / 0.070
+
+// costProbe times 30 refresh maps from the empty board at k = 5,
+// λ = 0.95, T = 1,127 (near that edge; about 0.07 s on one core).
+func costProbe() time.Duration {
+	m, err := meanfield.NewRefreshMap(meanfield.Refresh{Dispatchers: 5, Load: 0.95, Period: 1127})
+	if err != nil {
+		panic(err) // fixed, valid settings
+	}
+	p, start := meanfield.BoardEmpty(), time.Now()
+	for range 30 {
+		r, err := m.Apply(nil, p)
+		if err != nil {
+			panic(err)
+		}
+		p = r.Next
+	}
+	return time.Since(start)
+}
+
+// machineCostSeconds is exactCostSeconds for this machine as it runs now
+// (its speed, and what else it runs): costProbe's time times
+// costProbeRatio, per unit of EdgeCost at k = 5, λ = 0.99. Measured once
+// a process, when an estimate is first shown. A rough scale for warnings
+// and progress, not a promise: the search's work near the edge varies
+// from case to case (k = 3 at λ = 0.99 takes 3.5 times its k²/(1−λ)³).
+var machineCostSeconds = sync.OnceValue(func() float64 {
+	return costProbe().Seconds() * costProbeRatio / compare.EdgeCost(meanfield.EdgeSettings{Dispatchers: 5, Load: 0.99})
+})
 
 // exactWarning is what herd edge says before exact searches above
 // autoExactMax (--method exact): their estimated time, and that the
@@ -239,9 +274,11 @@ func exactWarning(settings []meanfield.EdgeSettings, o edgeOutput, workers int) 
 	if len(dear) == 0 {
 		return ""
 	}
-	t := time.Duration(cost * exactCostSeconds * 2 / float64(max(workers, 2)) * float64(time.Second)).Round(time.Second)
-	return fmt.Sprintf("the exact search at %s is estimated at about %v (k²/(1−λ)³ scaled from k = 5, λ = 0.99: 162 s on two cores); --method auto answers above λ = %g by the heavy-traffic expansion instead, whose exact edges at λ = %g, %g and %g cost about %v",
-		strings.Join(dear, ", "), t, autoExactMax, compare.ExpansionLoads[0], compare.ExpansionLoads[1], compare.ExpansionLoads[2], anchorCost(settings, workers))
+	unit := machineCostSeconds()
+	t := time.Duration(cost * unit * 2 / float64(max(workers, 2)) * float64(time.Second)).Round(time.Second)
+	ref := time.Duration(compare.EdgeCost(meanfield.EdgeSettings{Dispatchers: 5, Load: 0.99}) * unit * float64(time.Second)).Round(time.Second)
+	return fmt.Sprintf("the exact search at %s is estimated at about %v (k²/(1−λ)³ scaled from k = 5, λ = 0.99: %v on two cores of this machine, by a 30-map probe of its speed); --method auto answers above λ = %g by the heavy-traffic expansion instead, whose exact edges at λ = %g, %g and %g cost about %v",
+		strings.Join(dear, ", "), t, ref, autoExactMax, compare.ExpansionLoads[0], compare.ExpansionLoads[1], compare.ExpansionLoads[2], anchorCost(settings, workers))
 }
 
 // anchorCost is the rough time of the exact edges the expansion would
@@ -261,5 +298,5 @@ func anchorCost(settings []meanfield.EdgeSettings, workers int) time.Duration {
 			cost += compare.EdgeCost(a)
 		}
 	}
-	return time.Duration(cost * exactCostSeconds * 2 / float64(max(workers, 2)) * float64(time.Second)).Round(time.Second)
+	return time.Duration(cost * machineCostSeconds() * 2 / float64(max(workers, 2)) * float64(time.Second)).Round(time.Second)
 }
