@@ -67,7 +67,11 @@ type EdgeHooks struct {
 	Begin  func(i int)
 	Status func(i int, p meanfield.EdgeProgress)
 	Mapped func(i int)
-	End    func(i int, p EdgePoint)
+	// CheckMapped reports a map of the check by plain iteration (Edges
+	// with confirm): its run and report (meanfield.ConfirmSettings.Mapped),
+	// after Mapped.
+	CheckMapped func(i, run int, r meanfield.MapReport)
+	End         func(i int, p EdgePoint)
 }
 
 // CheckStep is the step EdgeHooks.Status reports while an edge found is
@@ -109,8 +113,19 @@ func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks Edg
 			}
 			// The search's workers, journal (a check stopped part way
 			// continues where it stopped) and heartbeat.
-			c, err := meanfield.ConfirmEdge(meanfield.ConfirmSettings{Dispatchers: s.Dispatchers, Load: s.Load, Edge: p.Result.Refresh, Rel: 1e-4,
-				Service: s.Service, Workers: s.Workers, Stop: s.Stop, Mapped: s.Mapped, Journal: s.Journal})
+			check := meanfield.ConfirmSettings{Dispatchers: s.Dispatchers, Load: s.Load, Edge: p.Result.Refresh, Rel: 1e-4,
+				Service: s.Service, Workers: s.Workers, Stop: s.Stop, Journal: s.Journal}
+			if hooks.Mapped != nil || hooks.CheckMapped != nil {
+				check.Mapped = func(run int, r meanfield.MapReport) {
+					if hooks.Mapped != nil {
+						hooks.Mapped(i)
+					}
+					if hooks.CheckMapped != nil {
+						hooks.CheckMapped(i, run, r)
+					}
+				}
+			}
+			c, err := meanfield.ConfirmEdge(check)
 			if err != nil {
 				p.Err = fmt.Errorf("confirmation: %w", err)
 			} else {

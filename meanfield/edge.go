@@ -1604,7 +1604,7 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 // journalHerd is findHerdAttractor(m, board, hs) through the search's
 // journal (EdgeJournal.findHerd).
 func (e *edgeRun) journalHerd(m *RefreshMap, T float64, board []float64, hs HerdSettings) (HerdAttractor, error) {
-	return e.s.Journal.findHerd(journalKey("herd", board, T, float64(hs.MaxIter), hs.maxWork), m, board, hs, e.stopped)
+	return e.s.Journal.findHerd(journalKey("herd", board, T, float64(hs.MaxIter), hs.maxWork), m, board, hs)
 }
 
 func absMax(ev []complex128) float64 {

@@ -54,9 +54,13 @@ type ConfirmSettings struct {
 	// Stop, when not nil, is polled after every map; once it returns
 	// true, ConfirmEdge returns an error wrapping ErrStopped.
 	Stop func() bool `json:"-"`
-	// Mapped, when not nil, is called after every map (from several
-	// goroutines at once with Workers > 1): a heartbeat's live count.
-	Mapped func() `json:"-"`
+	// Mapped, when not nil, is called after every map of run run (0 the
+	// empty board above, 1–3 the low boards below, in lowBoards' order, 4
+	// and 5 the others above) with the map's report (MapReport: the run's
+	// maps, and its maps in a row in the herd regime against the number
+	// that classify it), from the goroutine making it (several at once
+	// with Workers > 1): a heartbeat's live count.
+	Mapped func(run int, r MapReport) `json:"-"`
 	// Journal, when not nil, keeps the runs' outcomes and the state of the
 	// runs in progress (saved every Journal.Every and when Stop ends
 	// them), and supplies those it holds: a confirmation stopped part way
@@ -128,9 +132,14 @@ func confirmEdge(s ConfirmSettings) (EdgeConfirmation, error) {
 			return stopped.Load()
 		}
 	}
-	run := func(T float64, low int) confirmOut {
+	// run is run number id (Mapped) at T from low board low.
+	run := func(id int, T float64, low int) confirmOut {
 		if s.Stop != nil && s.Stop() {
 			return confirmOut{err: fmt.Errorf("meanfield: confirmation: %w", ErrStopped)}
+		}
+		hs := hs
+		if s.Mapped != nil {
+			hs.Mapped = func(r MapReport) { s.Mapped(id, r) }
 		}
 		a, err := confirmRun(s, T, s.Service.Lift(lows[low]), hs)
 		return confirmOut{a, err}
@@ -139,13 +148,13 @@ func confirmEdge(s ConfirmSettings) (EdgeConfirmation, error) {
 	// counted whatever the outcome, so Maps does not depend on Workers.
 	first, _ := pool.Parallel(context.Background(), 1+len(lows), s.Workers, func(i int) (confirmOut, bool) {
 		if i == 0 {
-			return run(c.Above, 0), true
+			return run(0, c.Above, 0), true
 		}
-		return run(c.Below, i-1), true
+		return run(i, c.Below, i-1), true
 	}, nil)
 	above := []confirmOut{first[0]}
 	for i := 1; i < len(lows) && !failed(first) && !failed(above) && !above[i-1].a.Balanced; i++ {
-		above = append(above, run(c.Above, i))
+		above = append(above, run(len(lows)+i, c.Above, i))
 	}
 	all := append(slices.Clone(above), first[1:]...)
 	for _, o := range all {
@@ -193,9 +202,6 @@ func confirmRun(s ConfirmSettings, T float64, board []float64, hs HerdSettings) 
 		return HerdAttractor{}, err
 	}
 	hs.Stop = s.Stop
-	if s.Mapped != nil {
-		hs.Mapped = func(MapReport) { s.Mapped() }
-	}
 	key := journalKey("confirm", board, T, float64(hs.MaxIter), hs.Tol, float64(hs.Settle), float64(hs.Average))
-	return s.Journal.findHerd(key, m, board, hs, func() bool { return s.Stop != nil && s.Stop() })
+	return s.Journal.findHerd(key, m, board, hs)
 }

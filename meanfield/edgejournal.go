@@ -259,10 +259,12 @@ func (j *EdgeJournal) keepHerd(key string, h HerdAttractor, err error) {
 
 // findHerd is findHerdAttractor(m, board, hs) through the journal, as
 // the run named key: taken from it when there, else computed, its state
-// saved as it goes (Every, and when hs.Stop ends it) and continued from
-// the state saved, and kept unless stopped reports that the run was cut
-// short. A nil journal computes it.
-func (j *EdgeJournal) findHerd(key string, m *RefreshMap, board []float64, hs HerdSettings, stopped func() bool) (HerdAttractor, error) {
+// saved as it goes (Every, and when a stop ends it) and continued from
+// the state saved, and kept once it ends other than stopped or failed
+// (keepHerd; a run that ends on its own after a stop was asked for is
+// kept too: with several workers one run may close its orbit while
+// another is being stopped). A nil journal computes it.
+func (j *EdgeJournal) findHerd(key string, m *RefreshMap, board []float64, hs HerdSettings) (HerdAttractor, error) {
 	if j == nil {
 		return findHerdAttractor(m, board, hs)
 	}
@@ -278,9 +280,7 @@ func (j *EdgeJournal) findHerd(key string, m *RefreshMap, board []float64, hs He
 		}
 	}
 	h, err := findHerdAttractor(m, board, hs)
-	if !stopped() {
-		j.keepHerd(key, h, err)
-	}
+	j.keepHerd(key, h, err)
 	return h, err
 }
 

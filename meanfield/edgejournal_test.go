@@ -108,7 +108,9 @@ func TestConfirmEdgeJournalResume(t *testing.T) {
 		s.Workers = 1 + i%3
 		s.Journal = j
 		var made *atomic.Int64
-		s.Mapped, s.Stop, made = stopAtMaps(after)
+		var mapped func()
+		mapped, s.Stop, made = stopAtMaps(after)
+		s.Mapped = func(int, MapReport) { mapped() }
 		c, err := ConfirmEdge(s)
 		total += int(made.Load())
 		mid += j.Counts().Open
@@ -159,4 +161,47 @@ func reopen(t *testing.T, j *EdgeJournal) *EdgeJournal {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestConfirmEdgeKeepsFinishedRun: a run that ends on its own is kept in
+// the journal even when a stop is asked for right after it (with several
+// workers another run may be stopped as this one closes its orbit): the
+// empty board's run above, stopped at the poll after its last map, is
+// there finished, and the resumed confirmation does not make it again.
+func TestConfirmEdgeKeepsFinishedRun(t *testing.T) {
+	t.Parallel()
+	base := ConfirmSettings{Dispatchers: 5, Load: 0.9, Edge: 289.92} // as TestConfirmEdge
+	first := 0                                                       // maps of the run above
+	base.Mapped = func(run int, r MapReport) {
+		if run == 0 {
+			first = max(first, r.Maps)
+		}
+	}
+	want, err := ConfirmEdge(base)
+	if err != nil || first == 0 {
+		t.Fatalf("%v, %d maps above", err, first)
+	}
+	// Polls: one before the run, one after each of its maps but the
+	// last (which closes its fixed point); the next poll stops.
+	s := base
+	s.Journal = NewEdgeJournal()
+	s.Mapped = nil
+	stop, _ := stopAfter(int64(first))
+	s.Stop = stop
+	if _, err := ConfirmEdge(s); !errors.Is(err, ErrStopped) {
+		t.Fatalf("err %v, want ErrStopped", err)
+	}
+	if n := s.Journal.Counts(); n.Herds != 1 || n.Open != 0 {
+		t.Errorf("journal holds %d finished runs and %d part way, want the run above finished", n.Herds, n.Open)
+	}
+	s.Stop = nil
+	var made atomic.Int64
+	s.Mapped = func(int, MapReport) { made.Add(1) }
+	c, err := ConfirmEdge(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Maps != want.Maps || int(made.Load()) != want.Maps-first {
+		t.Errorf("resumed: %d maps in all, %d made; want %d and %d", c.Maps, made.Load(), want.Maps, want.Maps-first)
+	}
 }

@@ -422,12 +422,17 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 	atStatus := make([]atomic.Int64, len(settings))
 	// Begin and Status of one search come from the goroutine running it.
 	began := make([]time.Time, len(settings))
+	checks := make([]checkRuns, len(settings))
 	pts := compare.Edges(settings, confirm, workerPool(ctx, workers, nil), compare.EdgeHooks{
 		Begin: func(i int) {
 			began[i] = time.Now()
 			prog.Begin(i)
-			prog.Live(i, func() string { return mapsSince(made[i].Load() - atStatus[i].Load()) })
+			prog.Live(i, func() string {
+				notes := []string{mapsSince(made[i].Load() - atStatus[i].Load()), checks[i].String()}
+				return strings.Join(slices.DeleteFunc(notes, func(s string) bool { return s == "" }), "; ")
+			})
 		},
+		CheckMapped: func(i, run int, r meanfield.MapReport) { checks[i].set(run, r) },
 		Status: func(i int, p meanfield.EdgeProgress) {
 			n := made[i].Load()
 			atStatus[i].Store(n)
@@ -464,6 +469,51 @@ func searchLeft(mapsLeft int, made int64, took time.Duration) time.Duration {
 		return 0
 	}
 	return time.Duration(float64(took) * float64(mapsLeft) / float64(made))
+}
+
+// checkRuns is where the runs of an edge's check by plain iteration
+// stand, as the heartbeat shows them (meanfield.ConfirmSettings.Mapped:
+// run 0 the empty board above, 1–3 the low boards below, 4–5 the others
+// above); safe for concurrent use.
+type checkRuns struct {
+	mu   sync.Mutex
+	runs [6]meanfield.MapReport
+}
+
+func (c *checkRuns) set(run int, r meanfield.MapReport) {
+	c.mu.Lock()
+	c.runs[run] = r
+	c.mu.Unlock()
+}
+
+// String is the note, e.g. "check maps: above [35], below [410, 380 (12
+// of 32 in the herd regime), 290]" ("" before the check's first map).
+func (c *checkRuns) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	side := func(name string, runs ...int) string {
+		var s []string
+		for _, i := range runs {
+			r := c.runs[i]
+			if r.Maps == 0 {
+				continue
+			}
+			n := strconv.Itoa(r.Maps)
+			if r.HerdRun > 0 {
+				n += fmt.Sprintf(" (%d of %d in the herd regime)", r.HerdRun, r.HerdNeed)
+			}
+			s = append(s, n)
+		}
+		if len(s) == 0 {
+			return ""
+		}
+		return name + " [" + strings.Join(s, ", ") + "]"
+	}
+	parts := slices.DeleteFunc([]string{side("above", 0, 4, 5), side("below", 1, 2, 3)}, func(s string) bool { return s == "" })
+	if len(parts) == 0 {
+		return ""
+	}
+	return "check maps: " + strings.Join(parts, ", ")
 }
 
 // mapsSince is the heartbeat's note of the maps an edge search made since

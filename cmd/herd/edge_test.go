@@ -202,3 +202,26 @@ func TestExactWarningScaled(t *testing.T) {
 		t.Errorf("k = 5, λ = 0.995 priced at %v, want 8 × %v", est, ref)
 	}
 }
+
+// The check's runs on the heartbeat: nothing before its first map; then
+// each run's maps, above and below, and how far a run in the herd regime
+// is from its classification.
+func TestCheckRuns(t *testing.T) {
+	t.Parallel()
+	var c checkRuns
+	if got := c.String(); got != "" {
+		t.Errorf("before the check: %q", got)
+	}
+	c.set(0, meanfield.MapReport{Maps: 35})
+	c.set(1, meanfield.MapReport{Maps: 410})
+	c.set(2, meanfield.MapReport{Maps: 380, HerdRun: 12, HerdNeed: 32})
+	c.set(3, meanfield.MapReport{Maps: 290})
+	if got, want := c.String(), "check maps: above [35], below [410, 380 (12 of 32 in the herd regime), 290]"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var d checkRuns
+	d.set(4, meanfield.MapReport{Maps: 7})
+	if got, want := d.String(), "check maps: above [7]"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
