@@ -79,11 +79,11 @@ type EdgeHooks struct {
 const CheckStep = "check by plain iteration"
 
 // Edges computes the edges of settings (meanfield.Edge) on pool, costliest
-// first (EdgeCost), so the workers stay busy to the end; with confirm,
-// each edge found is checked by plain iteration (meanfield.ConfirmEdge)
-// at T_edge(1 ± 1e-4). The points are stored by index, so the order does
+// first (EdgeCost), so the workers stay busy to the end; with confirmMaps
+// > 0, each edge found is checked by plain iteration (meanfield.ConfirmEdge)
+// at T_edge(1 ± 1e-4), at most confirmMaps maps a run. The points are stored by index, so the order does
 // not reach the output: the one schedule of herd edge and herd law.
-func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks EdgeHooks) []EdgePoint {
+func Edges(settings []meanfield.EdgeSettings, confirmMaps int, pool Pool, hooks EdgeHooks) []EdgePoint {
 	// The workers write into work; a search still running when the pool
 	// returns (cancelled) never touches the points returned.
 	work := make([]EdgePoint, len(settings))
@@ -107,14 +107,14 @@ func Edges(settings []meanfield.EdgeSettings, confirm bool, pool Pool, hooks Edg
 			s.Mapped = func() { hooks.Mapped(i) }
 		}
 		p.Result, p.Err = meanfield.Edge(s)
-		if confirm && p.Err == nil && p.Result.Status == meanfield.Found {
+		if confirmMaps > 0 && p.Err == nil && p.Result.Status == meanfield.Found {
 			if hooks.Status != nil {
 				hooks.Status(i, meanfield.EdgeProgress{Step: CheckStep, Maps: p.Result.Maps, Scaled: p.Result.Scaled})
 			}
 			// The search's workers, journal (a check stopped part way
 			// continues where it stopped) and heartbeat.
 			check := meanfield.ConfirmSettings{Dispatchers: s.Dispatchers, Load: s.Load, Edge: p.Result.Refresh, Rel: 1e-4,
-				Service: s.Service, Workers: s.Workers, Stop: s.Stop, Journal: s.Journal}
+				MaxIter: confirmMaps, Service: s.Service, Workers: s.Workers, Stop: s.Stop, Journal: s.Journal}
 			if hooks.Mapped != nil || hooks.CheckMapped != nil {
 				check.Mapped = func(run int, r meanfield.MapReport) {
 					if hooks.Mapped != nil {

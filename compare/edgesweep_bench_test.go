@@ -28,7 +28,7 @@ func BenchmarkEdgeTable(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var pts []EdgePoint
 			for b.Loop() {
-				pts = Edges(settings, false, benchPool(w), EdgeHooks{})
+				pts = Edges(settings, 0, benchPool(w), EdgeHooks{})
 			}
 			maps := 0
 			for _, p := range pts {

@@ -195,7 +195,7 @@ func TestSweepCosts(t *testing.T) {
 func TestEdgesStatus(t *testing.T) {
 	t.Parallel()
 	settings := EdgeGrid([]int{3, 5}, []float64{0.8}, meanfield.EdgeSettings{})
-	for _, confirm := range []bool{false, true} {
+	for _, confirm := range []int{0, meanfield.DefaultConfirmMaxIter} {
 		var mu sync.Mutex
 		last := make([]meanfield.EdgeProgress, len(settings))
 		n := make([]int, len(settings))
@@ -215,11 +215,11 @@ func TestEdgesStatus(t *testing.T) {
 				t.Errorf("edge %d: %d reports, the last %+v; result %d maps", i, n[i], last[i], p.Result.Maps)
 			}
 			want := "herd"
-			if confirm {
+			if confirm > 0 {
 				want = CheckStep
 			}
 			if p.Result.Status == meanfield.Found && last[i].Step != want {
-				t.Errorf("confirm %t, edge %d: last step %q, want %q", confirm, i, last[i].Step, want)
+				t.Errorf("confirm %d, edge %d: last step %q, want %q", confirm, i, last[i].Step, want)
 			}
 		}
 		if pts[1].Result.Status != meanfield.Found { // k = 5, λ = 0.8: 3.1632 (README's table)

@@ -30,8 +30,12 @@ type EdgeConfirmation struct {
 	Stats
 }
 
-// DefaultConfirmRel is ConfirmSettings.Rel's default.
-const DefaultConfirmRel = 1e-4
+// DefaultConfirmRel and DefaultConfirmMaxIter are ConfirmSettings.Rel's
+// and MaxIter's defaults.
+const (
+	DefaultConfirmRel     = 1e-4
+	DefaultConfirmMaxIter = 2000
+)
 
 // ConfirmSettings controls ConfirmEdge. The zero value of each optional
 // field means its default.
@@ -44,7 +48,8 @@ type ConfirmSettings struct {
 	// Rel is the relative distance of the periods checked, in (0, 0.1).
 	// Zero means 1e-4.
 	Rel float64
-	// MaxIter bounds the maps of each attractor. Zero means 2000.
+	// MaxIter bounds the maps of each attractor. Zero means 2000
+	// (DefaultConfirmMaxIter).
 	MaxIter int
 	// Service is the job-size law (zero value: exponential).
 	Service Service
@@ -115,7 +120,7 @@ func confirmEdge(s ConfirmSettings) (EdgeConfirmation, error) {
 		return EdgeConfirmation{}, fmt.Errorf("meanfield: ConfirmSettings.Workers = %d outside [0, %d] (0 means 1)", s.Workers, maxEdgeWorkers)
 	}
 	if maxIter <= 0 {
-		maxIter = 2000
+		maxIter = DefaultConfirmMaxIter
 	}
 	c := EdgeConfirmation{Above: s.Edge * (1 + rel), Below: s.Edge * (1 - rel), AboveStart: -1}
 	hs := HerdSettings{

@@ -27,6 +27,7 @@ type edgeOutput struct {
 	format, plot, progress string
 	workers                int
 	confirm                bool
+	confirmMaps            int                    // the check's maps a run, with confirm
 	base                   meanfield.EdgeSettings // the settings every search shares
 	ks                     []int
 	loads                  []float64
@@ -74,7 +75,11 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	all := computeEdges(ctx, e, "edge", o.progress, searches, o.workers, o.confirm)
+	confirmMaps := 0
+	if o.confirm {
+		confirmMaps = o.confirmMaps
+	}
+	all := computeEdges(ctx, e, "edge", o.progress, searches, o.workers, confirmMaps)
 	if err := cp.close(ctx, e); err != nil {
 		return err
 	}
@@ -107,6 +112,7 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	relTol := addToleranceFlag(fs)
 	herdFull := fs.Bool("herd", false, "classify the herd below each edge fully (up to 400 maps; by default at most 40 maps and no more work than the edge search)")
 	confirm := fs.Bool("confirm", false, "also check every edge by plain iteration from the low boards at T(1+1e-4) (one must reach the balanced state) and T(1−1e-4) (none may): columns above_reached, below_balanced and below_undecided")
+	confirmMaps := fs.Int("confirm-maps", meanfield.DefaultConfirmMaxIter, fmt.Sprintf("with --confirm, the most maps each run of the check makes, in [%d, %d]; a run below the edge still unclassified after them is below_undecided", minConfirmMaps, maxConfirmMaps))
 	progMode := addProgressFlag(fs)
 	sizes := addSizesFlag(fs, "job sizes of the model")
 	branchFrom := addBranchFromFlag(fs)
@@ -125,7 +131,13 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	if err := checkProgressMode(*progMode); err != nil {
 		return nil, o, err
 	}
-	o = edgeOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers, confirm: *confirm,
+	if fs.Changed("confirm-maps") && !*confirm {
+		return nil, o, usagef("--confirm-maps needs --confirm")
+	}
+	if *confirmMaps < minConfirmMaps || *confirmMaps > maxConfirmMaps {
+		return nil, o, usagef("--confirm-maps %d: want an integer in [%d, %d]", *confirmMaps, minConfirmMaps, maxConfirmMaps)
+	}
+	o = edgeOutput{format: fmtName, plot: *plotFile, progress: *progMode, workers: *out.workers, confirm: *confirm, confirmMaps: *confirmMaps,
 		checkpoint: *cpFlags.path, checkpointEvery: *cpFlags.every, checkpointArgs: checkpointArgs(fs)}
 	if err := cpFlags.check(fs, false); err != nil {
 		return nil, o, err
@@ -168,6 +180,12 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	return settings, o, checkEdgeSettings(settings, o.expansion)
 }
 
+// The range of --confirm-maps.
+const (
+	minConfirmMaps = 100
+	maxConfirmMaps = 1_000_000
+)
+
 // edgeServers checks --servers: none when not given, else each N in
 // [2, 1e9], without the flags only the map's edge search reads.
 func edgeServers(fs *pflag.FlagSet, list string) ([]int, error) {
@@ -178,7 +196,7 @@ func edgeServers(fs *pflag.FlagSet, list string) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range []string{"plot", "confirm", "method", "checkpoint", "herd", "tolerance", "branch-from"} {
+	for _, f := range []string{"plot", "confirm", "confirm-maps", "method", "checkpoint", "herd", "tolerance", "branch-from"} {
 		if fs.Changed(f) {
 			return nil, usagef("--servers does not go with --%s", f)
 		}
@@ -290,7 +308,7 @@ func edgeTable(rows []edgeRow, pts []compare.EdgePoint, o edgeOutput) (*table.Ta
 	}
 	if o.confirm {
 		t.Columns = append(t.Columns, table.Column{Name: "above_reached"}, table.Column{Name: "below_balanced"}, table.Column{Name: "below_undecided"})
-		t.Notes = append(t.Notes, "confirmation by plain iteration: above_reached is the first low board (empty, one = all at 1, three = all at 3) reaching the balanced state at T_edge(1+1e-4); below_balanced how many of the three reach it at T_edge(1−1e-4), below_undecided how many are still unclassified after 2000 maps (0 and 0 confirm)")
+		t.Notes = append(t.Notes, fmt.Sprintf("confirmation by plain iteration: above_reached is the first low board (empty, one = all at 1, three = all at 3) reaching the balanced state at T_edge(1+1e-4); below_balanced how many of the three reach it at T_edge(1−1e-4), below_undecided how many are still unclassified after %d maps (0 and 0 confirm)", o.confirmMaps))
 	}
 	addSizes(t, o.base.Service, true)
 	var failures []string
@@ -392,7 +410,7 @@ func lawSeries(ks []int) plotting.Series {
 // computeEdges computes the edges of settings (compare.Edges) on the
 // worker pool, with progress on stderr in mode (progress.Auto, …): the one
 // schedule of herd edge and herd law.
-func computeEdges(ctx context.Context, e *env, name, mode string, settings []meanfield.EdgeSettings, workers int, confirm bool) []compare.EdgePoint {
+func computeEdges(ctx context.Context, e *env, name, mode string, settings []meanfield.EdgeSettings, workers, confirmMaps int) []compare.EdgePoint {
 	labels := make([]string, len(settings))
 	weights := make([]float64, len(settings))
 	for i, s := range settings {
@@ -423,7 +441,7 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 	// Begin and Status of one search come from the goroutine running it.
 	began := make([]time.Time, len(settings))
 	checks := make([]checkRuns, len(settings))
-	pts := compare.Edges(settings, confirm, workerPool(ctx, workers, nil), compare.EdgeHooks{
+	pts := compare.Edges(settings, confirmMaps, workerPool(ctx, workers, nil), compare.EdgeHooks{
 		Begin: func(i int) {
 			began[i] = time.Now()
 			prog.Begin(i)

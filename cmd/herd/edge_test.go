@@ -225,3 +225,30 @@ func TestCheckRuns(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// --confirm-maps bounds each run of the check: at k = 3, λ = 0.97 (edge
+// x = 0.95634) 100 maps bring no low board to the balanced state above the
+// edge and classify none below it, so the edge is not confirmed (three
+// runs undecided), where the default 2,000 confirm it (TestConfirmEdge's
+// kind of case at λ = 0.9). About 3 s.
+func TestEdgeConfirmMaps(t *testing.T) {
+	t.Parallel()
+	out, errs, code := herd(t, "edge", "--dispatchers", "3", "--load", "0.97", "--confirm", "--confirm-maps", "100", "--format", "csv", "--progress", "always")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%v: %d records\n%s", err, len(recs), out)
+	}
+	col := map[string]string{}
+	for i, name := range recs[0] {
+		col[name] = recs[1][i]
+	}
+	if col["above_reached"] != "none" || col["below_balanced"] != "0" || col["below_undecided"] != "3" {
+		t.Errorf("above_reached %q, below_balanced %q, below_undecided %q; want none, 0, 3", col["above_reached"], col["below_balanced"], col["below_undecided"])
+	}
+	if !strings.Contains(col["meta_notes"], "unclassified after 100 maps") || !strings.Contains(errs, "NOT confirmed") {
+		t.Errorf("notes %q, stderr %q: want the bound and the verdict", col["meta_notes"], errs)
+	}
+}

@@ -72,7 +72,7 @@ where no low board reaches the balanced state, ends to about 10⁻³); with
 --confirm also above_reached (the first low board that reaches the balanced
 state at T_edge(1+10⁻⁴)) and below_balanced and below_undecided (how many
 reach it at T_edge(1−10⁻⁴), how many are still unclassified there after
-2000 maps; 0 and 0 confirm the edge). The check's runs go on --workers at
+--confirm-maps maps; 0 and 0 confirm the edge). The check's runs go on --workers at
 once and are kept in --checkpoint's file, part way too. Text output ends
 with the largest deviation from the law at each load.
 

@@ -198,6 +198,9 @@ func TestModelBadInput(t *testing.T) {
 		{[]string{"edge", "--tolerance", "0"}, "--tolerance 0"},
 		{[]string{"edge", "--workers", "0"}, "--workers 0"},
 		{[]string{"edge", "--plot", "x.tiff"}, "--plot \"x.tiff\": want a file name ending in .png, .svg, .pdf or .eps"},
+		{[]string{"edge", "--confirm", "--confirm-maps", "99"}, "--confirm-maps 99: want an integer in [100, 1000000]"},
+		{[]string{"edge", "--confirm", "--confirm-maps", "1000001"}, "--confirm-maps 1000001: want an integer in [100, 1000000]"},
+		{[]string{"edge", "--confirm-maps", "500"}, "--confirm-maps needs --confirm"},
 		{[]string{"--format", "yaml"}, "--format \"yaml\""},
 	}
 	for _, tc := range cases {
