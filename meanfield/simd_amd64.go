@@ -76,8 +76,8 @@ func axpyAVX2(dst, x *float64, nb int, a float64)
 //go:noescape
 func edgeDotsAVX2(dst, a, b *float64, sa, sb, L0, dL, n int)
 
-// edgeDots4AVX2 is edgeDotsAVX2 for n = 4·ng, four outputs at a time
-// (each output's sum unchanged).
+// edgeDots4AVX2 is edgeDotsAVX2 for 4·n outputs, four at a time (each
+// output's sum unchanged).
 //
 //go:noescape
-func edgeDots4AVX2(dst, a, b *float64, sa, sb, L0, dL, ng int)
+func edgeDots4AVX2(dst, a, b *float64, sa, sb, L0, dL, n int)

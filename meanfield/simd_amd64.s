@@ -2,6 +2,31 @@
 
 #include "textflag.h"
 
+// EDGE_ARGS loads the edge dots' arguments: dst (DI), a and b (R8, R9),
+// their strides in bytes (R10, R11), L0 (R12) and n (CX).
+#define EDGE_ARGS \
+	MOVQ dst+0(FP), DI; \
+	MOVQ a+8(FP), R8; \
+	MOVQ b+16(FP), R9; \
+	MOVQ sa+24(FP), R10; \
+	SHLQ $3, R10; \
+	MOVQ sb+32(FP), R11; \
+	SHLQ $3, R11; \
+	MOVQ L0+40(FP), R12; \
+	MOVQ n+56(FP), CX
+
+// EDGE_COMBINE adds (s0 + s1) + (s2 + s3) to dst[t] (DI, then moved to
+// the next output), the partial sums in X0 (s0, s1) and X2 (s2, s3).
+#define EDGE_COMBINE \
+	VPERMILPD $1, X0, X3; \
+	VADDSD    X3, X0, X4; \
+	VPERMILPD $1, X2, X5; \
+	VADDSD    X5, X2, X6; \
+	VADDSD    X6, X4, X4; \
+	VADDSD    (DI), X4, X4; \
+	VMOVSD    X4, (DI); \
+	ADDQ      $8, DI
+
 // func convBlocksAVX2(dst, x, kern *float64, nb, K int)
 TEXT ·convBlocksAVX2(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
@@ -416,16 +441,8 @@ axdone:
 // zero, in order), the entries past the last block of four added to the
 // first, then (s0 + s1) + (s2 + s3).
 TEXT ·edgeDotsAVX2(SB), NOSPLIT, $0-64
-	MOVQ dst+0(FP), DI
-	MOVQ a+8(FP), R8
-	MOVQ b+16(FP), R9
-	MOVQ sa+24(FP), R10
-	SHLQ $3, R10
-	MOVQ sb+32(FP), R11
-	SHLQ $3, R11
-	MOVQ L0+40(FP), R12
+	EDGE_ARGS
 	MOVQ dL+48(FP), R13
-	MOVQ n+56(FP), CX
 
 eout:
 	TESTQ  CX, CX
@@ -464,14 +481,7 @@ etl:
 	JNZ    etl
 
 ecomb:
-	VPERMILPD $1, X0, X3
-	VADDSD    X3, X0, X4        // s0 + s1
-	VPERMILPD $1, X2, X5
-	VADDSD    X5, X2, X6        // s2 + s3
-	VADDSD    X6, X4, X4
-	VADDSD    (DI), X4, X4
-	VMOVSD    X4, (DI)
-	ADDQ      $8, DI
+	EDGE_COMBINE
 	ADDQ      R10, R8
 	ADDQ      R11, R9
 	ADDQ      R13, R12
@@ -482,7 +492,7 @@ edone:
 	VZEROUPPER
 	RET
 
-// func edgeDots4AVX2(dst, a, b *float64, sa, sb, L0, dL, ng int)
+// func edgeDots4AVX2(dst, a, b *float64, sa, sb, L0, dL, n int)
 //
 // edgeDotsAVX2 for the outputs t < 4·ng, four at a time. Output t adds to
 // dst[t] the dot product of a + t·sa and b + t·sb over L_t = L0 + t·dL
@@ -495,15 +505,7 @@ edone:
 // Frame: the four accumulators (0–127), 4m (128) and the output's length
 // (136); dL and the group count are read from the arguments.
 TEXT ·edgeDots4AVX2(SB), NOSPLIT, $144-64
-	MOVQ dst+0(FP), DI
-	MOVQ a+8(FP), R8
-	MOVQ b+16(FP), R9
-	MOVQ sa+24(FP), R10
-	SHLQ $3, R10
-	MOVQ sb+32(FP), R11
-	SHLQ $3, R11
-	MOVQ L0+40(FP), R12
-	MOVQ ng+56(FP), CX
+	EDGE_ARGS
 
 g4out:
 	TESTQ CX, CX
@@ -587,14 +589,7 @@ g4tl:
 	JNZ    g4tl
 
 g4comb:
-	VPERMILPD $1, X0, X3
-	VADDSD    X3, X0, X4        // s0 + s1
-	VPERMILPD $1, X2, X5
-	VADDSD    X5, X2, X6        // s2 + s3
-	VADDSD    X6, X4, X4
-	VADDSD    (DI), X4, X4
-	VMOVSD    X4, (DI)
-	ADDQ      $8, DI
+	EDGE_COMBINE
 	ADDQ      R10, SI           // the next output's a, b and L
 	ADDQ      R11, DX
 	MOVQ      dL+48(FP), R13

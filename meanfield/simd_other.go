@@ -29,4 +29,4 @@ func tail2AVX2(o, y0, y1 *float64, nb int, c0, c1 float64)   { panic("meanfield:
 func axpyAVX2(dst, x *float64, nb int, a float64)            { panic("meanfield: no AVX2") }
 func edgeDotsAVX2(dst, a, b *float64, sa, sb, L0, dL, n int) { panic("meanfield: no AVX2") }
 
-func edgeDots4AVX2(dst, a, b *float64, sa, sb, L0, dL, ng int) { panic("meanfield: no AVX2") }
+func edgeDots4AVX2(dst, a, b *float64, sa, sb, L0, dL, n int) { panic("meanfield: no AVX2") }
