@@ -455,7 +455,7 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 			n := made[i].Load()
 			atStatus[i].Store(n)
 			prog.Status(i, edgeStep(p))
-			prog.Estimate(i, searchLeft(p.MapsLeft, n, time.Since(began[i])))
+			prog.Estimate(i, searchLeft(p.MapsLeft, p.Maps, time.Since(began[i])))
 		},
 		Mapped: func(i int) { made[i].Add(1) },
 		End:    func(i int, p compare.EdgePoint) { prog.End(i, edgeStatus(p)) },
@@ -480,13 +480,16 @@ func edgeStep(p meanfield.EdgeProgress) string {
 }
 
 // searchLeft is an edge search's time left: the maps it estimates are
-// left (meanfield.EdgeProgress.MapsLeft) at the pace of the maps made so
-// far, made in time took; 0 without an estimate.
-func searchLeft(mapsLeft int, made int64, took time.Duration) time.Duration {
-	if mapsLeft <= 0 || made <= 0 {
+// left (meanfield.EdgeProgress.MapsLeft) at the pace of its maps so far
+// (EdgeProgress.Maps, the runs it has used: with several workers the
+// runs made ahead and cancelled take time too, so the pace counts only
+// the maps that, like MapsLeft's, stay in the search), made in time
+// took; 0 without an estimate.
+func searchLeft(mapsLeft, maps int, took time.Duration) time.Duration {
+	if mapsLeft <= 0 || maps <= 0 {
 		return 0
 	}
-	return time.Duration(float64(took) * float64(mapsLeft) / float64(made))
+	return time.Duration(float64(took) * float64(mapsLeft) / float64(maps))
 }
 
 // checkRuns is where the runs of an edge's check by plain iteration

@@ -77,7 +77,7 @@ func TestEdgeStep(t *testing.T) {
 	if got := mapsSince(0); got != "" {
 		t.Errorf("mapsSince(0) = %q, want nothing", got)
 	}
-	// 300 maps left at 10 s for 150 made: 20 s; no estimate, none.
+	// 300 maps left at 10 s for the search's 150: 20 s; no estimate, none.
 	if got := searchLeft(300, 150, 10*time.Second); got != 20*time.Second {
 		t.Errorf("searchLeft(300, 150, 10s) = %v, want 20s", got)
 	}

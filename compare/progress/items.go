@@ -147,12 +147,14 @@ func (p *Items) Estimate(i int, left time.Duration) {
 }
 
 // itemLeft is item i's own estimate of its time left, from now: false
-// when it has none.
+// when it has none, or when the time it gave has passed (an estimate
+// run out says nothing; "0s left" would be wrong).
 func (p *Items) itemLeft(i int) (time.Duration, bool) {
 	if p.est[i].IsZero() {
 		return 0, false
 	}
-	return max(time.Until(p.est[i]), 0), true
+	d := time.Until(p.est[i])
+	return d, d > 0
 }
 
 // End records that item i finished, with a one-word result.

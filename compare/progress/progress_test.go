@@ -411,7 +411,8 @@ func TestLineMode(t *testing.T) {
 // Items with items' own estimates (Estimate): the heartbeat shows each on
 // its item's line; once every item has started and each one at work has
 // one, the head line's time left is the longest, in place of the cost
-// model's; an item without one (withdrawn) brings the cost model back.
+// model's; an item without one (withdrawn, or run out) brings the cost
+// model back.
 func TestItemsEstimate(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
@@ -439,5 +440,15 @@ func TestItemsEstimate(t *testing.T) {
 	p.Estimate(0, 0)
 	if got := p.left(); strings.Contains(got, "1m30s") {
 		t.Errorf("a's estimate withdrawn: %q", got)
+	}
+	// An estimate whose time has passed says nothing (not "0s left").
+	p.Estimate(0, time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
+	if d, ok := p.itemLeft(0); ok {
+		t.Errorf("an estimate run out: %v left", d)
+	}
+	p.start = time.Now().Add(-100 * time.Second)
+	if got := p.left(); got != ", about 33s left" {
+		t.Errorf("an estimate run out: %q, want the measured pace's 100 s·100/300", got)
 	}
 }
