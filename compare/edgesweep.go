@@ -68,21 +68,22 @@ type EdgeHooks struct {
 	Status func(i int, p meanfield.EdgeProgress)
 	Mapped func(i int)
 	// CheckMapped reports a map of the check by plain iteration (Edges
-	// with confirm): its run and report (meanfield.ConfirmSettings.Mapped),
-	// after Mapped.
+	// with confirmMaps > 0): its run and report
+	// (meanfield.ConfirmSettings.Mapped), after Mapped.
 	CheckMapped func(i, run int, r meanfield.MapReport)
 	End         func(i int, p EdgePoint)
 }
 
 // CheckStep is the step EdgeHooks.Status reports while an edge found is
-// checked by plain iteration (Edges with confirm).
+// checked by plain iteration (Edges with confirmMaps > 0).
 const CheckStep = "check by plain iteration"
 
 // Edges computes the edges of settings (meanfield.Edge) on pool, costliest
 // first (EdgeCost), so the workers stay busy to the end; with confirmMaps
 // > 0, each edge found is checked by plain iteration (meanfield.ConfirmEdge)
-// at T_edge(1 ± 1e-4), at most confirmMaps maps a run. The points are stored by index, so the order does
-// not reach the output: the one schedule of herd edge and herd law.
+// at T_edge(1 ± 1e-4), at most confirmMaps maps a run. The points are
+// stored by index, so the order does not reach the output: the one
+// schedule of herd edge and herd law.
 func Edges(settings []meanfield.EdgeSettings, confirmMaps int, pool Pool, hooks EdgeHooks) []EdgePoint {
 	// The workers write into work; a search still running when the pool
 	// returns (cancelled) never touches the points returned.

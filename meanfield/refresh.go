@@ -297,10 +297,6 @@ type RefreshMap struct {
 	rowErr                    bool
 
 	ph *phaseMap // phase-type service (nil: exponential)
-
-	// stop, when set, is polled before every application, which then
-	// fails with ErrStopped (ConfirmEdge's Ctrl-C).
-	stop func() bool
 }
 
 // winPlan holds what a window piece of length l inside a window of length
@@ -374,9 +370,6 @@ func grow(s []float64, n int) []float64 {
 // normalised before use. Apply returns an error for an invalid p and a
 // wrapped ErrRefreshRows when the queue would need more than MaxRows rows.
 func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
-	if m.stop != nil && m.stop() {
-		return RefreshResult{}, fmt.Errorf("meanfield: refresh map: %w", ErrStopped)
-	}
 	if m.ph != nil {
 		m.ph.boardOnly = m.boardOnly
 		return m.ph.apply(dst, p) // p is a state (Refresh.Service)
