@@ -749,12 +749,13 @@ func (c *edgeCheckpoint) save(stopping bool) {
 	}
 }
 
-// counts sums what the journals hold: finished runs, runs saved part way
-// and the maps those have made.
+// counts sums what the journals hold: finished runs (the search's, its
+// herd classification's and its check's), runs saved part way and the
+// maps those have made.
 func (c *edgeCheckpoint) counts() (runs, open, openMaps int) {
 	for _, j := range c.journals {
 		n := j.Counts()
-		runs += n.Runs
+		runs += n.Runs + n.Herds
 		open += n.Open
 		for _, m := range n.OpenMaps {
 			openMaps += m
