@@ -429,10 +429,8 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 	}
 	prog := progress.NewItems(e.stderr, isTerminal(e.stderr), progress.Mode(mode), name, "edges", labels, weights)
 	// Before the first edge ends, the estimate is the cost model's
-	// (machineCostSeconds, spread over the workers).
-	if progress.Mode(mode) != progress.Never {
-		prog.SetPrior(machineCostSeconds() * 2 / float64(max(workers, 2)))
-	}
+	// (machineCostSeconds, spread over the workers), probed only when shown.
+	prog.SetPrior(func() float64 { return machineCostSeconds() * 2 / float64(max(workers, 2)) })
 	// The maps each search has made and those at its last status: the
 	// heartbeat shows the difference, so one run of minutes is seen to
 	// move.

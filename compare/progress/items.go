@@ -63,7 +63,7 @@ type Items struct {
 	live       []func() string
 	est        []time.Time // when an item at work expects to end, by Estimate; zero: no estimate
 	done, all  float64
-	prior      float64 // seconds per unit of weight by a cost model; 0: none
+	prior      func() float64 // seconds per unit of weight by a cost model; nil: none
 	count      int
 	start      time.Time
 	stop       chan struct{}
@@ -100,8 +100,11 @@ func NewItems(w io.Writer, term bool, mode Mode, name, unit string, labels []str
 // estimate before any item has finished (until then the time left is
 // otherwise unknown): the whole batch's weight at that rate less the time
 // elapsed, said to come from the cost model. After the first item ends,
-// the estimate is the measured pace's.
-func (p *Items) SetPrior(secondsPerWeight float64) {
+// the estimate is the measured pace's. secondsPerWeight is called (once
+// or more, under the reporter's lock) only when such an estimate is
+// shown, so a dear one (a probe of the machine) costs nothing to a batch
+// that ends before its first heartbeat.
+func (p *Items) SetPrior(secondsPerWeight func() float64) {
 	p.mu.Lock()
 	p.prior = secondsPerWeight
 	p.mu.Unlock()
@@ -183,12 +186,14 @@ func (p *Items) left() string {
 	if d, ok := p.atWorkLeft(); ok {
 		return fmt.Sprintf(", about %s left", d.Round(time.Second))
 	}
-	if p.done <= 0 && p.prior > 0 {
-		est := time.Duration(p.all * p.prior * float64(time.Second))
-		if est <= el {
-			return fmt.Sprintf(", past the cost model's estimate of %s", est.Round(time.Second))
+	if p.done <= 0 && p.prior != nil {
+		if rate := p.prior(); rate > 0 {
+			est := time.Duration(p.all * rate * float64(time.Second))
+			if est <= el {
+				return fmt.Sprintf(", past the cost model's estimate of %s", est.Round(time.Second))
+			}
+			return fmt.Sprintf(", about %s left by the cost model", (est - el).Round(time.Second))
 		}
-		return fmt.Sprintf(", about %s left by the cost model", (est - el).Round(time.Second))
 	}
 	if p.done <= 0 {
 		return ", time left unknown"

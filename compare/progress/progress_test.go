@@ -314,7 +314,7 @@ func (s *syncBuffer) String() string {
 func TestItemsPrior(t *testing.T) {
 	t.Parallel()
 	p := NewItems(io.Discard, false, Never, "edge", "edges", []string{"a", "b"}, []float64{100, 300})
-	p.SetPrior(1) // 400 s in all
+	p.SetPrior(func() float64 { return 1 }) // 400 s in all
 	p.start = time.Now().Add(-100 * time.Second)
 	if got := p.left(); got != ", about 5m0s left by the cost model" {
 		t.Errorf("before any item ends: %q", got)
@@ -418,7 +418,7 @@ func TestItemsEstimate(t *testing.T) {
 	var b bytes.Buffer
 	p := NewItems(&b, false, Never, "edge", "edges", []string{"a", "b"}, []float64{100, 300})
 	p.w = &b
-	p.SetPrior(1)
+	p.SetPrior(func() float64 { return 1 })
 	p.Begin(0)
 	p.Estimate(0, 90*time.Second)
 	if got := p.left(); !strings.Contains(got, "by the cost model") {
