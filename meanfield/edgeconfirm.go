@@ -158,7 +158,7 @@ func confirmEdge(s ConfirmSettings) (EdgeConfirmation, error) {
 		return run(i, c.Below, i-1), true
 	}, nil)
 	above := []confirmOut{first[0]}
-	for i := 1; i < len(lows) && !failed(first) && !failed(above) && !above[i-1].a.Balanced; i++ {
+	for i := 1; i < len(lows) && !anyFailed(first) && !anyFailed(above) && !above[i-1].a.Balanced; i++ {
 		above = append(above, run(len(lows)+i, c.Above, i))
 	}
 	all := append(slices.Clone(above), first[1:]...)
@@ -188,9 +188,9 @@ func confirmEdge(s ConfirmSettings) (EdgeConfirmation, error) {
 	return c, nil
 }
 
-// failed reports whether a run of outs ended in an error other than
+// anyFailed reports whether a run of outs ended in an error other than
 // ErrNotConverged.
-func failed(outs []confirmOut) bool {
+func anyFailed(outs []confirmOut) bool {
 	for _, o := range outs {
 		if o.err != nil && !errors.Is(o.err, ErrNotConverged) {
 			return true
