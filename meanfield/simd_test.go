@@ -125,6 +125,28 @@ func TestKernelsBitExact(t *testing.T) {
 			bitsEqual(t, "applyTail", append(got, gotIn, gotOut), append(want, wantIn, wantOut))
 		}
 	}
+	// chainLow's slices: every remainder of the eight- and four-row
+	// passes (top − 2 rows of the stencil, top = split + j).
+	for _, k := range []int{1, 2, 5, 16} {
+		for split := 1; split <= 21; split++ {
+			R := split + k
+			cur := randVec(r, (k+1)*R)
+			d, a := r.Float64(), r.Float64()
+			got := randVec(r, (k+1)*R)
+			want := append([]float64(nil), got...)
+			chainSlicesAVX2(&got[0], &cur[0], R, split, 1, k, d, a)
+			for j := 1; j <= k; j++ {
+				top := split + j
+				cj, cm, nx := cur[j*R:], cur[(j-1)*R:], want[j*R:]
+				nx[0] = d * (cj[0] + cj[1])
+				for q := 1; q <= top-2; q++ {
+					nx[q] = d*cj[q+1] + a*cm[q-1]
+				}
+				nx[top-1] = a * cm[top-2]
+			}
+			bitsEqual(t, "chainSlicesAVX2", got, want)
+		}
+	}
 	for _, n := range []int{0, 1, 3, 4, 5, 8, 31, 100} {
 		c, m := randVec(r, n), randVec(r, n)
 		d, a := r.Float64(), r.Float64()
