@@ -1236,6 +1236,75 @@ func TestRefreshTailWindows(t *testing.T) {
 	}
 }
 
+// TestTailTermsOrdered checks tailTerms' certified shortcut (the
+// four-way sum that rules a term count out) against the rule it stands
+// for, the remainder summed in n order after each term: the same count and
+// the same remainder, to the bit, for windows across the whole range the
+// terms serve and just outside it, at k = 1, 5, 16 and three tolerances.
+// Some windows must need more than one term, or the shortcut is hardly
+// tried. (A margin too small to cover the sums' rounding fails only where
+// the ordered sum lies within it of the budget; with remCert = −0.5 the
+// test fails.)
+func TestTailTermsOrdered(t *testing.T) {
+	ordered := func(m *RefreshMap, w float64) (int, float64) {
+		tp := &m.tay
+		W := float64(m.k) / m.set.Load
+		delta := w - W
+		if delta == 0 || -delta > taylorMaxRel*W {
+			return 0, 0
+		}
+		k := m.k
+		g := make([]float64, tp.n+1)
+		ratio, pw := 1+delta/W, math.Exp(-delta)
+		for n := k; n <= tp.n; n++ {
+			g[n] = tp.f[n] * pw
+			pw *= ratio
+		}
+		budget := taylorBudget * m.chainEps
+		pow := 1.0
+		for I := 1; I <= taylorMaxTerms; I++ {
+			var rem float64
+			for n := k; n <= tp.n; n++ {
+				g[n] -= tp.f[n] * tp.t[I-1][n] * pow
+				rem += tp.b[n] * math.Abs(g[n])
+			}
+			if rem <= budget {
+				return I, rem
+			}
+			pow *= delta
+		}
+		return 0, 0
+	}
+	multi := 0
+	for _, k := range []int{1, 5, 16} {
+		for _, tol := range []float64{1e-6, 0, 1e-14} {
+			m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: 0.95, Period: 1000, Tol: tol})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.boardOnly = true
+			if _, err := m.Apply(nil, BoardBalanced(3)); err != nil { // sets chainEps
+				t.Fatal(err)
+			}
+			W := float64(k) / 0.95
+			for i := -1000; i <= 1000; i++ {
+				w := W * (1 + 0.09*float64(i)/1000)
+				gotI, gotRem := m.tailTerms(w)
+				wantI, wantRem := ordered(m, w)
+				if gotI != wantI || math.Float64bits(gotRem) != math.Float64bits(wantRem) {
+					t.Fatalf("k = %d, Tol = %g, w = W(1 %+.4f): tailTerms = (%d, %v), in n order (%d, %v)", k, tol, 0.09*float64(i)/1000, gotI, gotRem, wantI, wantRem)
+				}
+				if gotI > 1 {
+					multi++
+				}
+			}
+		}
+	}
+	if multi < 100 {
+		t.Errorf("only %d windows needed more than one term: the shortcut was hardly tried", multi)
+	}
+}
+
 // TestPoissonLo: poissonLo finds the bottom of poissonPMF's support, the
 // test that decides whether a joining class has emptied, for means from 0
 // to 10⁵ and the map's cuts.
