@@ -258,7 +258,9 @@ type EdgeResult struct {
 	// with averages over the second half of the budget (when those
 	// averages drift by less than 2% over it); Unconverged (Period 0) when
 	// skipped, when the budget was too small, or when the orbit was still
-	// drifting.
+	// drifting. Its maps are board-only (the same boards as full maps, to
+	// the bit), so its QueueMean and Response are NaN: herd point and
+	// herd hysteresis give a herd's response.
 	Herd HerdAttractor
 	// Stats: Maps counts refresh-map applications in all, Probes the
 	// protocol evaluations (cold iterations from the low boards) and Steps
@@ -357,7 +359,8 @@ func (e *edgeRun) add(p edgeStep, maps int, work float64) {
 // reused between runs: RefreshMap.Apply's result depends on its settings
 // and input only, whatever its caches hold). The map computes boards only
 // (RefreshMap.boardOnly: the search judges boards, never the time-averaged
-// queue); herd turns the queue back on for its classification.
+// queue), with the shortcuts that change rounding; herd keeps its own to
+// the full map's bytes (sameBytes).
 func (e *edgeRun) mapAt(w int, T float64) (*RefreshMap, error) {
 	set := Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service}
 	if e.maps[w] == nil {
@@ -369,7 +372,7 @@ func (e *edgeRun) mapAt(w int, T float64) (*RefreshMap, error) {
 		e.maps[w] = m
 		return m, nil
 	}
-	e.maps[w].boardOnly = true
+	e.maps[w].boardOnly, e.maps[w].sameBytes = true, false
 	if err := set.Validate(); err != nil {
 		return nil, err
 	}
@@ -1547,7 +1550,10 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 		o.err = err
 		return o
 	}
-	m.boardOnly = false // the herd's response is reported
+	// The classification needs the boards alone: board-only maps kept
+	// to the full maps' bytes (sameBytes), about half the cost of a
+	// herd's map.
+	m.boardOnly, m.sameBytes = true, true
 	budget := e.s.HerdMaps
 	if !e.s.HerdFull {
 		// The cost of one herd map, from the second map: the failed run

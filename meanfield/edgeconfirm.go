@@ -24,7 +24,9 @@ type EdgeConfirmation struct {
 	// MaxIter maps unclassified (neither a fixed point, an orbit nor an
 	// aperiodic herd); the edge is confirmed only when both are 0.
 	BelowBalanced, BelowUndecided int
-	// BelowKinds are the attractors the low boards end in at Below.
+	// BelowKinds are the attractors the low boards end in at Below. The
+	// runs map boards only (the same boards as full maps, to the bit), so
+	// their QueueMean and Response are NaN.
 	BelowKinds []HerdAttractor
 	// Stats.Maps counts the refresh-map applications.
 	Stats
@@ -206,6 +208,9 @@ func confirmRun(s ConfirmSettings, T float64, board []float64, hs HerdSettings) 
 	if err != nil {
 		return HerdAttractor{}, err
 	}
+	// The verdicts need the boards alone: board-only maps kept to the
+	// full maps' bytes (sameBytes), about half the cost of a herd's map.
+	m.boardOnly, m.sameBytes = true, true
 	hs.Stop = s.Stop
 	key := journalKey("confirm", board, T, float64(hs.MaxIter), hs.Tol, float64(hs.Settle), float64(hs.Average))
 	return s.Journal.findHerd(key, m, board, hs)
