@@ -70,3 +70,43 @@ func BenchmarkRefreshApply(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHerdMap times one map of a herd's board as the edge's herd
+// classification and ConfirmEdge's runs make them (board-only, kept to
+// the full map's bytes) and, suffixed _full, with the time-averaged queue:
+// k = 5, λ = 0.99, T = 27,500 (below the edge at 28,067), 12 maps from
+// half the servers at 3,000 jobs (board mean about 13,500, 28,000 rows).
+// One core of the 2-core AMD EPYC, 2026-12-06, three runs each, before
+// and after evolve's bounds on the rows a window writes: board-only
+// 182-248 → 64-72 ms, full 332-357 → 205-269 ms (the herd made full maps
+// before it went board-only).
+func BenchmarkHerdMap(b *testing.B) {
+	r := Refresh{Dispatchers: 5, Load: 0.99, Period: 27500}
+	warm, err := NewRefreshMap(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	warm.boardOnly = true
+	p := benchBoard(b, warm, BoardHalf(3000), 12)
+	for _, full := range []bool{false, true} {
+		name := "boardonly"
+		if full {
+			name = "full"
+		}
+		b.Run(name, func(b *testing.B) {
+			m, err := NewRefreshMap(r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.boardOnly, m.sameBytes = !full, !full
+			var res RefreshResult
+			for b.Loop() {
+				if res, err = m.Apply(nil, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Rows), "rows")
+			b.ReportMetric(res.BoardMean, "board")
+		})
+	}
+}
