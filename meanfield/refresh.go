@@ -882,7 +882,7 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 
 	// The rows of out this window writes, [wlo, whi): the low rows' end
 	// laws fill rows below split + k, the high rows' convolution rows
-	// hs + kmin to hi + k − 1. grow cleared the rest.
+	// hs + kmin to hi + k − 1. The rest stay as outBuffer left them, zero.
 	wlo, whi := len(out), 0
 
 	// Low rows [lo, split): the (q, j) chain by uniformisation, or its
