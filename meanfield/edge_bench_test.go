@@ -25,7 +25,12 @@ import "testing"
 // search in 122 s on an earlier day), k = 3 and 4 at λ = 0.99 6,325 and
 // 4,572 maps against 6,934 and 5,518 (52 s against 57 s; 102 s against
 // 99 s), the default table 14,889 maps against 14,851, h2 sizes
-// unchanged (2026-12-06); select with -bench 'Edge/k5_l0.9$' and the like. Each case
+// unchanged (2026-12-06); with the chain kernel's eight-row passes,
+// tailTerms' certified partial sums, the board-only herd and evolve's
+// bounds on the rows a window writes (every board the same to the bit)
+// k = 5, λ = 0.99 takes 37.9–38.1 s against 44.2–47.5 s and k = 16,
+// λ = 0.97 10.8–12.1 s against 13.1–13.2 s (`herd edge`, two workers,
+// interleaved, same day); select with -bench 'Edge/k5_l0.9$' and the like. Each case
 // runs with one worker and, suffixed _w2, with two (EdgeSettings.Workers:
 // the same result, its independent runs on two cores).
 func BenchmarkEdge(b *testing.B) {
