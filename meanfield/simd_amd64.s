@@ -552,6 +552,13 @@ g4min:
 	VXORPD Y3, Y3, Y3
 	TESTQ  AX, AX
 	JZ     g4spill
+	// One of the operands is the same for the four outputs at the ends
+	// of a convolution (the kernel's start, sa = 0, or x's, sb = 0):
+	// loaded once a block, the same products.
+	TESTQ  R11, R11
+	JZ     g4blkb
+	TESTQ  R10, R10
+	JZ     g4blka
 
 g4blk:
 	VMOVUPD (SI), Y4
@@ -572,6 +579,44 @@ g4blk:
 	ADDQ    $32, R13
 	DECQ    AX
 	JNZ     g4blk
+	JMP     g4spill
+
+g4blkb:
+	// sb = 0: b shared (DX = R13).
+	VMOVUPD (DX), Y8
+	VMULPD  (SI), Y8, Y4
+	VADDPD  Y4, Y0, Y0
+	VMULPD  (SI)(R10*1), Y8, Y5
+	VADDPD  Y5, Y1, Y1
+	VMULPD  (SI)(R10*2), Y8, Y6
+	VADDPD  Y6, Y2, Y2
+	VMULPD  (BX), Y8, Y7
+	VADDPD  Y7, Y3, Y3
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, BX
+	ADDQ    $32, R13
+	DECQ    AX
+	JNZ     g4blkb
+	JMP     g4spill
+
+g4blka:
+	// sa = 0: a shared (SI = BX).
+	VMOVUPD (SI), Y8
+	VMULPD  (DX), Y8, Y4
+	VADDPD  Y4, Y0, Y0
+	VMULPD  (DX)(R11*1), Y8, Y5
+	VADDPD  Y5, Y1, Y1
+	VMULPD  (DX)(R11*2), Y8, Y6
+	VADDPD  Y6, Y2, Y2
+	VMULPD  (R13), Y8, Y7
+	VADDPD  Y7, Y3, Y3
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, BX
+	ADDQ    $32, R13
+	DECQ    AX
+	JNZ     g4blka
 
 g4spill:
 	VMOVUPD Y0, 0(SP)
