@@ -27,6 +27,25 @@
 	VMOVSD    X4, (DI); \
 	ADDQ      $8, DI
 
+// EDGE_SHARED4 adds one block of edgeDots4AVX2's four outputs whose
+// operands share one side: S, loaded once, times P0 … P3 into Y0 … Y3
+// (the products and sums of the general loop), then moves the four
+// outputs' pointers (SI, DX, BX, R13) to the next block.
+#define EDGE_SHARED4(S, P0, P1, P2, P3) \
+	VMOVUPD S, Y8; \
+	VMULPD  P0, Y8, Y4; \
+	VADDPD  Y4, Y0, Y0; \
+	VMULPD  P1, Y8, Y5; \
+	VADDPD  Y5, Y1, Y1; \
+	VMULPD  P2, Y8, Y6; \
+	VADDPD  Y6, Y2, Y2; \
+	VMULPD  P3, Y8, Y7; \
+	VADDPD  Y7, Y3, Y3; \
+	ADDQ    $32, SI; \
+	ADDQ    $32, DX; \
+	ADDQ    $32, BX; \
+	ADDQ    $32, R13
+
 // func convBlocksAVX2(dst, x, kern *float64, nb, K int)
 TEXT ·convBlocksAVX2(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
@@ -583,40 +602,16 @@ g4blk:
 
 g4blkb:
 	// sb = 0: b shared (DX = R13).
-	VMOVUPD (DX), Y8
-	VMULPD  (SI), Y8, Y4
-	VADDPD  Y4, Y0, Y0
-	VMULPD  (SI)(R10*1), Y8, Y5
-	VADDPD  Y5, Y1, Y1
-	VMULPD  (SI)(R10*2), Y8, Y6
-	VADDPD  Y6, Y2, Y2
-	VMULPD  (BX), Y8, Y7
-	VADDPD  Y7, Y3, Y3
-	ADDQ    $32, SI
-	ADDQ    $32, DX
-	ADDQ    $32, BX
-	ADDQ    $32, R13
-	DECQ    AX
-	JNZ     g4blkb
-	JMP     g4spill
+	EDGE_SHARED4((DX), (SI), (SI)(R10*1), (SI)(R10*2), (BX))
+	DECQ AX
+	JNZ  g4blkb
+	JMP  g4spill
 
 g4blka:
 	// sa = 0: a shared (SI = BX).
-	VMOVUPD (SI), Y8
-	VMULPD  (DX), Y8, Y4
-	VADDPD  Y4, Y0, Y0
-	VMULPD  (DX)(R11*1), Y8, Y5
-	VADDPD  Y5, Y1, Y1
-	VMULPD  (DX)(R11*2), Y8, Y6
-	VADDPD  Y6, Y2, Y2
-	VMULPD  (R13), Y8, Y7
-	VADDPD  Y7, Y3, Y3
-	ADDQ    $32, SI
-	ADDQ    $32, DX
-	ADDQ    $32, BX
-	ADDQ    $32, R13
-	DECQ    AX
-	JNZ     g4blka
+	EDGE_SHARED4((SI), (DX), (DX)(R11*1), (DX)(R11*2), (R13))
+	DECQ AX
+	JNZ  g4blka
 
 g4spill:
 	VMOVUPD Y0, 0(SP)
