@@ -1642,10 +1642,10 @@ const particleLooseSteps = 6
 // board and settings at the tolerances tl and te, of which the first has
 // L rows. It rests on the maps' error budgets: each output lies within
 // about Tol of the model's exact map in total variation, since what it
-// drops (rows, the uniformisation's tail, the tail windows' remainders) is
-// counted in its Truncation, kept below Tol, and the renormalised Poisson
-// cuts and the far rows' split move it by less than Tol·10⁻⁶ a window (an
-// argument, not checked at run time). So the two outputs lie within
+// drops (rows, the uniformisation's tail) is counted in its Truncation,
+// kept below Tol, and the renormalised Poisson cuts and the far rows'
+// split move it by less than Tol·10⁻⁶ a window (an argument, not checked
+// at run time). So the two outputs lie within
 // E ≈ tl + te of each other, their running sums too, and the normalised
 // ones (a/s − b/t with |a − b|, |s − t| ≤ E and a ≤ s) within 2E/s; the
 // factor 3 leaves half again for the shifts, and rounding in the running
@@ -1695,9 +1695,9 @@ const particleLevels = 33
 // board-only map of each load level of the grid, and the full map of the
 // period's own load that FiniteMean's runs read the response from. A worker
 // keeps its set from run to run and from period to period (mapFor), so the
-// tail windows' Taylor terms (refreshtail.go) and the far windows' plans
-// (farPlanCache) that one run builds serve the next instead of being built
-// again for every run. Those caches are pure memoisation: RefreshMap.Apply's
+// far windows' plans (farPlanCache) and the closed form's tables
+// (refreshballot.go) that one run builds serve the next instead of being
+// built again for every run. Those caches are pure memoisation: RefreshMap.Apply's
 // result depends on its settings and input only, whatever the caches hold
 // (edgeRun.mapAt relies on the same), so a run's result depends on its seed
 // and inputs only, never on which worker ran it or what that worker ran

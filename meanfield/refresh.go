@@ -57,6 +57,15 @@ import (
 // q₀ (a few dozen) go through the (q, j) chain; the rest are convolved. The
 // probability neglected by this split is below Tol·10⁻⁶ per window.
 //
+// A full window's low rows also have a closed form: given s services
+// (Pois(W; s)) the orders of the k arrivals and s services are equally
+// likely, the queue at the window's end is max(q + k − s, M) with M the
+// largest suffix sum of the ±1 steps (Lindley), and the reflection
+// principle gives P(M ≤ y) = 1 − C(k+s, k−y−1)/C(k+s, k). It agrees with
+// the chain to rounding at about 1/k of its cost, but has no intermediate
+// steps for the time-averaged queue: maps of the board alone (the edge
+// search's runs) take it (refreshballot.go).
+//
 // Observables: the time-averaged mean queue (1/T)∫₀ᵀ E[q(t)] dt is
 // integrated window by window. The water part uses Gauss–Legendre (Nodes per
 // window; the integrand is analytic inside a window, and the node means come
@@ -244,19 +253,17 @@ type RefreshMap struct {
 	full, cut winPlan
 	far       farPlanCache
 	unit      []float64 // a unit start vector for buildOp
-	// The tail windows' Taylor terms (refreshtail.go), the terms the
-	// window in hand uses (0: the chain) and its δ; visit, when set,
-	// receives chainLow's slice k at every weighted step (buildTaylor).
-	tay        taylorOp
-	tayTerms   int
-	tayDelta   float64
-	tayRem     float64 // its remainder bound per unit mass
-	tayWindows int     // windows served by the terms in the last application (tests)
-	visit      func(step int, x []float64)
+	// The full windows' closed form (refreshballot.go): its tables, the
+	// window's weights and scratch.
+	ballot     ballotTables
+	ballotP    []float64
+	ballotCS   []float64
+	ballotConv []float64
+	ballotWins int // full windows whose low rows took the closed form in the last application (tests)
 	tmp2       []float64
 	// sameBytes (tests) keeps a board-only map to the full map's bytes:
-	// none of its paths that change rounding (the tail windows' Taylor
-	// terms, the shortcut for classes that have emptied).
+	// none of its paths that change rounding (the full windows' closed
+	// form, the shortcut for classes that have emptied).
 	sameBytes bool
 
 	// Lazy far rows (refreshlazy.go): the bands by height past the top of
@@ -276,9 +283,9 @@ type RefreshMap struct {
 	// that only QueueMean needs, which it reports as NaN (with Response).
 	// With sameBytes the board is the full map's bytes
 	// (TestRefreshBoardOnly). Otherwise board-only maps also take two
-	// paths that change rounding: the tail windows' Taylor terms, which
-	// agree with the chain's to 1e-12 in L1, the remainder counted as
-	// truncation (refreshtail.go, TestRefreshTailWindows), and a class
+	// paths that change rounding: the full windows' low rows in closed
+	// form, which agrees with the chain to 1e-12 in L1 (refreshballot.go,
+	// TestRefreshBallot), and a class
 	// that has emptied by its window (b at most the bottom of the support
 	// of Pois(τ_b), as poissonPMF cuts it) joins row 0 with its mass
 	// without its Poisson law, which the drain integral would need
@@ -434,7 +441,7 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 	m.lo, m.hi = 0, 0
 	m.water = m.water[:0]
 	m.clearLazy()
-	m.tayWindows = 0
+	m.ballotWins = 0
 
 	v, integral, _ := m.walk(&res, func(v int, tau float64) bool {
 		// Class v joins the water at τ_v with its pure-death law.
@@ -470,21 +477,13 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 			return m.evolve(pl, tau, v, useOp), !m.rowErr
 		}
 		pl, nodes := &m.full, m.nodes()
-		m.tayTerms = 0
-		var rem float64
-		if m.boardOnly && !m.noShortcuts && !m.sameBytes {
-			m.tayTerms, rem = m.tailTerms(w)
-		}
 		switch {
-		case m.tayTerms > 0:
-			// The terms replace the chain: the window needs its split
-			// and kernel only, not the chain's weights.
+		case m.ballotOK():
+			// The closed form needs the split and kernel only.
 			if !pl.kernelFor(w, w, m.pmfEps) {
 				m.planKernel(pl, w, w)
 				pl.valid = false // no weights for w
 			}
-			m.tayWindows++
-			m.tayDelta, m.tayRem = w-m.tay.w, rem
 		case !pl.matches(w, w, m.chainEps, m.pmfEps, nodes):
 			m.plan(pl, w, w, nodes)
 		}
@@ -694,6 +693,13 @@ func (m *RefreshMap) rate(w float64) float64 {
 	return m.set.RateScale * expRateScale * float64(m.k) / w
 }
 
+// ballotOK reports whether full windows' low rows take the closed form
+// (refreshballot.go): board-only maps with the shortcuts that change
+// rounding.
+func (m *RefreshMap) ballotOK() bool {
+	return m.boardOnly && !m.noShortcuts && !m.sameBytes
+}
+
 // nodes is the number of quadrature nodes the plans of the water need: none
 // with boardOnly.
 func (m *RefreshMap) nodes() int {
@@ -892,9 +898,6 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 		wlo, whi = 0, split+k
 		var massIn, massOut float64
 		switch {
-		case m.tayTerms > 0 && pl == &m.full:
-			massIn, massOut = m.tay.applyTail(out, m.water, lo, split, k, m.tayTerms, m.tayDelta)
-			m.trunc += m.tayRem * massIn // the series' remainder bound
 		case useOp:
 			if !pl.opOK {
 				m.buildOp(pl)
@@ -902,6 +905,9 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 			}
 			massIn, massOut, lowIntegral = pl.applyOp(out, m.water, lo, split, k)
 			m.steps += pl.n
+		case pl.l == pl.w && m.ballotOK():
+			massIn, massOut = m.ballotLow(pl, m.water, lo, split, out)
+			m.ballotWins++
 		default:
 			massIn, massOut = m.chainLow(pl, m.water, lo, split, out, &nodeMean)
 			m.steps += pl.n
@@ -1016,12 +1022,8 @@ func (m *RefreshMap) chainLow(pl *winPlan, src []float64, lo, split int, out []f
 		if wn != 0 {
 			if full {
 				// Only the slice j = k survives the conditioning.
-				ew := wn * pl.endJ[k]
-				switch {
-				case jmax == k && m.visit != nil:
-					m.visit(step, cur[k*R:(k+1)*R])
-				case jmax == k:
-					axpy(acc, ew, cur[k*R:(k+1)*R])
+				if jmax == k {
+					axpy(acc, wn*pl.endJ[k], cur[k*R:(k+1)*R])
 				}
 			} else {
 				for j := 0; j <= jmax; j++ {

@@ -23,12 +23,6 @@ func convBlocksAVX2(dst, x, kern *float64, nb, K int)
 //go:noescape
 func stencilAVX2(n, c, m *float64, nb int, d, a float64)
 
-// tail4AVX2 adds (c0·y0[r] + c1·y1[r]) + (c2·y2[r] + c3·y3[r]) to o[r] for
-// r < 4·nb: applyTail's four-term pass.
-//
-//go:noescape
-func tail4AVX2(o, y0, y1, y2, y3 *float64, nb int, c0, c1, c2, c3 float64)
-
 // chainSlicesAVX2 makes chainLow's step for the slices j0 ≤ j ≤ j1
 // (j0 ≥ 1) of cur into nxt, slices at stride R, slice j on rows
 // [0, split + j): nx[0] = d·(cj[0] + cj[1]), nx[q] = d·cj[q+1] +
@@ -58,12 +52,6 @@ func drainStepAVX2(ng, acc, src *float64, nb int, pat *[12]float64, w, inv float
 //
 //go:noescape
 func drainStepLinAVX2(ng, acc, src, cf *float64, nb int, pat *[12]float64, w, inv float64) (prev, f float64)
-
-// tail2AVX2 adds c0·y0[r] + c1·y1[r] to o[r] for r < 4·nb: applyTail's
-// two-term pass.
-//
-//go:noescape
-func tail2AVX2(o, y0, y1 *float64, nb int, c0, c1 float64)
 
 // axpyAVX2 adds a·x[r] to dst[r] for r < 4·nb: axpy.
 //

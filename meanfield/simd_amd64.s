@@ -123,43 +123,6 @@ sdone:
 	VZEROUPPER
 	RET
 
-// func tail4AVX2(o, y0, y1, y2, y3 *float64, nb int, c0, c1, c2, c3 float64)
-TEXT ·tail4AVX2(SB), NOSPLIT, $0-80
-	MOVQ         o+0(FP), DI
-	MOVQ         y0+8(FP), R8
-	MOVQ         y1+16(FP), R9
-	MOVQ         y2+24(FP), R10
-	MOVQ         y3+32(FP), R11
-	MOVQ         nb+40(FP), CX
-	VBROADCASTSD c0+48(FP), Y12
-	VBROADCASTSD c1+56(FP), Y13
-	VBROADCASTSD c2+64(FP), Y14
-	VBROADCASTSD c3+72(FP), Y15
-
-tloop:
-	TESTQ   CX, CX
-	JZ      tdone
-	VMULPD  (R8), Y12, Y0
-	VMULPD  (R9), Y13, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  (R10), Y14, Y2
-	VMULPD  (R11), Y15, Y3
-	VADDPD  Y3, Y2, Y2
-	VADDPD  Y2, Y0, Y0
-	VADDPD  (DI), Y0, Y0
-	VMOVUPD Y0, (DI)
-	ADDQ    $32, DI
-	ADDQ    $32, R8
-	ADDQ    $32, R9
-	ADDQ    $32, R10
-	ADDQ    $32, R11
-	DECQ    CX
-	JMP     tloop
-
-tdone:
-	VZEROUPPER
-	RET
-
 // func chainSlicesAVX2(nxt, cur *float64, R, split, j0, j1 int, d, a float64)
 //
 // For each slice j0 ≤ j ≤ j1 (j0 ≥ 1), top = split + j ≥ 2, rows at
@@ -420,33 +383,6 @@ dldone:
 	VEXTRACTF128 $1, Y8, X0
 	VMOVSD       X0, prev+64(FP)
 	VMOVSD       X15, f+72(FP)
-	VZEROUPPER
-	RET
-
-// func tail2AVX2(o, y0, y1 *float64, nb int, c0, c1 float64)
-TEXT ·tail2AVX2(SB), NOSPLIT, $0-48
-	MOVQ         o+0(FP), DI
-	MOVQ         y0+8(FP), R8
-	MOVQ         y1+16(FP), R9
-	MOVQ         nb+24(FP), CX
-	VBROADCASTSD c0+32(FP), Y12
-	VBROADCASTSD c1+40(FP), Y13
-
-t2loop:
-	TESTQ   CX, CX
-	JZ      t2done
-	VMULPD  (R8), Y12, Y0
-	VMULPD  (R9), Y13, Y1
-	VADDPD  Y1, Y0, Y0
-	VADDPD  (DI), Y0, Y0
-	VMOVUPD Y0, (DI)
-	ADDQ    $32, DI
-	ADDQ    $32, R8
-	ADDQ    $32, R9
-	DECQ    CX
-	JMP     t2loop
-
-t2done:
 	VZEROUPPER
 	RET
 

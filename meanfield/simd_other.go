@@ -10,9 +10,6 @@ var useAVX2 = false
 
 func convBlocksAVX2(dst, x, kern *float64, nb, K int)    { panic("meanfield: no AVX2") }
 func stencilAVX2(n, c, m *float64, nb int, d, a float64) { panic("meanfield: no AVX2") }
-func tail4AVX2(o, y0, y1, y2, y3 *float64, nb int, c0, c1, c2, c3 float64) {
-	panic("meanfield: no AVX2")
-}
 func chainSlicesAVX2(nxt, cur *float64, R, split, j0, j1 int, d, a float64) {
 	panic("meanfield: no AVX2")
 }
@@ -25,7 +22,6 @@ func drainStepAVX2(ng, acc, src *float64, nb int, pat *[12]float64, w, inv float
 func drainStepLinAVX2(ng, acc, src, cf *float64, nb int, pat *[12]float64, w, inv float64) (prev, f float64) {
 	panic("meanfield: no AVX2")
 }
-func tail2AVX2(o, y0, y1 *float64, nb int, c0, c1 float64)   { panic("meanfield: no AVX2") }
 func axpyAVX2(dst, x *float64, nb int, a float64)            { panic("meanfield: no AVX2") }
 func edgeDotsAVX2(dst, a, b *float64, sa, sb, L0, dL, n int) { panic("meanfield: no AVX2") }
 

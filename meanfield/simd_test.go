@@ -95,36 +95,6 @@ func TestKernelsBitExact(t *testing.T) {
 			bitsEqual(t, "convolveRange", got, want)
 		}
 	}
-	for _, k := range []int{1, 2, 5, 16} {
-		for _, I := range []int{1, 2, 3, 4, 5, 7, 8} {
-			split := 9
-			size := 0
-			for q := 0; q < split; q++ {
-				size += q + k + 1
-			}
-			var tp taylorOp
-			for range I {
-				tp.ops = append(tp.ops, randVec(r, size))
-				tp.sums = append(tp.sums, randVec(r, split))
-			}
-			src, base := randVec(r, split), randVec(r, split+k)
-			delta := 0.3 + r.Float64()
-			var got, want []float64
-			var gotIn, gotOut, wantIn, wantOut float64
-			for _, on := range []bool{true, false} {
-				out := append([]float64(nil), base...)
-				withAVX2(on, func() {
-					in, o := tp.applyTail(out, src, 2, split, k, I, delta)
-					if on {
-						got, gotIn, gotOut = out, in, o
-					} else {
-						want, wantIn, wantOut = out, in, o
-					}
-				})
-			}
-			bitsEqual(t, "applyTail", append(got, gotIn, gotOut), append(want, wantIn, wantOut))
-		}
-	}
 	// chainLow's slices: every remainder of the eight- and four-row
 	// passes (top − 2 rows of the stencil, top = split + j).
 	for _, k := range []int{1, 2, 5, 16} {
@@ -180,8 +150,8 @@ func TestKernelsBitExact(t *testing.T) {
 // TestMapsBitExactAVX2 applies the exponential and phase-type maps with
 // and without the AVX2 kernels, from low boards and a herd's, and requires
 // every entry of the next board and every reported figure to agree to the
-// bit: chainLow's slices, the window operators' Taylor tail and the
-// drains' convolutions all take the kernels on these cases.
+// bit: chainLow's slices and the drains' convolutions all take the
+// kernels on these cases.
 func TestMapsBitExactAVX2(t *testing.T) {
 	needAVX2(t)
 	cases := []struct {

@@ -660,8 +660,11 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 	return ctx.Err()
 }
 
-// edgeCheckpointFormat names herd edge's checkpoint format.
-const edgeCheckpointFormat = "herd-edge-checkpoint/1"
+// edgeCheckpointFormat names herd edge's checkpoint format. /2: the search's
+// maps take the full windows' closed form (meanfield's refreshballot.go),
+// which rounds otherwise than the chain that /1's runs and boards came from,
+// so a /1 file would resume into a search neither build makes alone.
+const edgeCheckpointFormat = "herd-edge-checkpoint/2"
 
 // edgeCheckpoint is herd edge's checkpoint (--checkpoint FILE) while its
 // searches run: a sweep.Checkpointer whose points are the searches, each

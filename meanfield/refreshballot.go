@@ -1,0 +1,124 @@
+package meanfield
+
+// The low rows of a full window in closed form. In a full window of length
+// w a server in the water receives exactly k jobs at k uniform times, and
+// its services form a Poisson process of rate 1 whose events at q = 0 are
+// lost. Given s service events (Pois(w; s)), the C(k + s, k) orders of the
+// k arrivals (+1) and s services (−1) are equally likely, and the queue at
+// the window's end is, by Lindley's recursion,
+//
+//	q' = max(q + k − s, M),  M = max over the suffixes of the ±1 steps
+//
+// (the empty suffix included, so M ≥ max(k − s, 0)). The reflection
+// principle counts the orders with M ≤ y: for y ≥ max(k − s, 0)
+//
+//	P(M ≤ y) = 1 − C(k+s, k−y−1)/C(k+s, k) = 1 − ρ_y(s),
+//	ρ_y(s) = Π_{i=0}^{y} (k − i)/(s + 1 + i),
+//
+// and 0 below; ρ_y(s) = 0 for y ≥ k, so M ≤ k. Hence the end law of a start
+// law x on the low rows is
+//
+//	x'(y) = Σ_s Pois(w; s)·[x(y − k + s)·P(M ≤ y) + P(M = y)·Σ_{q < y−k+s} x(q)],
+//
+// every term nonnegative (P(M = y) = ρ_{y−1}(s) − ρ_y(s) above the bottom of
+// M's support, (1 − ρ) at it). For y > k it is the plain convolution with
+// the law of k − Pois(w) that the rows which cannot empty take (the plan's
+// kernel, whose weights it uses, cut at the same pmfEps), so a window costs
+// about (rows + k)·(terms of Pois(w)) instead of the uniformised chain's
+// steps × k slices × rows. It is exact: it agrees with the chain to
+// rounding, and moves no mass out of the rows (the chain's cut steps lose
+// up to chainEps, counted as truncation). Only board-only maps with the
+// shortcuts that change rounding take it (RefreshMap.boardOnly): the
+// time-averaged queue needs the chain's intermediate steps.
+
+// ballotTables holds P(M ≤ y) and P(M = y) for y = 0 … k and s = 0 … smax,
+// row y at y·stride: they depend on k only.
+type ballotTables struct {
+	k, stride int
+	le, eq    []float64
+}
+
+// ensure makes the tables cover s = 0 … smax.
+func (b *ballotTables) ensure(k, smax int) {
+	if b.k == k && smax < b.stride {
+		return
+	}
+	stride := max(2*smax+1, 64)
+	b.k, b.stride = k, stride
+	b.le = grow(b.le, (k+1)*stride)
+	b.eq = grow(b.eq, (k+1)*stride)
+	for s := 0; s < stride; s++ {
+		y0 := max(k-s, 0)
+		rho := 1.0 // ρ_{y−1}(s)
+		for y := 0; y <= k; y++ {
+			prev := rho
+			rho *= float64(k-y) / float64(s+1+y) // 0 from y = k on
+			switch {
+			case y < y0:
+			case y == y0:
+				b.le[y*stride+s] = 1 - rho
+				b.eq[y*stride+s] = 1 - rho
+			default:
+				b.le[y*stride+s] = 1 - rho
+				b.eq[y*stride+s] = prev - rho
+			}
+		}
+	}
+}
+
+// ballotLow moves rows [lo, split) of src through the full window planned
+// in pl in closed form (above) and adds the end law to out (rows [0,
+// split + k)); it returns the mass in and out.
+func (m *RefreshMap) ballotLow(pl *winPlan, src []float64, lo, split int, out []float64) (massIn, massOut float64) {
+	k := m.k
+	// p[s] = Pois(w; s) is the kernel's weight at shift k − s.
+	smax := k - pl.kmin
+	m.ballotP = grow(m.ballotP, smax+1)
+	p := m.ballotP
+	for s := range p {
+		if i := smax - s; i < len(pl.kern) {
+			p[s] = pl.kern[i]
+		}
+	}
+	m.ballot.ensure(k, smax)
+	// cs[q] = Σ_{lo ≤ q' < q} src[q'] for q = lo … split.
+	m.ballotCS = grow(m.ballotCS, split+1)
+	cs := m.ballotCS
+	for q := lo; q < split; q++ {
+		cs[q+1] = cs[q] + src[q]
+	}
+	massIn = cs[split]
+	st := m.ballot.stride
+	for y := 0; y <= k && y < split+k; y++ {
+		le, eq := m.ballot.le[y*st:y*st+smax+1], m.ballot.eq[y*st:y*st+smax+1]
+		// Sources q = y − k + s: none below lo (nor below M's support,
+		// s < k − y); at or above split only the sum below q, massIn.
+		sA, sB := max(lo-y+k, k-y, 0), min(smax+1, split-y+k)
+		var acc, top float64
+		for s := sA; s < sB; s++ {
+			q := y - k + s
+			acc += p[s] * (src[q]*le[s] + eq[s]*cs[q])
+		}
+		for s := max(sB, sA); s <= smax; s++ {
+			top += p[s] * eq[s]
+		}
+		acc += top * massIn
+		out[y] += acc
+		massOut += acc
+	}
+	// Rows y > k: the convolution of the sources with the kernel (output
+	// i is row lo + kmin + i), as the rows that cannot empty take it.
+	x := src[lo:split]
+	n := len(x) + len(pl.krev) - 1
+	from := k + 1 - lo - pl.kmin
+	if from < n {
+		m.ballotConv = grow(m.ballotConv, n)
+		conv := m.ballotConv
+		convolveRange(conv, x, pl.krev, from, n)
+		for i := from; i < n; i++ {
+			out[lo+pl.kmin+i] += conv[i]
+			massOut += conv[i]
+		}
+	}
+	return massIn, massOut
+}
