@@ -359,8 +359,8 @@ func (e *edgeRun) add(p edgeStep, maps int, work float64) {
 // reused between runs: RefreshMap.Apply's result depends on its settings
 // and input only, whatever its caches hold). The map computes boards only
 // (RefreshMap.boardOnly: the search judges boards, never the time-averaged
-// queue), with the shortcuts that change rounding; herd keeps its own to
-// the full map's bytes (sameBytes).
+// queue), with the shortcuts that change rounding (the herd's
+// classification too).
 func (e *edgeRun) mapAt(w int, T float64) (*RefreshMap, error) {
 	set := Refresh{Dispatchers: e.k, Load: e.lam, Period: T, Service: e.s.Service}
 	if e.maps[w] == nil {
@@ -372,7 +372,7 @@ func (e *edgeRun) mapAt(w int, T float64) (*RefreshMap, error) {
 		e.maps[w] = m
 		return m, nil
 	}
-	e.maps[w].boardOnly, e.maps[w].sameBytes = true, false
+	e.maps[w].boardOnly = true
 	if err := set.Validate(); err != nil {
 		return nil, err
 	}
@@ -1550,10 +1550,8 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 		o.err = err
 		return o
 	}
-	// The classification needs the boards alone: board-only maps kept
-	// to the full maps' bytes (sameBytes), about half the cost of a
-	// herd's map.
-	m.boardOnly, m.sameBytes = true, true
+	// The classification needs the boards alone: the search's board-only
+	// maps (mapAt), a fourth of the cost of a herd's full map.
 	budget := e.s.HerdMaps
 	if !e.s.HerdFull {
 		// The cost of one herd map, from the second map: the failed run

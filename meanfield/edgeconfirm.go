@@ -208,9 +208,10 @@ func confirmRun(s ConfirmSettings, T float64, board []float64, hs HerdSettings) 
 	if err != nil {
 		return HerdAttractor{}, err
 	}
-	// The verdicts need the boards alone: board-only maps kept to the
-	// full maps' bytes (sameBytes), about half the cost of a herd's map.
-	m.boardOnly, m.sameBytes = true, true
+	// The verdicts need the boards alone: board-only maps with the
+	// search's shortcuts (RefreshMap.boardOnly), a fourth of the cost of a
+	// herd's full map.
+	m.boardOnly = true
 	hs.Stop = s.Stop
 	key := journalKey("confirm", board, T, float64(hs.MaxIter), hs.Tol, float64(hs.Settle), float64(hs.Average))
 	return s.Journal.findHerd(key, m, board, hs)

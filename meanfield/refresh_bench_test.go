@@ -88,17 +88,16 @@ func BenchmarkHerdMap(b *testing.B) {
 	}
 	warm.boardOnly = true
 	p := benchBoard(b, warm, BoardHalf(3000), 12)
-	for _, full := range []bool{false, true} {
-		name := "boardonly"
-		if full {
-			name = "full"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct {
+		name                 string
+		boardOnly, sameBytes bool
+	}{{"closedform", true, false}, {"boardonly", true, true}, {"full", false, false}} {
+		b.Run(c.name, func(b *testing.B) {
 			m, err := NewRefreshMap(r)
 			if err != nil {
 				b.Fatal(err)
 			}
-			m.boardOnly, m.sameBytes = !full, !full
+			m.boardOnly, m.sameBytes = c.boardOnly, c.sameBytes
 			var res RefreshResult
 			for b.Loop() {
 				if res, err = m.Apply(nil, p); err != nil {
