@@ -94,15 +94,13 @@ func (m *RefreshMap) ballotLow(pl *winPlan, src []float64, lo, split int, out []
 		// Sources q = y − k + s: none below lo (nor below M's support,
 		// s < k − y); at or above split only the sum below q, massIn.
 		sA, sB := max(lo-y+k, k-y, 0), min(smax+1, split-y+k)
-		var acc, top float64
-		for s := sA; s < sB; s++ {
-			q := y - k + s
-			acc += p[s] * (src[q]*le[s] + eq[s]*cs[q])
+		var acc float64
+		if sA < sB {
+			acc = ballotDot(p[sA:sB], le[sA:sB], eq[sA:sB], src[y-k+sA:y-k+sB], cs[y-k+sA:y-k+sB])
 		}
-		for s := max(sB, sA); s <= smax; s++ {
-			top += p[s] * eq[s]
+		if s0 := max(sB, sA); s0 <= smax {
+			acc += dot(p[s0:], eq[s0:]) * massIn
 		}
-		acc += top * massIn
 		out[y] += acc
 		massOut += acc
 	}
@@ -121,4 +119,23 @@ func (m *RefreshMap) ballotLow(pl *winPlan, src []float64, lo, split int, out []
 		}
 	}
 	return massIn, massOut
+}
+
+// ballotDot returns Σ_i p_i·(x_i·le_i + eq_i·c_i) with four partial sums
+// (all of p's length).
+func ballotDot(p, le, eq, x, c []float64) float64 {
+	n := len(p)
+	le, eq, x, c = le[:n], eq[:n], x[:n], c[:n]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += p[i] * (x[i]*le[i] + eq[i]*c[i])
+		s1 += p[i+1] * (x[i+1]*le[i+1] + eq[i+1]*c[i+1])
+		s2 += p[i+2] * (x[i+2]*le[i+2] + eq[i+2]*c[i+2])
+		s3 += p[i+3] * (x[i+3]*le[i+3] + eq[i+3]*c[i+3])
+	}
+	for ; i < n; i++ {
+		s0 += p[i] * (x[i]*le[i] + eq[i]*c[i])
+	}
+	return (s0 + s1) + (s2 + s3)
 }
