@@ -30,7 +30,12 @@ import "testing"
 // bounds on the rows a window writes (every board the same to the bit)
 // k = 5, λ = 0.99 takes 37.9–38.1 s against 44.2–47.5 s and k = 16,
 // λ = 0.97 10.8–12.1 s against 13.1–13.2 s (`herd edge`, two workers,
-// interleaved, same day); select with -bench 'Edge/k5_l0.9$' and the like. Each case
+// interleaved, same day); with the full windows' closed form in the
+// board-only maps (refreshballot.go: the same edges and map counts), at
+// λ = 0.99 k = 4 takes 52.4 s against 60.4 s and k = 10 27.4 s against
+// 44.3 s, and k = 14, 15, 16 at λ = 0.95 2.1 s together (`herd edge`,
+// two workers, 2026-12-06). Select with -bench 'Edge/k5_l0.9$' and the
+// like. Each case
 // runs with one worker and, suffixed _w2, with two (EdgeSettings.Workers:
 // the same result, its independent runs on two cores).
 func BenchmarkEdge(b *testing.B) {

@@ -39,7 +39,10 @@ func BenchmarkPhaseMapLarge(b *testing.B) {
 // BenchmarkEdge lacks, on an idle 2-core machine with two workers as herd
 // edge runs them: (k, λ) = (16, 0.95) under 3 s, (5, 0.995) under 5 min
 // (380–389 s on 2026-12-06, 303–316 s after that day's cheaper maps and
-// board-only herd) and h2:10 sizes at (5, 0.9) under 30 s; (5, 0.99)
+// board-only herd, 282.5 s with the full windows' closed form, whose
+// share is small at k = 5: the convolution of the rows that cannot empty
+// dominates) and h2:10 sizes at (5, 0.9) under 30 s (the closed form has
+// no phase-type counterpart: about 95–105 s); (5, 0.99)
 // under 60 s is BenchmarkEdge/k5_l0.99_w2. The last two take minutes:
 // select them with -bench 'EdgeGoals/k5' and -bench 'EdgeGoals/h2';
 // -bench=. skips all three under -short. The herd below the edge is

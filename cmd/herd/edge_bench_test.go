@@ -13,7 +13,10 @@ import (
 // anchors either). The time of an expansion row is its anchors' exact
 // searches at compare.ExpansionLoads and the limit map's x*(k), run side
 // by side. The exact searches of the same goals are meanfield's
-// BenchmarkEdge and BenchmarkEdgeGoals.
+// BenchmarkEdge and BenchmarkEdgeGoals. Expansion at k = 16, λ = 0.99999:
+// 16.2 s before the full windows' closed form (refreshballot.go), 5.2–6.6 s
+// after; auto at k = 2, λ = 0.999: 0.22 s (idle 2-core AMD EPYC,
+// 2026-12-06).
 func BenchmarkEdgeCommand(b *testing.B) {
 	if testing.Short() {
 		b.Skip("long: seconds per edge")
