@@ -225,9 +225,12 @@ func expansionCells(s meanfield.EdgeSettings, e compare.EdgeExpansion) *edgeCell
 const exactCostSeconds = 162.0 / 2.5e7
 
 // costProbeRatio is the k = 5, λ = 0.99 edge's wall time with two workers
-// over costProbe's, measured together: 40–44 s and 70 ms (2026-12-06,
-// 2-core AMD EPYC; the edge took 122–162 s on the same VM on slower days).
-const costProbeRatio = 42.0 / 0.070
+// over costProbe's, measured together: 24.1–24.3 s and 69 ms (2026-12-06,
+// 2-core AMD EPYC, with the full windows' closed form; 40–44 s before it
+// and the day's cheaper maps, 122–162 s on the same VM on slower days).
+// costProbe's full maps do not take the closed form, so the ratio moves
+// with the search's maps alone.
+const costProbeRatio = 24.2 / 0.069
 
 // costProbe times 30 refresh maps from the empty board at k = 5,
 // λ = 0.95, T = 1,127 (near that edge; about 0.07 s on one core).
