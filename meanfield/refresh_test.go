@@ -1246,8 +1246,22 @@ func TestRefreshBallot(t *testing.T) {
 // form's mass out within 1e-14 of its mass in.
 func TestBallotWindow(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 7))
+	type kl struct {
+		k   int
+		lam float64
+	}
+	var cases []kl
 	for _, k := range []int{1, 2, 3, 5, 16, 64} {
 		for _, lam := range []float64{0.3, 0.9, 0.99} {
+			cases = append(cases, kl{k, lam})
+		}
+	}
+	// A long window (λ = 0.001, W = 2,000): the closed form's tables span
+	// Pois(W)'s spread (the kernel's length), not W.
+	cases = append(cases, kl{2, 0.001})
+	for _, c := range cases {
+		k, lam := c.k, c.lam
+		{
 			for _, lo := range []int{0, 3} {
 				m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: lam, Period: 1})
 				if err != nil {
@@ -1275,6 +1289,9 @@ func TestBallotWindow(t *testing.T) {
 					if math.Abs(got[y]-want[y]) > tol {
 						t.Errorf("k = %d, λ = %v, lo = %d: row %d: closed form %v, chain %v", k, lam, lo, y, got[y], want[y])
 					}
+				}
+				if m.ballot.cols > 3*len(pl.kern)+64 {
+					t.Errorf("k = %d, λ = %v: the tables have %d columns for a kernel of %d", k, lam, m.ballot.cols, len(pl.kern))
 				}
 			}
 		}

@@ -31,23 +31,29 @@ package meanfield
 // shortcuts that change rounding take it (RefreshMap.boardOnly): the
 // time-averaged queue needs the chain's intermediate steps.
 
-// ballotTables holds P(M ≤ y) and P(M = y) for y = 0 … k and s = 0 … smax,
-// row y at y·stride: they depend on k only.
+// ballotTables holds P(M ≤ y) and P(M = y) for y = 0 … k and the service
+// counts s = s0 … s0 + cols − 1, row y at y·cols: they depend on k and s
+// only, so they serve every window whose Poisson law they cover.
 type ballotTables struct {
-	k, stride int
-	le, eq    []float64
+	k, s0, cols int
+	le, eq      []float64
 }
 
-// ensure makes the tables cover s = 0 … smax.
-func (b *ballotTables) ensure(k, smax int) {
-	if b.k == k && smax < b.stride {
+// ensure makes the tables cover s = slo … shi, with a margin either side
+// when it builds them (windows' lengths move slowly), so that their size
+// follows the spread of Pois(w), not w (a window of 10⁶ service times
+// needs a few thousand columns, not a million).
+func (b *ballotTables) ensure(k, slo, shi int) {
+	if b.k == k && b.cols > 0 && slo >= b.s0 && shi < b.s0+b.cols {
 		return
 	}
-	stride := max(2*smax+1, 64)
-	b.k, b.stride = k, stride
-	b.le = grow(b.le, (k+1)*stride)
-	b.eq = grow(b.eq, (k+1)*stride)
-	for s := 0; s < stride; s++ {
+	margin := max(32, shi-slo)
+	b.k, b.s0 = k, max(0, slo-margin)
+	b.cols = shi + margin + 1 - b.s0
+	b.le = grow(b.le, (k+1)*b.cols)
+	b.eq = grow(b.eq, (k+1)*b.cols)
+	for c := 0; c < b.cols; c++ {
+		s := b.s0 + c
 		y0 := max(k-s, 0)
 		rho := 1.0 // ρ_{y−1}(s)
 		for y := 0; y <= k; y++ {
@@ -56,11 +62,11 @@ func (b *ballotTables) ensure(k, smax int) {
 			switch {
 			case y < y0:
 			case y == y0:
-				b.le[y*stride+s] = 1 - rho
-				b.eq[y*stride+s] = 1 - rho
+				b.le[y*b.cols+c] = 1 - rho
+				b.eq[y*b.cols+c] = 1 - rho
 			default:
-				b.le[y*stride+s] = 1 - rho
-				b.eq[y*stride+s] = prev - rho
+				b.le[y*b.cols+c] = 1 - rho
+				b.eq[y*b.cols+c] = prev - rho
 			}
 		}
 	}
@@ -71,16 +77,25 @@ func (b *ballotTables) ensure(k, smax int) {
 // split + k)); it returns the mass in and out.
 func (m *RefreshMap) ballotLow(pl *winPlan, src []float64, lo, split int, out []float64) (massIn, massOut float64) {
 	k := m.k
-	// p[s] = Pois(w; s) is the kernel's weight at shift k − s.
-	smax := k - pl.kmin
-	m.ballotP = grow(m.ballotP, smax+1)
-	p := m.ballotP
-	for s := range p {
-		if i := smax - s; i < len(pl.kern) {
-			p[s] = pl.kern[i]
-		}
+	// p[s − slo] = Pois(w; s), s = slo … shi, the kernel's weights at
+	// shifts k − s (kern[i] at shift kmin + i), its zeros at either end
+	// left out.
+	kern := pl.kern
+	i0, i1 := 0, len(kern)-1
+	for i0 < i1 && kern[i0] == 0 {
+		i0++
 	}
-	m.ballot.ensure(k, smax)
+	for i1 > i0 && kern[i1] == 0 {
+		i1--
+	}
+	slo, shi := k-pl.kmin-i1, k-pl.kmin-i0
+	m.ballotP = grow(m.ballotP, shi-slo+1)
+	p := m.ballotP
+	for s := slo; s <= shi; s++ {
+		p[s-slo] = kern[k-pl.kmin-s]
+	}
+	b := &m.ballot
+	b.ensure(k, slo, shi)
 	// cs[q] = Σ_{lo ≤ q' < q} src[q'] for q = lo … split.
 	m.ballotCS = grow(m.ballotCS, split+1)
 	cs := m.ballotCS
@@ -88,18 +103,19 @@ func (m *RefreshMap) ballotLow(pl *winPlan, src []float64, lo, split int, out []
 		cs[q+1] = cs[q] + src[q]
 	}
 	massIn = cs[split]
-	st := m.ballot.stride
 	for y := 0; y <= k && y < split+k; y++ {
-		le, eq := m.ballot.le[y*st:y*st+smax+1], m.ballot.eq[y*st:y*st+smax+1]
+		row := y*b.cols - b.s0 // le[row + s] is P(M ≤ y) at s
+		le, eq := b.le[row+slo:row+shi+1], b.eq[row+slo:row+shi+1]
 		// Sources q = y − k + s: none below lo (nor below M's support,
 		// s < k − y); at or above split only the sum below q, massIn.
-		sA, sB := max(lo-y+k, k-y, 0), min(smax+1, split-y+k)
+		sA, sB := max(lo-y+k, k-y, slo), min(shi+1, split-y+k)
 		var acc float64
 		if sA < sB {
-			acc = ballotDot(p[sA:sB], le[sA:sB], eq[sA:sB], src[y-k+sA:y-k+sB], cs[y-k+sA:y-k+sB])
+			a, z := sA-slo, sB-slo
+			acc = ballotDot(p[a:z], le[a:z], eq[a:z], src[y-k+sA:y-k+sB], cs[y-k+sA:y-k+sB])
 		}
-		if s0 := max(sB, sA); s0 <= smax {
-			acc += dot(p[s0:], eq[s0:]) * massIn
+		if s0 := max(sB, sA); s0 <= shi {
+			acc += dot(p[s0-slo:], eq[s0-slo:]) * massIn
 		}
 		out[y] += acc
 		massOut += acc
