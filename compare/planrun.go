@@ -28,6 +28,11 @@ type PlanSettings struct {
 	// would cost more than the caller allows: the edge then comes from the
 	// heavy-traffic limit map, labelled an approximation.
 	ExactEdge func(s meanfield.EdgeSettings) (EdgePoint, bool)
+	// AsPrinted, when not nil, rounds a refresh period the search suggests
+	// (in service times) to the value the caller prints for it, so that the
+	// suggested flag typed back reproduces the option's row to the bit
+	// (the simulator's seeds follow the configuration's bits).
+	AsPrinted func(T float64) float64
 }
 
 // PlanHooks report herd plan's progress; any may be nil.
@@ -144,7 +149,7 @@ func planOptions(s PlanSettings, r PlanResult, stop func() bool) []PlanOption {
 	for i := range opts {
 		opts[i].Model, opts[i].ModelErr = r.Model, r.ModelErr
 	}
-	fixes := append(planSearchFixes(s.Fleet, r, stop), PlanFixes(s.Fleet)...)
+	fixes := append(planSearchFixes(s.Fleet, r, s.AsPrinted, stop), PlanFixes(s.Fleet)...)
 	for _, fx := range fixes {
 		o := PlanOption{Fix: fx, Start: PlanQuiet}
 		o.Model, o.ModelErr = PlanModelAt(fx.Fleet, stop)
@@ -158,21 +163,24 @@ func planOptions(s PlanSettings, r PlanResult, stop func() bool) []PlanOption {
 // They apply where the model is the refresh map and the fleet is not
 // balanced from both starts. A change's Change names its flag with the
 // refresh period in service times; the caller writes it in its units
-// (PlanFix.Fleet has the value).
-func planSearchFixes(f PlanFleet, r PlanResult, stop func() bool) []PlanFix {
+// (PlanFix.Fleet has the value, rounded by asPrinted when not nil).
+func planSearchFixes(f PlanFleet, r PlanResult, asPrinted func(float64) float64, stop func() bool) []PlanFix {
 	if !r.Model.Covered || r.Model.State == "" || r.Model.State == PlanBalanced {
 		return nil
+	}
+	if asPrinted == nil {
+		asPrinted = func(T float64) float64 { return T }
 	}
 	var fixes []PlanFix
 	if T, err := PlanShorterRefresh(f, stop); err == nil {
 		g := f
-		g.Refresh = T
+		g.Refresh = asPrinted(T)
 		fixes = append(fixes, PlanFix{Name: "shorter-refresh", Change: "--refresh", Fleet: g,
 			Note: "the longest refresh period (within 9%) at which the model is balanced from a quiet start and after a surge"})
 	}
 	if e := r.Edge; e.Found && r.Model.State == PlanHerd && 1.1*e.Refresh > f.Refresh && 1.1*e.Refresh <= PlanMaxRefresh {
 		g := f
-		g.Refresh = 1.1 * e.Refresh
+		g.Refresh = asPrinted(1.1 * e.Refresh)
 		fixes = append(fixes, PlanFix{Name: "longer-refresh", Change: "--refresh", Fleet: g,
 			Note: "10% past the edge: the balanced state exists, but a fleet-wide surge can still trap the fleet in the herd (bistable)"})
 	}

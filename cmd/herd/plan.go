@@ -30,6 +30,12 @@ type planInput struct {
 // seconds converts a time in mean service times to seconds.
 func (in planInput) seconds(t float64) float64 { return t * in.service.Seconds() }
 
+// asPrinted is a refresh period t (service times) as herd plan prints the
+// flag that suggests it (fmtDuration), read back as --refresh reads it.
+func (in planInput) asPrinted(t float64) float64 {
+	return printedDuration(in.seconds(t)).Seconds() / in.service.Seconds()
+}
+
 // planFlagSet defines herd plan's flags.
 type planFlagSet struct {
 	servers, dispatchers        *int
@@ -242,7 +248,7 @@ func computePlan(ctx context.Context, e *env, in planInput) compare.PlanResult {
 		prog.Finish()
 		stages.Close()
 	}()
-	s := compare.PlanSettings{Fleet: in.fleet, Runs: in.runs, Refreshes: in.refreshes, Bracket: in.bracket, Seed: in.seed, Workers: in.workers,
+	s := compare.PlanSettings{Fleet: in.fleet, Runs: in.runs, Refreshes: in.refreshes, Bracket: in.bracket, Seed: in.seed, Workers: in.workers, AsPrinted: in.asPrinted,
 		ExactEdge: func(s meanfield.EdgeSettings) (compare.EdgePoint, bool) {
 			cost := time.Duration(compare.EdgeCostSized(s) * exactCostSeconds * 2 / float64(max(in.workers, 2)) * float64(time.Second))
 			if s.Load > autoExactMax || cost > planExactBudget {

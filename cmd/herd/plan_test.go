@@ -50,6 +50,26 @@ func TestPlanUnits(t *testing.T) {
 	}
 }
 
+// TestPlanAsPrinted: a refresh period herd plan suggests is the one its
+// printed flag reads back, to the bit (the simulator's seeds follow the
+// configuration's bits, so anything else would give other runs than the
+// row shows). It fails without the rounding (asPrinted returning t).
+func TestPlanAsPrinted(t *testing.T) {
+	for _, svc := range []time.Duration{50 * time.Millisecond, 37 * time.Millisecond, 1300 * time.Microsecond, 2 * time.Second} {
+		in := planInput{service: svc}
+		for _, T := range []float64{0.0137, 1, 13.6302, 164.98901, 2719.5, 99999.7} {
+			got := in.asPrinted(T)
+			d, err := parseDuration("refresh", fmtDuration(in.seconds(T)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := d.Seconds() / svc.Seconds(); got != want || math.Abs(got/T-1) > 1e-3 {
+				t.Errorf("service %v, T = %v: asPrinted %v, the printed flag %s reads back %v", svc, T, got, fmtDuration(in.seconds(T)), want)
+			}
+		}
+	}
+}
+
 // planFleet is a small fleet's flags; the tests add to them.
 var planFleet = []string{"plan", "--servers", "200", "--dispatchers", "8", "--refresh", "1s", "--service", "50ms"}
 

@@ -177,14 +177,20 @@ func fmtDuration(sec float64) string {
 	if math.IsNaN(sec) || math.IsInf(sec, 0) {
 		return "-"
 	}
+	return printedDuration(sec).String()
+}
+
+// printedDuration is sec as fmtDuration prints it: a time.Duration
+// rounded to four significant digits (none below a nanosecond).
+func printedDuration(sec float64) time.Duration {
 	d := time.Duration(sec * float64(time.Second))
 	if d <= 0 {
-		return d.String()
+		return d
 	}
 	digits := int(math.Floor(math.Log10(float64(d)))) + 1
 	if digits > 4 {
 		p := time.Duration(math.Pow10(digits - 4))
 		d = d.Round(p)
 	}
-	return d.String()
+	return d
 }
