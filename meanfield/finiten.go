@@ -1030,7 +1030,10 @@ type FiniteEdgeSettings struct {
 	// means 3; a negative value means none.
 	Levels int
 	// Seed is the master seed; each run's seed is mixed from it, the
-	// period and the replication.
+	// probe's place relative to ModelScaled (x/ModelScaled, an exact binary
+	// fraction of the scan and bisection, not the bits of x, so that the
+	// runs do not change when the model edge moves in its last bits) and
+	// the replication.
 	Seed uint64
 	// Workers is the number of runs computed at once, in [0, 64]; zero
 	// means 1. The result does not depend on it.
@@ -1121,6 +1124,8 @@ type FiniteEdgePoint struct {
 	// ResponseSE its standard error across those runs (NaN with fewer than
 	// two).
 	Response, ResponseSE float64
+
+	key float64 // the runs' seed key: x/ModelScaled as FiniteEdge placed the probe
 }
 
 // FiniteEdgeResult is the finite-N edge of FiniteEdge.
@@ -1200,8 +1205,10 @@ func FiniteEdge(s FiniteEdgeSettings) (FiniteEdgeResult, error) {
 	half := func(p FiniteEdgePoint) bool { return !p.Balanced || 2*p.Tipped >= p.Runs }
 	var pts []FiniteEdgePoint
 	maps := newParticleMapSets(s.Workers) // one set per worker, kept over the search
-	probe := func(x float64) (FiniteEdgePoint, error) {
-		p, err := finiteProbe(s, x, x/scale, maps, &out.Stats)
+	// Probes are placed by rel = x/x0, which also keys their runs' seeds.
+	probe := func(rel float64) (FiniteEdgePoint, error) {
+		x := x0 * rel
+		p, err := finiteProbe(s, x, x/scale, rel, maps, &out.Stats)
 		if err == nil {
 			pts = append(pts, p)
 		}
@@ -1210,16 +1217,16 @@ func FiniteEdge(s FiniteEdgeSettings) (FiniteEdgeResult, error) {
 	// Scan.
 	lo, hi := math.NaN(), math.NaN()
 	for step := 0.01; step <= 1.0001; step *= 2 {
-		x := x0 * (1 + step)
-		p, err := probe(x)
+		rel := 1 + step
+		p, err := probe(rel)
 		if err != nil {
 			return out, err
 		}
 		if !half(p) {
-			hi = x
+			hi = rel
 			break
 		}
-		lo = x
+		lo = rel
 	}
 	if math.IsNaN(hi) {
 		out.Status = NotFound
@@ -1228,10 +1235,10 @@ func FiniteEdge(s FiniteEdgeSettings) (FiniteEdgeResult, error) {
 		return out, nil
 	}
 	if math.IsNaN(lo) {
-		lo = x0
+		lo = 1
 	}
-	tipsLess := func(x float64) (bool, error) { // false at lo, true at hi
-		p, err := probe(x)
+	tipsLess := func(rel float64) (bool, error) { // false at lo, true at hi
+		p, err := probe(rel)
 		return !half(p), err
 	}
 	lo, hi, err := root.Bisect(tipsLess, lo, hi, root.Halvings(s.Levels))
@@ -1240,8 +1247,8 @@ func FiniteEdge(s FiniteEdgeSettings) (FiniteEdgeResult, error) {
 	}
 	out.Points = sortPoints(pts)
 	out.Status = Found
-	out.Lower, out.Upper = lo, hi
-	out.Scaled = (lo + hi) / 2
+	out.Lower, out.Upper = x0*lo, x0*hi
+	out.Scaled = (out.Lower + out.Upper) / 2
 	if xh, se, slope, ok := hazardFit(out.Points, float64(s.Refreshes), x0); ok && xh > x0 && xh < 3*x0 {
 		out.HazardFit, out.HazardSlope = true, slope
 		out.Scaled = xh
@@ -1324,9 +1331,9 @@ func hazardFit(pts []FiniteEdgePoint, R, x0 float64) (x, se, beta float64, ok bo
 }
 
 // finiteProbe runs the particle map at T = x/(1−λ)² (FiniteEdge) on the
-// workers' map sets maps.
-func finiteProbe(s FiniteEdgeSettings, x, T float64, maps particleMapSets, st *Stats) (FiniteEdgePoint, error) {
-	p := FiniteEdgePoint{Scaled: x, Refresh: T, MedianTip: math.NaN(), Response: math.NaN(), ResponseSE: math.NaN()}
+// workers' map sets maps, its runs' seeds keyed by key.
+func finiteProbe(s FiniteEdgeSettings, x, T, key float64, maps particleMapSets, st *Stats) (FiniteEdgePoint, error) {
+	p := FiniteEdgePoint{Scaled: x, Refresh: T, MedianTip: math.NaN(), Response: math.NaN(), ResponseSE: math.NaN(), key: key}
 	r := Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service}
 	startBoard := s.Service.Lift(BoardEmpty())
 	at, err := FindAttractor(r, startBoard, AttractorSettings{Tol: 1e-12})
@@ -1338,8 +1345,8 @@ func finiteProbe(s FiniteEdgeSettings, x, T float64, maps particleMapSets, st *S
 		return p, nil
 	}
 	p.Balanced = true
-	q, err := particlePoint(s, r, x, false, maps, st)
-	q.Scaled, q.Refresh, q.Balanced = p.Scaled, p.Refresh, true
+	q, err := particlePoint(s, r, key, false, maps, st)
+	q.Scaled, q.Refresh, q.Balanced, q.key = p.Scaled, p.Refresh, true, key
 	return q, err
 }
 
@@ -1506,7 +1513,9 @@ func FiniteMean(f FiniteN, run FiniteRun) (FiniteMeanResult, error) {
 	r := f.Refresh
 	es := FiniteEdgeSettings{Dispatchers: r.Dispatchers, Load: r.Load, Service: r.Service, Servers: f.Servers,
 		Refreshes: run.Periods, Replications: run.Replications, Seed: run.Seed, Workers: run.Workers, Stop: run.Stop}
-	p, err := particlePoint(es, r, ln.BoardMean, true, newParticleMapSets(run.Workers), &out.Stats)
+	// The runs' seeds are keyed by the period, a setting, not by anything
+	// the maps compute, so they do not change when the maps' rounding does.
+	p, err := particlePoint(es, r, r.Period, true, newParticleMapSets(run.Workers), &out.Stats)
 	if err != nil {
 		return out, err
 	}

@@ -409,6 +409,31 @@ func TestParticleMapsReuse(t *testing.T) {
 	}
 }
 
+// TestFiniteEdgeSeedsStable: FiniteEdge's runs do not change when the
+// model edge moves in its last bits (as it does when the map's rounding
+// changes): with ModelScaled one ulp apart, every point has the same runs,
+// tips, exposure and median tip. The seeds once followed each probe's T
+// bit for bit, so that any such change re-rolled every run (k = 10,
+// λ = 0.95, N = 100 went from 29,737 maps to 17,684 and its edge from
+// 7.93 to 7.87); this test fails with that keying.
+func TestFiniteEdgeSeedsStable(t *testing.T) {
+	x0 := 3.1631964844955442
+	runs := func(x float64) string {
+		r, err := FiniteEdge(FiniteEdgeSettings{Dispatchers: 5, Load: 0.8, Servers: 30, ModelScaled: x, Seed: 1, Refreshes: 100, Replications: 4, Levels: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := fmt.Sprint(r.Status, len(r.Points))
+		for _, p := range r.Points {
+			out += fmt.Sprintf(" |%v %d %d %v %v", p.Balanced, p.Runs, p.Tipped, p.Exposure, p.MedianTip)
+		}
+		return out
+	}
+	if a, b := runs(x0), runs(math.Nextafter(x0, 1)); a != b {
+		t.Errorf("the model edge one ulp up changes the runs:\n%s\n%s", a, b)
+	}
+}
+
 // TestFiniteEdgeWorkers checks that FiniteEdge and FiniteMean give the
 // same result, float bit for float bit, with one worker and with three
 // (with three, the runs share out the workers' map sets, particleMapSets,
@@ -453,11 +478,14 @@ func TestFiniteEdgeWorkers(t *testing.T) {
 		}
 		rr := Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: p.Refresh}
 		var st Stats
-		q, err := particlePoint(s, rr, p.Scaled, false, newParticleMapSets(1), &st)
+		q, err := particlePoint(s, rr, p.key, false, newParticleMapSets(1), &st)
 		if err != nil {
 			t.Fatal(err)
 		}
 		q.Scaled, q.Refresh, q.Balanced = p.Scaled, p.Refresh, true
+		if p.key != p.Scaled/s.ModelScaled && math.Abs(p.key*s.ModelScaled/p.Scaled-1) > 1e-15 {
+			t.Errorf("T(1−λ)² = %v: seed key %v, not its place relative to the model edge %v", p.Scaled, p.key, s.ModelScaled)
+		}
 		if got, want := point(p), point(q); got != want {
 			t.Errorf("T(1−λ)² = %v: the search's point %s, on fresh maps %s", p.Scaled, got, want)
 		}

@@ -201,11 +201,10 @@ func TestFiniteEdgeNoEdge(t *testing.T) {
 
 // TestFiniteEdgeMatchesAPI: herd edge --servers 11,14 at k = 5, λ = 0.7
 // (cheap cells with a fitted hazard: about 4.5 s of CPU per N, twice that
-// here for the direct calls; the runs' seeds follow the period, so a
-// change in the map edge's last bits draws them anew: after the edge
-// search's accelerated runs changed, N = 10 lost its fit while 8, 9 and
-// 11–14 kept theirs; after the geometric jump, 12 and 13 lost theirs and
-// 8–11 and 14 have one) prints in each row, to the last
+// here for the direct calls; the runs' seeds once followed the period, so
+// each change in the map edge's last bits drew them anew and moved which
+// N had a fit; they now follow the probe's place relative to the edge,
+// TestFiniteEdgeSeedsStable) prints in each row, to the last
 // bit, what meanfield.FiniteEdge returns alone at that N with the
 // command's settings (seed 1, the default 1,000 refreshes and 6 runs per
 // period; the result does not depend on the workers), the map's edge,
