@@ -212,17 +212,58 @@ func TestCheckRuns(t *testing.T) {
 	if got := c.String(); got != "" {
 		t.Errorf("before the check: %q", got)
 	}
-	c.set(0, meanfield.MapReport{Maps: 35})
-	c.set(1, meanfield.MapReport{Maps: 410})
-	c.set(2, meanfield.MapReport{Maps: 380, HerdRun: 12, HerdNeed: 32})
-	c.set(3, meanfield.MapReport{Maps: 290})
+	c.setAt(0, meanfield.MapReport{Maps: 35}, time.Now())
+	c.setAt(1, meanfield.MapReport{Maps: 410}, time.Now())
+	c.setAt(2, meanfield.MapReport{Maps: 380, HerdRun: 12, HerdNeed: 32}, time.Now())
+	c.setAt(3, meanfield.MapReport{Maps: 290}, time.Now())
 	if got, want := c.String(), "check maps: above [35], below [410, 380 (12 of 32 in the herd regime), 290]"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	var d checkRuns
-	d.set(4, meanfield.MapReport{Maps: 7})
+	d.setAt(4, meanfield.MapReport{Maps: 7}, time.Now())
 	if got, want := d.String(), "check maps: above [7]"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// The check's time left (checkRuns.left), which the heartbeat shows while
+// a check runs for hours at λ = 0.995: none before a run below the edge
+// enters the herd regime; then that run's maps still needed at its last
+// map's cost, and each run below not yet begun as long as that run is
+// projected to take in all, shared by the workers.
+func TestCheckRunsLeft(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 6, 20, 0, 0, 0, time.UTC)
+	var c checkRuns
+	c.setAt(0, meanfield.MapReport{Maps: 1}, t0)
+	c.setAt(0, meanfield.MapReport{Maps: 40}, t0.Add(time.Minute))
+	c.setAt(1, meanfield.MapReport{Maps: 1}, t0)
+	c.setAt(1, meanfield.MapReport{Maps: 150}, t0.Add(20*time.Minute))
+	if got := c.left(t0.Add(20*time.Minute), 1); got != 0 {
+		t.Errorf("before the herd regime: %v, want none", got)
+	}
+	// Run 1: 26 of 32 herd-regime maps, its last map 4 minutes, begun 100
+	// minutes ago: 24 minutes left, 124 in all; runs 2 and 3 not begun.
+	now := t0.Add(100 * time.Minute)
+	c.setAt(1, meanfield.MapReport{Maps: 196, HerdRun: 25, HerdNeed: 32}, now.Add(-4*time.Minute))
+	c.setAt(1, meanfield.MapReport{Maps: 197, HerdRun: 26, HerdNeed: 32}, now)
+	for _, w := range []struct {
+		workers int
+		want    time.Duration
+	}{{1, 272 * time.Minute}, {2, 136 * time.Minute}, {4, 68 * time.Minute}} {
+		if got := c.left(now, w.workers); got != w.want {
+			t.Errorf("%d workers: %v left, want %v", w.workers, got, w.want)
+		}
+	}
+	// Every run below in the herd regime: the longest one's maps bound it.
+	c.setAt(2, meanfield.MapReport{Maps: 1}, now.Add(-30*time.Minute))
+	c.setAt(2, meanfield.MapReport{Maps: 90, HerdRun: 31, HerdNeed: 32}, now.Add(-time.Minute))
+	c.setAt(2, meanfield.MapReport{Maps: 91, HerdRun: 32, HerdNeed: 32}, now)
+	c.setAt(3, meanfield.MapReport{Maps: 1}, now.Add(-10*time.Minute))
+	c.setAt(3, meanfield.MapReport{Maps: 60, HerdRun: 2, HerdNeed: 32}, now.Add(-2*time.Minute))
+	c.setAt(3, meanfield.MapReport{Maps: 61, HerdRun: 3, HerdNeed: 32}, now)
+	if got, want := c.left(now, 2), 58*time.Minute; got != want {
+		t.Errorf("all below in the herd regime: %v left, want %v (run 3: 29 maps of 2 minutes)", got, want)
 	}
 }
 
