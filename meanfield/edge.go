@@ -372,7 +372,6 @@ func (e *edgeRun) mapAt(w int, T float64) (*RefreshMap, error) {
 		e.maps[w] = m
 		return m, nil
 	}
-	e.maps[w].boardOnly = true
 	if err := set.Validate(); err != nil {
 		return nil, err
 	}
@@ -1428,7 +1427,7 @@ func (e *edgeRun) crossing(edgeT float64, node Attractor, parallel bool) error {
 		if err != nil {
 			return nil, 0, err
 		}
-		m.boardOnly = true // the Jacobian of the board map: the same bytes
+		m.boardOnly = true // the Jacobian of the board map, as the search's maps make it
 		key := journalKey("spectrum", node.Board, T)
 		if ev, maps, ok := e.s.Journal.spectrum(key); ok {
 			return ev, maps, nil

@@ -256,7 +256,6 @@ type RefreshMap struct {
 	// The full windows' closed form (refreshballot.go): its tables, the
 	// window's weights and scratch.
 	ballot     ballotTables
-	ballotP    []float64
 	ballotCS   []float64
 	ballotConv []float64
 	ballotWins int // full windows whose low rows took the closed form in the last application (tests)

@@ -59,14 +59,13 @@ func (b *ballotTables) ensure(k, slo, shi int) {
 		for y := 0; y <= k; y++ {
 			prev := rho
 			rho *= float64(k-y) / float64(s+1+y) // 0 from y = k on
-			switch {
-			case y < y0:
-			case y == y0:
-				b.le[y*b.cols+c] = 1 - rho
-				b.eq[y*b.cols+c] = 1 - rho
-			default:
-				b.le[y*b.cols+c] = 1 - rho
-				b.eq[y*b.cols+c] = prev - rho
+			if y < y0 {
+				continue
+			}
+			b.le[y*b.cols+c] = 1 - rho
+			b.eq[y*b.cols+c] = prev - rho // P(M ≤ y) − P(M ≤ y − 1)
+			if y == y0 {
+				b.eq[y*b.cols+c] = 1 - rho // the bottom of M's support
 			}
 		}
 	}
@@ -77,9 +76,9 @@ func (b *ballotTables) ensure(k, slo, shi int) {
 // split + k)); it returns the mass in and out.
 func (m *RefreshMap) ballotLow(pl *winPlan, src []float64, lo, split int, out []float64) (massIn, massOut float64) {
 	k := m.k
-	// p[s − slo] = Pois(w; s), s = slo … shi, the kernel's weights at
-	// shifts k − s (kern[i] at shift kmin + i), its zeros at either end
-	// left out.
+	// p[s − slo] = Pois(w; s), s = slo … shi: the kernel's weights at
+	// shifts k − s (kern[i] at shift kmin + i), so a stretch of the
+	// reversed kernel, its zeros at either end left out.
 	kern := pl.kern
 	i0, i1 := 0, len(kern)-1
 	for i0 < i1 && kern[i0] == 0 {
@@ -89,11 +88,7 @@ func (m *RefreshMap) ballotLow(pl *winPlan, src []float64, lo, split int, out []
 		i1--
 	}
 	slo, shi := k-pl.kmin-i1, k-pl.kmin-i0
-	m.ballotP = grow(m.ballotP, shi-slo+1)
-	p := m.ballotP
-	for s := slo; s <= shi; s++ {
-		p[s-slo] = kern[k-pl.kmin-s]
-	}
+	p := pl.krev[len(kern)-1-i1 : len(kern)-i0]
 	b := &m.ballot
 	b.ensure(k, slo, shi)
 	// cs[q] = Σ_{lo ≤ q' < q} src[q'] for q = lo … split.
