@@ -241,6 +241,17 @@ type RefreshMap struct {
 	// of the water it was (evolve, outBuffer).
 	tmpLo, tmpHi int
 	lo, hi       int
+	// Rows [zLo, zHi) of the water are exactly zero (none when zLo ≥
+	// zHi), and rows [tmpZLo, tmpZHi) of tmp: the gap a lazy band leaves
+	// (setAside), which the convolution's scan for gaps jumps and
+	// outBuffer need not clear. Every write to the water's rows shrinks
+	// it (wrote): it may only ever be smaller than the true run of
+	// zeros, so the maps do not depend on it, to the bit.
+	zLo, zHi, tmpZLo, tmpZHi int
+	// noZeros (tests) keeps the known zero rows empty; zMax is the most
+	// rows known zero at a window's start in the last application (tests).
+	noZeros bool
+	zMax    int
 
 	// The (q, j) chain, stored j-major: x[j*rows+q].
 	cur, nxt, acc []float64
@@ -439,6 +450,7 @@ func (m *RefreshMap) Apply(dst, p []float64) (RefreshResult, error) {
 	m.laws[0].valid, m.laws[1].valid = false, false
 	m.lo, m.hi = 0, 0
 	m.water = m.water[:0]
+	m.zLo, m.zHi, m.tmpZLo, m.tmpZHi, m.zMax = 0, 0, 0, 0, 0
 	m.clearLazy()
 	m.ballotWins = 0
 
@@ -610,6 +622,7 @@ func (m *RefreshMap) inject(b int, tau float64) {
 		return
 	}
 	if m.boardOnly && !m.sameBytes && b <= poissonLo(tau, m.pmfEps) {
+		m.wrote(0, 1)
 		m.water[0] += m.p[b] // every path has emptied (boardOnly)
 		if m.hi == m.lo {
 			m.lo, m.hi = 0, 1
@@ -619,6 +632,8 @@ func (m *RefreshMap) inject(b int, tau float64) {
 		return
 	}
 	pl := m.law(tau)
+	m.wrote(0, 1) // the paths that have emptied
+	m.wrote(max(0, b-(pl.lo+len(pl.pmf)-1)), b+1)
 	pl.pureDeath(m.water, m.p[b], b)
 	lo, pmf := pl.lo, pl.pmf
 	// Update the active range.
@@ -893,6 +908,8 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 	// Low rows [lo, split): the (q, j) chain by uniformisation, or its
 	// operator.
 	var lowIntegral float64
+	zLo, zHi := 0, 0 // out's rows known zero (m.zLo, m.zHi)
+	m.zMax = max(m.zMax, m.zHi-m.zLo)
 	if lo < split {
 		wlo, whi = 0, split+k
 		var massIn, massOut float64
@@ -935,7 +952,11 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 			// Rows below trimEps·10⁻⁶/rows in runs of a kernel's
 			// length are dropped (at most trimEps·10⁻⁶ a window, counted
 			// as truncation): the gap the lazy rows left.
-			m.trunc += convolveAddGaps(out[hs+pl.kmin:hi+pl.kmin+len(pl.kern)-1], src, pl.krev, m.lazyNegl(hi-hs))
+			base := hs + pl.kmin
+			dropped, g0, g1 := convolveAddGaps(out[base:hi+pl.kmin+len(pl.kern)-1], src, pl.krev, m.lazyNegl(hi-hs), m.zLo-hs, m.zHi-hs)
+			m.trunc += dropped
+			// The low rows' end laws fill the rows below split + k.
+			zLo, zHi = max(base+g0, split+k), base+g1
 		} else {
 			convolveAdd(out[hs+pl.kmin:hi+pl.kmin+len(pl.kern)-1], src, pl.krev)
 		}
@@ -969,6 +990,11 @@ func (m *RefreshMap) evolve(pl *winPlan, tau float64, v int, useOp bool) float64
 	// board-only map at k = 5, λ = 0.99).
 	m.water, m.tmp = m.tmp, m.water
 	m.tmpLo, m.tmpHi = lo, hi
+	m.tmpZLo, m.tmpZHi = m.zLo, m.zHi
+	m.zLo, m.zHi = zLo, zHi
+	if m.noZeros {
+		m.zLo, m.zHi = 0, 0
+	}
 	if wlo < whi {
 		m.lo, m.hi = wlo, min(whi, len(m.water))
 	} else {
@@ -1393,10 +1419,23 @@ func convEdge(x, grev []float64, i int) float64 {
 // mass of order 10⁻³⁰ back down over the cleared rows, window by window.
 // An output whose dot product lies inside one stretch is computed as by
 // convolveAdd; one at a stretch's end omits only the dropped rows' terms.
-func convolveAddGaps(dst, x, grev []float64, negl float64) (dropped float64) {
+//
+// Rows [z0, z1) of x are known to be zero (none when z0 ≥ z1; the bounds
+// may lie outside x): the scan jumps them, which adds nothing to the mass
+// dropped, so the result is the same to the bit. g0, g1 bound the longest
+// run of rows of dst that no stretch wrote (empty when g0 ≥ g1): they stay
+// as they were.
+func convolveAddGaps(dst, x, grev []float64, negl float64, z0, z1 int) (dropped float64, g0, g1 int) {
 	K := len(grev)
 	if len(dst) != len(x)+K-1 {
 		panic("meanfield: convolveAddGaps length mismatch")
+	}
+	z0, z1 = max(z0, 0), min(z1, len(x))
+	end := 0 // the end of the rows of dst the stretches so far wrote
+	gap := func(a int) {
+		if a-end > g1-g0 {
+			g0, g1 = end, a
+		}
 	}
 	a := 0
 	for a < len(x) {
@@ -1413,19 +1452,53 @@ func convolveAddGaps(dst, x, grev []float64, negl float64) (dropped float64) {
 		}
 		if b == len(x) && a == 0 {
 			convolveAdd(dst, x, grev)
-			return dropped
+			return dropped, 0, 0
 		}
 		if b > a {
+			gap(a)
 			convolveAdd(dst[a:b+K-1], x[a:b], grev)
+			end = b + K - 1
 		}
 		// Skip the run from b to the next row above negl.
-		for ; j < len(x) && x[j] <= negl; j++ {
+		for j < len(x) && x[j] <= negl {
+			if j >= z0 && j < z1 {
+				j = z1 // zeros: run is unchanged
+				continue
+			}
 			run += x[j]
+			j++
 		}
 		dropped += run
 		a = j
 	}
-	return dropped
+	gap(len(dst))
+	return dropped, g0, g1
+}
+
+// wrote shrinks the water's known zero rows [zLo, zHi) to the longer part
+// outside rows [a, b), which are about to be written.
+func (m *RefreshMap) wrote(a, b int) {
+	if a >= m.zHi || b <= m.zLo {
+		return
+	}
+	if a-m.zLo >= m.zHi-b {
+		m.zHi = a
+	} else {
+		m.zLo = b
+	}
+}
+
+// zeroed records that the water's rows [a, b) have been cleared: they
+// become its known zero rows when they are more than those, or together
+// with them when the two touch.
+func (m *RefreshMap) zeroed(a, b int) {
+	switch {
+	case m.noZeros:
+	case m.zLo < m.zHi && a <= m.zHi && b >= m.zLo:
+		m.zLo, m.zHi = min(m.zLo, a), max(m.zHi, b)
+	case b-a > m.zHi-m.zLo:
+		m.zLo, m.zHi = a, b
+	}
 }
 
 // dot returns Σ a_i b_i with four partial sums (len(b) ≥ len(a)).
@@ -1460,7 +1533,13 @@ func (m *RefreshMap) outBuffer(n int) []float64 {
 	old := len(s)
 	s = s[:n]
 	if lo, hi := min(m.tmpLo, n), min(m.tmpHi, n); lo < hi {
-		clear(s[lo:hi])
+		// Rows [tmpZLo, tmpZHi) are zero already.
+		if zl, zh := max(m.tmpZLo, lo), min(m.tmpZHi, hi); zl < zh {
+			clear(s[lo:zl])
+			clear(s[zh:hi])
+		} else {
+			clear(s[lo:hi])
+		}
 	}
 	if old < n {
 		clear(s[old:])

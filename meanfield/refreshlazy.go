@@ -321,6 +321,7 @@ func (m *RefreshMap) setAside(b *lazyBand, q0, hi, end int) {
 	b.rows = grow(b.rows, hi-q0)
 	copy(b.rows, m.water[q0:hi])
 	clear(m.water[q0:hi])
+	m.zeroed(q0, hi)
 	b.on, b.lo, b.end = true, q0, end
 	b.mass, b.first, b.time, b.arr = 0, 0, 0, 0
 	if m.nodes() > 0 {
@@ -379,13 +380,15 @@ func (m *RefreshMap) flushLazy(v int, cut bool) {
 		if m.rowErr {
 			return
 		}
+		m.wrote(base, top)
 		// convolveAdd wants the kernel g with dst[i] += Σ g[t] x[i−t]
 		// given g reversed; here g[t] = pmf[len−1−t] (shift −d), so
 		// grev = pmf.
 		if j == lazyInside {
 			convolveAdd(m.water[base:top], b.rows, pmf)
 		} else {
-			m.trunc += convolveAddGaps(m.water[base:top], b.rows, pmf, m.lazyNegl(len(b.rows)))
+			dropped, _, _ := convolveAddGaps(m.water[base:top], b.rows, pmf, m.lazyNegl(len(b.rows)), 0, 0)
+			m.trunc += dropped
 		}
 		if m.hi == m.lo {
 			m.lo = base
