@@ -131,13 +131,22 @@ type EdgeSettings struct {
 // It leaves out the spectra and the herd's classification, gaps found by
 // the scan and confirmations that step up. Zero: no estimate yet
 // (footing, descent before its first failure), or none left.
+//
+// The herd's classification (steps herd, and spectra and herd) reports
+// after each of its maps: HerdMaps is its maps so far and HerdLeft the
+// most it has left, the maps to its verdict of an aperiodic herd
+// (MapReport.HerdNeed − HerdRun); a fixed point or an orbit, or its work
+// budget spent, ends it sooner. Its maps cost more than the search's
+// (a herd's boards are long) and are not in Maps. Both are zero in every
+// other report.
 type EdgeProgress struct {
-	Step     string
-	Maps     int
-	Scaled   float64
-	Ran      bool
-	Reached  bool
-	MapsLeft int
+	Step               string
+	Maps               int
+	Scaled             float64
+	Ran                bool
+	Reached            bool
+	MapsLeft           int
+	HerdMaps, HerdLeft int
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -1138,9 +1147,9 @@ func (e *edgeRun) search() error {
 	var hr herdOut
 	if doHerd && e.s.Workers > 1 {
 		e.openStep("spectra and herd", end.Mu)
-		work := res.Work
+		work, rep := res.Work, EdgeProgress{Step: "spectra and herd", Maps: res.Maps, Scaled: end.Mu * e.scale}
 		pool.Fork(func() { err = e.crossing(end.Mu, attractorOf(end), false) },
-			func() { hr = e.herd(below.T, below.att.Board, work) })
+			func() { hr = e.herd(below.T, below.att.Board, work, rep) })
 	} else {
 		e.openStep(stepNames[stepSpectra], end.Mu)
 		err = e.crossing(end.Mu, attractorOf(end), e.s.Workers > 1 && !doHerd)
@@ -1150,7 +1159,7 @@ func (e *edgeRun) search() error {
 	}
 	if e.s.Workers <= 1 {
 		e.openStep(stepNames[stepHerd], below.T)
-		hr = e.herd(below.T, below.att.Board, res.Work)
+		hr = e.herd(below.T, below.att.Board, res.Work, EdgeProgress{Step: stepNames[stepHerd], Maps: res.Maps, Scaled: below.T * e.scale})
 	}
 	e.add(stepHerd, hr.maps, hr.work)
 	if hr.h != nil {
@@ -1538,8 +1547,10 @@ type herdOut struct {
 // edgeHerdTol, or, when the orbit stays in the herd regime without
 // settling, Aperiodic with averages over the second half of the budget
 // (findHerdAttractor with Settle and Average half the budget each). It
-// touches neither the result nor a workspace but worker 0's.
-func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
+// touches neither the result nor a workspace but worker 0's. With a
+// Progress it reports after each of its maps: rep, the step's report,
+// with HerdMaps and HerdLeft.
+func (e *edgeRun) herd(T float64, board []float64, work float64, rep EdgeProgress) (o herdOut) {
 	if e.stopped() {
 		o.err = fmt.Errorf("edge: herd classification: %w", ErrStopped)
 		return o
@@ -1583,6 +1594,16 @@ func (e *edgeRun) herd(T float64, board []float64, work float64) (o herdOut) {
 	hs := HerdSettings{
 		AttractorSettings: AttractorSettings{MaxIter: budget, Tol: edgeHerdTol, MaxPeriod: DefaultAttractorMaxPeriod, Stop: poll},
 		Settle:            budget / 2, Average: budget / 2}.withDefaults()
+	if e.s.Progress != nil {
+		// rep is the step's report (its maps read before the spectra,
+		// made alongside, add theirs); the spectra report nothing.
+		before := o.maps
+		hs.Mapped = func(r MapReport) {
+			rep.HerdMaps = before + r.Maps
+			rep.HerdLeft = max(min(r.HerdNeed-r.HerdRun, budget-r.Maps), 0)
+			e.s.Progress(rep)
+		}
+	}
 	if !e.s.HerdFull {
 		// A herd's board grows as it settles, and so does the cost of its
 		// maps: the first map's cost does not bound the rest.

@@ -977,6 +977,22 @@ func TestEdgeProgress(t *testing.T) {
 		if got := strings.Join(steps, " "); got != want {
 			t.Errorf("%d workers: steps %q, want %q", w, got, want)
 		}
+		// The herd's classification reports each of its maps after its
+		// first two, the last at its whole count, and never more left
+		// than its budget allows.
+		herdMaps := 2
+		for _, p := range reps {
+			switch {
+			case p.HerdMaps == 0 && p.HerdLeft == 0:
+			case !strings.Contains(p.Step, "herd") || p.HerdMaps != herdMaps+1 || p.HerdLeft < 0 || p.HerdMaps-2+p.HerdLeft > DefaultEdgeHerdMaps:
+				t.Errorf("%d workers: herd report %+v after %d herd maps", w, p, herdMaps)
+			default:
+				herdMaps = p.HerdMaps
+			}
+		}
+		if herdMaps != cost[stepHerd].maps || herdMaps < 3 {
+			t.Errorf("%d workers: the herd's reports end at %d maps, its cost %d", w, herdMaps, cost[stepHerd].maps)
+		}
 
 		var left []int
 		failed, scanAt, scanLeft, lastRun := false, 0, 0, EdgeProgress{}

@@ -439,6 +439,7 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 	// Begin and Status of one search come from the goroutine running it.
 	began := make([]time.Time, len(settings))
 	checks := make([]checkRuns, len(settings))
+	herds := make([]herdPace, len(settings))
 	pts := compare.Edges(settings, confirmMaps, workerPool(ctx, workers, nil), compare.EdgeHooks{
 		Begin: func(i int) {
 			began[i] = time.Now()
@@ -459,6 +460,10 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 			n := made[i].Load()
 			atStatus[i].Store(n)
 			prog.Status(i, edgeStep(p))
+			if d := herds[i].left(p, time.Now()); p.HerdMaps > 0 {
+				prog.Estimate(i, d)
+				return
+			}
 			prog.Estimate(i, searchLeft(p.MapsLeft, p.Maps, time.Since(began[i])))
 		},
 		Mapped: func(i int) { made[i].Add(1) },
@@ -473,6 +478,9 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 // last run T(1−λ)² = 9.5761: balanced".
 func edgeStep(p meanfield.EdgeProgress) string {
 	s := fmt.Sprintf("%s, %d maps", p.Step, p.Maps)
+	if p.HerdMaps > 0 {
+		return s + fmt.Sprintf("; the herd's %d maps, at most %d left", p.HerdMaps, p.HerdLeft)
+	}
 	if !p.Ran {
 		return s + "; from T(1−λ)² = " + strconv.FormatFloat(p.Scaled, 'f', 4, 64)
 	}
@@ -494,6 +502,27 @@ func searchLeft(mapsLeft, maps int, took time.Duration) time.Duration {
 		return 0
 	}
 	return time.Duration(float64(took) * float64(mapsLeft) / float64(maps))
+}
+
+// herdPace times an edge search's herd classification (the reports with
+// meanfield.EdgeProgress.HerdMaps), whose maps cost more than the
+// search's and more as the herd's boards grow: it is used by one search's
+// reports, which come one at a time.
+type herdPace struct {
+	at   time.Time // the last report's time, or the step's opening
+	maps int       // the maps at that report
+}
+
+// left records report p at now and returns the classification's time
+// left: HerdLeft maps at the cost of the maps since the last report (0
+// for a report that opens a step or is not the herd's).
+func (h *herdPace) left(p meanfield.EdgeProgress, now time.Time) time.Duration {
+	defer func() { h.at, h.maps = now, p.HerdMaps }()
+	if p.HerdMaps <= h.maps || h.at.IsZero() || p.Ran {
+		return 0
+	}
+	per := now.Sub(h.at) / time.Duration(p.HerdMaps-h.maps)
+	return time.Duration(p.HerdLeft) * per
 }
 
 // checkRuns is where the runs of an edge's check by plain iteration

@@ -66,6 +66,7 @@ func TestEdgeStep(t *testing.T) {
 		{meanfield.EdgeProgress{Step: "confirm", Maps: 1234, Scaled: 9.57613, Ran: true, Reached: true}, "confirm, 1234 maps; last run T(1−λ)² = 9.5761: balanced"},
 		{meanfield.EdgeProgress{Step: "follow", Maps: 7, Scaled: 30, Ran: true}, "follow, 7 maps; last run T(1−λ)² = 30.0000: not balanced"},
 		{meanfield.EdgeProgress{Step: "herd", Maps: 880, Scaled: 28.5}, "herd, 880 maps; from T(1−λ)² = 28.5000"},
+		{meanfield.EdgeProgress{Step: "spectra and herd", Maps: 880, Scaled: 28.5, HerdMaps: 7, HerdLeft: 25}, "spectra and herd, 880 maps; the herd's 7 maps, at most 25 left"},
 	} {
 		if got := edgeStep(c.p); got != c.want {
 			t.Errorf("edgeStep(%+v) = %q, want %q", c.p, got, c.want)
@@ -83,6 +84,25 @@ func TestEdgeStep(t *testing.T) {
 	}
 	if got := searchLeft(0, 150, 10*time.Second); got != 0 {
 		t.Errorf("searchLeft(0, 150, 10s) = %v, want 0", got)
+	}
+	// The herd's classification: its maps left at the cost of its last
+	// ones, which grow; the step's opening and the search's runs give none.
+	var h herdPace
+	t0 := time.Unix(1000, 0)
+	for _, c := range []struct {
+		p    meanfield.EdgeProgress
+		at   time.Duration
+		want time.Duration
+	}{
+		{meanfield.EdgeProgress{Step: "confirm", Ran: true, Maps: 900}, 0, 0},
+		{meanfield.EdgeProgress{Step: "spectra and herd", Maps: 900}, 10 * time.Second, 0},
+		{meanfield.EdgeProgress{Step: "spectra and herd", Maps: 900, HerdMaps: 3, HerdLeft: 30}, 16 * time.Second, 60 * time.Second},
+		{meanfield.EdgeProgress{Step: "spectra and herd", Maps: 900, HerdMaps: 4, HerdLeft: 29}, 21 * time.Second, 145 * time.Second},
+		{meanfield.EdgeProgress{Step: "spectra and herd", Maps: 900, HerdMaps: 5, HerdLeft: 0}, 30 * time.Second, 0},
+	} {
+		if got := h.left(c.p, t0.Add(c.at)); got != c.want {
+			t.Errorf("herdPace.left(%+v) at %v = %v, want %v", c.p, c.at, got, c.want)
+		}
 	}
 }
 

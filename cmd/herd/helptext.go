@@ -52,8 +52,9 @@ Until the first edge ends, the heartbeat's time left is the cost model's
 machine by a 30-map probe of its speed); then the pace measured. Once a
 search's branch has failed once, its line also says how long it has left
 (the runs its bisection, scan and confirmation still need, at the maps of
-its slowest failing run and its own pace), and once every edge has started
-the head line's time left is the longest of those.
+its slowest failing run and its own pace; in the herd's classification,
+the maps it has left at the cost of its last), and once every edge has
+started the head line's time left is the longest of those.
 
 Columns (CSV order): dispatchers, load, method (exact or expansion, below),
 edge_refresh (T_edge), edge_scaled (x = T_edge(1−λ)²), edge_error (the
