@@ -199,27 +199,32 @@ func parseFloat(t *testing.T, s string) float64 {
 
 // The warning before dear exact searches prices them on this machine: the
 // k = 5 edge at λ = 0.995 at EdgeCost's 8 times the k = 5, λ = 0.99 edge
-// the probe scales (to the rounding of both to seconds), that reference
-// within [4 s, 20 min] (40–44 s here; a machine 5 times slower or 30
-// times slower and busy still passes, a probe broken by orders of
-// magnitude does not).
+// the probe scales, and the k = 20 edge at √(20/5) = 2 times more (to the
+// rounding of both to seconds); that reference within [4 s, 20 min]
+// (24–44 s here; a machine 5 times slower or 30 times slower and busy
+// still passes, a probe broken by orders of magnitude does not).
 func TestExactWarningScaled(t *testing.T) {
 	t.Parallel()
-	w := exactWarning([]meanfield.EdgeSettings{{Dispatchers: 5, Load: 0.995}}, edgeOutput{expansion: []bool{false}}, 2)
-	m := regexp.MustCompile(`estimated at about (\S+) \(k²/\(1−λ\)³ scaled from k = 5, λ = 0\.99: (\S+) on two cores of this machine`).FindStringSubmatch(w)
-	if m == nil {
-		t.Fatalf("warning %q", w)
-	}
-	est, err1 := time.ParseDuration(m[1])
-	ref, err2 := time.ParseDuration(m[2])
-	if err1 != nil || err2 != nil {
-		t.Fatalf("warning %q: %v, %v", w, err1, err2)
-	}
-	if ref < 4*time.Second || ref > 20*time.Minute {
-		t.Errorf("the k = 5, λ = 0.99 edge priced at %v on this machine", ref)
-	}
-	if lo, hi := 8*(ref-time.Second), 8*(ref+time.Second); est < lo || est > hi {
-		t.Errorf("k = 5, λ = 0.995 priced at %v, want 8 × %v", est, ref)
+	for _, c := range []struct {
+		k      int
+		factor time.Duration
+	}{{5, 8}, {20, 16}} {
+		w := exactWarning([]meanfield.EdgeSettings{{Dispatchers: c.k, Load: 0.995}}, edgeOutput{expansion: []bool{false}}, 2)
+		m := regexp.MustCompile(`estimated at about (\S+) \(√k/\(1−λ\)³ scaled from k = 5, λ = 0\.99: (\S+) on two cores of this machine`).FindStringSubmatch(w)
+		if m == nil {
+			t.Fatalf("warning %q", w)
+		}
+		est, err1 := time.ParseDuration(m[1])
+		ref, err2 := time.ParseDuration(m[2])
+		if err1 != nil || err2 != nil {
+			t.Fatalf("warning %q: %v, %v", w, err1, err2)
+		}
+		if ref < 4*time.Second || ref > 20*time.Minute {
+			t.Errorf("the k = 5, λ = 0.99 edge priced at %v on this machine", ref)
+		}
+		if lo, hi := c.factor*(ref-time.Second), c.factor*(ref+time.Second); est < lo || est > hi {
+			t.Errorf("k = %d, λ = 0.995 priced at %v, want %d × %v", c.k, est, c.factor, ref)
+		}
 	}
 }
 

@@ -218,11 +218,13 @@ func expansionCells(s meanfield.EdgeSettings, e compare.EdgeExpansion) *edgeCell
 }
 
 // exactCostSeconds is the wall time of one unit of compare.EdgeCost on two
-// cores, from the k = 5, λ = 0.99 edge (EdgeCost 2.5·10⁷): 162 s with two
-// workers on an idle 2-core machine. herd plan's budget is in these fixed
-// units, so that what it computes does not depend on the machine; the
-// estimates on stderr use machineCostSeconds.
-const exactCostSeconds = 162.0 / 2.5e7
+// cores, from the k = 5, λ = 0.99 edge (EdgeCost 2.5·10⁷): 24.2 s with two
+// workers on an idle 2-core machine (costProbeRatio's measurement; 162 s
+// before the full windows' closed form and the cheaper maps of
+// 2026-12-05/06). herd plan's budget is in these fixed units, so that
+// what it computes does not depend on the machine; the estimates on
+// stderr use machineCostSeconds.
+const exactCostSeconds = 24.2 / 2.5e7
 
 // costProbeRatio is the k = 5, λ = 0.99 edge's wall time with two workers
 // over costProbe's, measured together: 24.1–24.3 s and 69 ms (2026-12-06,
@@ -255,7 +257,7 @@ func costProbe() time.Duration {
 // costProbeRatio, per unit of EdgeCost at k = 5, λ = 0.99. Measured once
 // a process, when an estimate is first shown. A rough scale for warnings
 // and progress, not a promise: the search's work near the edge varies
-// from case to case (k = 3 at λ = 0.99 takes 3.5 times its k²/(1−λ)³).
+// from case to case (k = 4 at λ = 0.99 takes twice k = 5's).
 var machineCostSeconds = sync.OnceValue(func() float64 {
 	return costProbe().Seconds() * costProbeRatio / compare.EdgeCost(meanfield.EdgeSettings{Dispatchers: 5, Load: 0.99})
 })
@@ -280,7 +282,7 @@ func exactWarning(settings []meanfield.EdgeSettings, o edgeOutput, workers int) 
 	unit := machineCostSeconds()
 	t := time.Duration(cost * unit * 2 / float64(max(workers, 2)) * float64(time.Second)).Round(time.Second)
 	ref := time.Duration(compare.EdgeCost(meanfield.EdgeSettings{Dispatchers: 5, Load: 0.99}) * unit * float64(time.Second)).Round(time.Second)
-	return fmt.Sprintf("the exact search at %s is estimated at about %v (k²/(1−λ)³ scaled from k = 5, λ = 0.99: %v on two cores of this machine, by a 30-map probe of its speed); --method auto answers above λ = %g by the heavy-traffic expansion instead, whose exact edges at λ = %g, %g and %g cost about %v",
+	return fmt.Sprintf("the exact search at %s is estimated at about %v (√k/(1−λ)³ scaled from k = 5, λ = 0.99: %v on two cores of this machine, by a 30-map probe of its speed); --method auto answers above λ = %g by the heavy-traffic expansion instead, whose exact edges at λ = %g, %g and %g cost about %v",
 		strings.Join(dear, ", "), t, ref, autoExactMax, compare.ExpansionLoads[0], compare.ExpansionLoads[1], compare.ExpansionLoads[2], anchorCost(settings, workers))
 }
 

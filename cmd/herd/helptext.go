@@ -48,7 +48,7 @@ the same command with the same FILE takes what the journal holds instead of
 computing it and prints the bytes an uninterrupted run prints, whatever
 --workers. A FILE made for other arguments or another version is refused.
 Until the first edge ends, the heartbeat's time left is the cost model's
-(k²/(1−λ)³, C³ for heavy tails, scaled from k = 5, λ = 0.99 to this
+(√k/(1−λ)³, C³ for heavy tails, scaled from k = 5, λ = 0.99 to this
 machine by a 30-map probe of its speed); then the pace measured. Once a
 search's branch has failed once, its line also says how long it has left
 (the runs its bisection, scan and confirmation still need, at the maps of
