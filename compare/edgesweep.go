@@ -38,19 +38,25 @@ func EdgeCost(s meanfield.EdgeSettings) float64 {
 	return 25 * math.Sqrt(k/5) / math.Pow(1-s.Load, 3)
 }
 
-// EdgeCostSized is EdgeCost for s's job sizes. Heavy tails cost more: the
-// edge's T and the board's rows grow like C (the sizes' squared
+// EdgeCostSized is EdgeCost for s's job sizes. Phase-type sizes (every
+// law but exp) take the phase-type map, which has no closed form for its
+// full windows: its cost is priced as EdgeCost priced every map before
+// that closed form, k²/(1−λ)³ in units 162/24.2 times today's (the k = 5,
+// λ = 0.99 edge's time then and now), times 10·C³. Heavy tails cost more:
+// the edge's T and the board's rows grow like C (the sizes' squared
 // coefficient of variation, LimitVariance, at least 1), the windows'
-// phases with them (measured: k = 5, λ = 0.9 took about 1 s with exp
-// sizes and 14 minutes with h2:10), so C³, and ten times more again for
-// the phase-type map's work per row (h2:3.92 at k = 5, λ = 0.9 took 150 s
-// of CPU where C³ alone predicted 10 s).
+// phases with them, so C³, and ten times more again for the phase-type
+// map's work per row (h2:3.92 at k = 5, λ = 0.9 took 150 s of CPU where
+// C³ alone predicted 10 s, on the maps of 2026-11). That price is high:
+// h2:10 at k = 5, λ = 0.9 is priced at 27 min and takes 95–105 s today,
+// so herd plan's budget for an exact heavy-tailed edge stays cautious.
 func EdgeCostSized(s meanfield.EdgeSettings) float64 {
-	c, scale := math.Max(LimitVariance(s.Service), 1), 1.0
-	if s.Service.Kind != meanfield.ServiceExp {
-		scale = 10
+	if s.Service.Kind == meanfield.ServiceExp {
+		return EdgeCost(s)
 	}
-	return EdgeCost(s) * scale * c * c * c
+	c := math.Max(LimitVariance(s.Service), 1)
+	k := float64(max(s.Dispatchers, 3))
+	return k * k / math.Pow(1-s.Load, 3) * 162 / 24.2 * 10 * c * c * c
 }
 
 // EdgePoint is one edge search's outcome: Done is false for a search not

@@ -84,11 +84,14 @@ type EdgeSettings struct {
 	// an error wrapping ErrStopped (herd's Ctrl-C). It is not a setting of
 	// the computation: the result of a search it does not stop is the same.
 	Stop func() bool `json:"-"`
-	// Progress, when not nil, is called on the goroutine that called Edge
-	// each time one of the search's iteration runs ends (in the order of
-	// the sequential search, whatever Workers is) and when the crossing's
-	// spectra and the herd's classification begin. Like Stop, it is not a
-	// setting of the computation: the result is the same without it.
+	// Progress, when not nil, is called each time one of the search's
+	// iteration runs ends (in the order of the sequential search,
+	// whatever Workers is), when the crossing's spectra and the herd's
+	// classification begin, and after each of the herd's maps: one call
+	// at a time, on the goroutine that called Edge, except the herd's
+	// reports, which with Workers > 1 come from the goroutine classifying
+	// it. Like Stop, it is not a setting of the computation: the result
+	// is the same without it.
 	Progress func(EdgeProgress) `json:"-"`
 	// Mapped, when not nil, is called after each map of the search's
 	// iteration runs and of the herd's classification that does not end
@@ -120,7 +123,7 @@ type EdgeSettings struct {
 // spectra, herd; "spectra and herd" when the two run at once), the maps
 // made so far by the search's runs, and, when Ran, the run that just
 // ended: its period as T(1−λ)² and whether it reached a balanced fixed
-// point. A report without Ran opens a step.
+// point. A report without Ran or HerdMaps opens a step.
 //
 // MapsLeft, when positive, estimates the maps the search's runs still
 // have to make once its branch has failed once: the runs left (the
@@ -134,11 +137,10 @@ type EdgeSettings struct {
 //
 // The herd's classification (steps herd, and spectra and herd) reports
 // after each of its maps: HerdMaps is its maps so far and HerdLeft the
-// most it has left, the maps to its verdict of an aperiodic herd
-// (MapReport.HerdNeed − HerdRun); a fixed point or an orbit, or its work
-// budget spent, ends it sooner. Its maps cost more than the search's
-// (a herd's boards are long) and are not in Maps. Both are zero in every
-// other report.
+// most it has left, its budget of maps less those made; a fixed point,
+// an orbit or an aperiodic herd found, or its work budget spent, ends it
+// sooner. Its maps cost more than the search's (a herd's boards are
+// long) and are not in Maps. Both are zero in every other report.
 type EdgeProgress struct {
 	Step               string
 	Maps               int
@@ -1600,7 +1602,7 @@ func (e *edgeRun) herd(T float64, board []float64, work float64, rep EdgeProgres
 		before := o.maps
 		hs.Mapped = func(r MapReport) {
 			rep.HerdMaps = before + r.Maps
-			rep.HerdLeft = max(min(r.HerdNeed-r.HerdRun, budget-r.Maps), 0)
+			rep.HerdLeft = max(budget-r.Maps, 0)
 			e.s.Progress(rep)
 		}
 	}

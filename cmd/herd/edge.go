@@ -436,7 +436,8 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 	// move.
 	made := make([]atomic.Int64, len(settings))
 	atStatus := make([]atomic.Int64, len(settings))
-	// Begin and Status of one search come from the goroutine running it.
+	// Begin and Status of one search come one at a time (from the
+	// goroutine running it, or its herd's).
 	began := make([]time.Time, len(settings))
 	checks := make([]checkRuns, len(settings))
 	herds := make([]herdPace, len(settings))

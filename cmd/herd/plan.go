@@ -250,7 +250,9 @@ func computePlan(ctx context.Context, e *env, in planInput) compare.PlanResult {
 	}()
 	s := compare.PlanSettings{Fleet: in.fleet, Runs: in.runs, Refreshes: in.refreshes, Bracket: in.bracket, Seed: in.seed, Workers: in.workers, AsPrinted: in.asPrinted,
 		ExactEdge: func(s meanfield.EdgeSettings) (compare.EdgePoint, bool) {
-			cost := time.Duration(compare.EdgeCostSized(s) * exactCostSeconds * 2 / float64(max(in.workers, 2)) * float64(time.Second))
+			// Priced on two cores whatever --workers, so that the
+			// answer does not depend on it.
+			cost := time.Duration(compare.EdgeCostSized(s) * exactCostSeconds * float64(time.Second))
 			if s.Load > autoExactMax || cost > planExactBudget {
 				return compare.EdgePoint{}, false
 			}
