@@ -110,3 +110,25 @@ func BenchmarkHerdMap(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHerdMapWide times one board-only map of a wide herd board, as
+// the checks at λ = 0.995 make them (a herd there spans 10⁵–10⁶ rows):
+// k = 10, λ = 0.995, just below the edge (T = 271,400), from servers
+// spread evenly over 0 … 200,000 jobs. There the lazy band leaves a
+// long run of zeros in the water, and most classes still drain at T.
+func BenchmarkHerdMapWide(b *testing.B) {
+	m, err := NewRefreshMap(Refresh{Dispatchers: 10, Load: 0.995, Period: 271400})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.boardOnly = true
+	p := BoardSpread(200000)
+	var res RefreshResult
+	for b.Loop() {
+		if res, err = m.Apply(nil, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(res.Rows), "rows")
+	b.ReportMetric(res.BoardMean, "board")
+}
