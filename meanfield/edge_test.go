@@ -229,6 +229,15 @@ func TestConfirmEdge(t *testing.T) {
 	if (EdgeConfirmation{AboveStart: 0, BelowUndecided: 1}).Confirmed() {
 		t.Error("a confirmation with an undecided run below is confirmed")
 	}
+	// The check's maps allow the herds of long periods more rows than
+	// other maps (k = 16, λ = 0.995 needs more than 2²²).
+	m, err := confirmMap(ConfirmSettings{Dispatchers: 5, Load: 0.9}, edge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Settings().MaxRows; got != 1<<24 || !m.boardOnly {
+		t.Errorf("the check's map: MaxRows %d, board-only %v; want 2²⁴, true", got, m.boardOnly)
+	}
 }
 
 // TestConfirmEdgeStop: ConfirmEdge polls Stop after every map and ends

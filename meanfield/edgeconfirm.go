@@ -32,6 +32,13 @@ type EdgeConfirmation struct {
 	Stats
 }
 
+// confirmMaxRows bounds the queue rows of the check's maps, above
+// DefaultRefreshMaxRows (2²²): the herds below the edge grow with T, and
+// at k = 16, λ = 0.995 (T ≈ 440,000) all three runs below needed more than
+// 2²² rows at their 20th map in the herd regime, which ended the check
+// with an error. 2²⁴ rows are 128 MiB a vector.
+const confirmMaxRows = 1 << 24
+
 // DefaultConfirmRel and DefaultConfirmMaxIter are ConfirmSettings.Rel's
 // and MaxIter's defaults.
 const (
@@ -96,7 +103,9 @@ func (c EdgeConfirmation) Confirmed() bool {
 // maps; at most MaxIter maps each), with job sizes Service (the low
 // boards are lifted with fresh phases). The empty board's run above and
 // the three below are made at once (Workers); the other runs above only
-// when the empty board's does not reach a balanced state.
+// when the empty board's does not reach a balanced state. The check's
+// maps allow 2²⁴ queue rows, not DefaultRefreshMaxRows; a run that needs
+// more ends it with an error wrapping ErrRefreshRows.
 func ConfirmEdge(s ConfirmSettings) (EdgeConfirmation, error) {
 	start := time.Now()
 	c, err := confirmEdge(s)
@@ -201,17 +210,26 @@ func anyFailed(outs []confirmOut) bool {
 	return false
 }
 
+// confirmMap is the map of a confirmation's runs at period T: board-only
+// maps with the search's shortcuts (RefreshMap.boardOnly; the verdicts
+// need the boards alone, at a fourth of the cost of a herd's full map),
+// with up to confirmMaxRows rows.
+func confirmMap(s ConfirmSettings, T float64) (*RefreshMap, error) {
+	m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service, MaxRows: confirmMaxRows})
+	if err != nil {
+		return nil, err
+	}
+	m.boardOnly = true
+	return m, nil
+}
+
 // confirmRun is one run of a confirmation: findHerdAttractor at period T
 // from board, through s.Journal (EdgeJournal.findHerd).
 func confirmRun(s ConfirmSettings, T float64, board []float64, hs HerdSettings) (HerdAttractor, error) {
-	m, err := NewRefreshMap(Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: T, Service: s.Service})
+	m, err := confirmMap(s, T)
 	if err != nil {
 		return HerdAttractor{}, err
 	}
-	// The verdicts need the boards alone: board-only maps with the
-	// search's shortcuts (RefreshMap.boardOnly), a fourth of the cost of a
-	// herd's full map.
-	m.boardOnly = true
 	hs.Stop = s.Stop
 	key := journalKey("confirm", board, T, float64(hs.MaxIter), hs.Tol, float64(hs.Settle), float64(hs.Average))
 	return s.Journal.findHerd(key, m, board, hs)

@@ -568,6 +568,7 @@ per-dispatcher tallies) and up to 64 bytes per job laid down at the start.
   refresh map k, T, λ                        [1, 256], [0.01, 10⁶], [10⁻⁶, 1)
   herd model's periodic-update maps, T       [0.01, 10⁴]
   refresh map start boards                   queues ≤ 10⁴
+  refresh map queue rows                     2²² (herd edge --confirm's check: 2²⁴)
   edge search                                T = 0.9(k−2)/(1−λ)² ≤ 10⁶ where it starts
                                              (0.9 in place of 0.9(k−2) for k ≤ 2)
   balls: bins, balls per run                 2²⁷, 2³¹−1
