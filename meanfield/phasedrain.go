@@ -14,7 +14,9 @@ import "herd/internal/pool"
 // kept as one absorbed cell. It is carried forward in time from one class
 // time to the next, 0 = t_(0) ≤ t_(1) ≤ … (the distinct t_b), by
 // uniformisation at the drain's own rate Λ_d = max_i out_i (no arrivals):
-// G_i(t + Δ) = Σ_n Pois(Λ_d Δ; n)·Mⁿ G_i(t), M the uniformised step. So a
+// G_i(t + Δ) = Σ_n Pois(Λ_d Δ; n)·Mⁿ G_i(t), M the uniformised step (with
+// at most two phases, as one convolution of G_i(t) with that sum's
+// kernel: phasedrainkernel.go). So a
 // class costs only the Poisson terms of its own interval, not the whole
 // Poisson window of Pois(Λ_d t_b) added into its joining state step by
 // step (h2:30 at k = 3, T = 2,900, on a balanced board of 2,249 levels:
@@ -57,6 +59,8 @@ type phaseDrain struct {
 	joinLo    []int
 	joinRows  [][]float64
 	gT, gabsT []float64 // G_i(T; d, j) and its absorbed cells
+	gTlo      []int     // gT's rows [gTlo_i, gThi_i) may be nonzero
+	gThi      []int
 	// The carried law G_i at the current step, layout i*D*P + d*P + j,
 	// with its absorbed cells; nxt the next step's; acc the interval's
 	// Poisson sum, on rows [alo_i, ahi_i).
@@ -68,6 +72,7 @@ type phaseDrain struct {
 	pre             []float64 // pre[i*(D+1) + d] = Σ_{d' < d} Σ_j G_i(d', j)
 	wDrain          []float64 // Σ_{b still draining} x(b, i): the trimming weights
 	cf              []float64 // cf[i*D + d]: the integral's weight of row d (drainWeights)
+	kern            drainKern // the kernels' scratch (phasedrainkernel.go)
 	cutLow, cutHigh []float64 // weighted mass dropped per phase
 	integral        float64
 	rowEps          float64 // the largest weighted row mass trimmed
@@ -149,6 +154,7 @@ func (m *phaseMap) drainAll() (last int) {
 			lo, hi := dr.rlo[i], dr.rhi[i]
 			copy(dr.gT[i*gsz+lo*P:i*gsz+hi*P], dr.cur[i*gsz+lo*P:i*gsz+hi*P])
 			dr.gabsT[i] = dr.abs[i]
+			dr.gTlo[i], dr.gThi[i] = lo, hi
 		}
 	}
 	dr.integral *= dr.inv
@@ -210,6 +216,8 @@ func (m *phaseMap) drainBuffers(last, steps int) {
 	gsz := P * D * P
 	dr.gT = grow(dr.gT, gsz)
 	dr.gabsT = grow(dr.gabsT, P)
+	dr.gTlo = growInt(dr.gTlo, P)
+	dr.gThi = growInt(dr.gThi, P)
 	dr.cur = grow(dr.cur, gsz)
 	dr.nxt = grow(dr.nxt, gsz)
 	dr.acc = grow(dr.acc, gsz)
@@ -242,6 +250,10 @@ func (m *phaseMap) drainBuffers(last, steps int) {
 // phase by phase, so the result does not depend on the split.
 func (m *phaseMap) drainInterval(iv, first int) {
 	dr := &m.dr
+	if m.P <= drainKernelMaxPhases && !dr.kern.noKernel && m.steps0.extend(&m.ph, dr.ivLo[iv]+dr.ivLen[iv], m.stepsCap) {
+		m.drainIntervalKernel(iv, first)
+		return
+	}
 	P, D := m.P, m.top
 	gsz := D * P
 	lo0, pmf, tail := dr.ivLo[iv], dr.pmf[dr.ivOff[iv]:dr.ivOff[iv]+dr.ivLen[iv]], dr.tail[dr.ivOff[iv]:dr.ivOff[iv]+dr.ivLen[iv]]
@@ -377,7 +389,9 @@ func (m *phaseMap) drainWeights(first int) {
 	}
 }
 
-// drainPrefix sets pre to the row sums below each row of the carried law.
+// drainPrefix sets pre to the row sums below each row d of the carried
+// law, for d in [rlo, rhi] (below, the sum is 0; above, the sum at rhi):
+// drainPre reads it.
 func (m *phaseMap) drainPrefix() {
 	dr := &m.dr
 	P, D := m.P, m.top
@@ -386,13 +400,20 @@ func (m *phaseMap) drainPrefix() {
 		pre := dr.pre[i*(D+1) : (i+1)*(D+1)]
 		lo, hi := dr.rlo[i], dr.rhi[i]
 		var s float64
-		for d := 0; d <= D; d++ {
-			if d > lo && d <= hi {
-				s += sumSlice(gi[(d-1)*P : d*P])
-			}
+		pre[lo] = 0
+		for d := lo + 1; d <= hi; d++ {
+			s += sumSlice(gi[(d-1)*P : d*P])
 			pre[d] = s
 		}
 	}
+}
+
+// drainPre returns the sum of the carried law of phase i below row
+// d ∈ [0, D] (drainPrefix).
+func (m *phaseMap) drainPre(i, d int) float64 {
+	dr := &m.dr
+	lo, hi := dr.rlo[i], dr.rhi[i]
+	return dr.pre[i*(m.top+1)+min(max(d, lo), hi)]
 }
 
 // drainJoin sets class b's joining state from the law carried to t_b (and
@@ -407,8 +428,7 @@ func (m *phaseMap) drainJoin(b int) {
 	var z float64
 	for i := 0; i < P; i++ {
 		xi := m.x[1+(b-1)*P+i]
-		pre := dr.pre[i*(D+1) : (i+1)*(D+1)]
-		z += xi * (pre[D] - pre[min(b, D)] + dr.abs[i])
+		z += xi * (m.drainPre(i, D) - m.drainPre(i, min(b, D)) + dr.abs[i])
 		lo, hi = min(lo, dr.rlo[i]), max(hi, min(b, dr.rhi[i]))
 	}
 	dr.join0[b] = z
@@ -505,9 +525,18 @@ func (m *phaseMap) drainMove(r *drainRun, gi, gn, ac, cf []float64, w float64, l
 	// interval's sum stays inside its rows [rlo, rhi) and [alo, ahi), and
 	// a buffer's rows are written (or cleared, acc's) before they join
 	// its range.
-	// Trim rows whose mass, weighted by the classes of phase i still
-	// draining, is below rowEps, while each end's total dropped stays below
-	// trimEps/4 (checked).
+	r.lo, r.hi = lo, hi
+	m.drainTrim(r, gn)
+	return f
+}
+
+// drainTrim trims the rows [r.lo, r.hi) of g_i (in gn) whose mass, weighted
+// by the classes of phase i still draining, is below rowEps, while each
+// end's total dropped stays below trimEps/4 (checked).
+func (m *phaseMap) drainTrim(r *drainRun, gn []float64) {
+	dr := &m.dr
+	P := m.P
+	lo, hi := r.lo, r.hi
 	wi := r.wDrain // Σ_{b still draining} x(b, i)
 	for hi-lo > 1 {
 		row := gn[lo*P : lo*P+P]
@@ -530,7 +559,6 @@ func (m *phaseMap) drainMove(r *drainRun, gi, gn, ac, cf []float64, w float64, l
 		hi--
 	}
 	r.lo, r.hi = lo, hi
-	return f
 }
 
 // drainCoef2 holds drainMove's step coefficients for two parallel phases

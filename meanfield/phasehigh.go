@@ -7,7 +7,8 @@ package meanfield
 // map keeps it across windows and applications; planHighCached mixes it
 // with Poisson weights into the completion law of any window,
 // H_i(l; d, j) = Σ_n Pois(Λ_d l; n)·h_n(i; d, j), instead of stepping the
-// chain anew for each window length.
+// chain anew for each window length, and drainKernels the drain's kernels
+// the same way (phasedrainkernel.go).
 type phaseSteps struct {
 	n    int       // steps held: h_0 … h_{n−1}
 	h    []float64 // h_n at offset P²·n(n+1)/2, layout i*(n+1)*P + d*P + j

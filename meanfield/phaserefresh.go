@@ -291,15 +291,18 @@ func (m *phaseMap) addClass(dst []float64, b int) {
 		if xb == 0 {
 			continue
 		}
+		// Rows outside [lo, hi) are zero: left out, the sums are the
+		// same to the bit.
 		gi := m.g[i*D*P : (i+1)*D*P]
+		lo, hi := m.dr.gTlo[i], m.dr.gThi[i]
 		tail := m.gabs[i]
-		for d := b; d < D; d++ {
+		for d := max(b, lo); d < hi; d++ {
 			for j := 0; j < P; j++ {
 				tail += gi[d*P+j]
 			}
 		}
 		dst[0] += xb * tail
-		for d := 0; d < b; d++ {
+		for d := lo; d < min(b, hi); d++ {
 			base := 1 + (b-d-1)*P // level b − d
 			row := gi[d*P : d*P+P]
 			for j, gv := range row {

@@ -1,6 +1,7 @@
 package meanfield
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -410,6 +411,59 @@ func TestPhaseHighCached(t *testing.T) {
 		t.Logf("%s: ‖Δx'‖₁ = %.2g, rel. Δ queue mean = %.2g", c.name, dp, dq)
 		if dp > 1e-12 || dq > 1e-12 {
 			t.Errorf("%s: ‖Δx'‖₁ = %.3g, rel. Δ queue mean = %.3g, want ≤ 1e-12", c.name, dp, dq)
+		}
+	}
+}
+
+// TestDrainKernel checks the drain by kernels (phasedrainkernel.go)
+// against the stepped drain it replaces for laws of one or two phases: the
+// same states and time-averaged queue to 1e-12 (the two differ in the
+// order of their sums only), on the boards of phaseStates and on a herd's
+// board at h2:10 whose classes mostly empty before T (the absorbed cell),
+// with and without the queue's integral. The kernels must be taken for
+// every interval where there are at most two phases, and never for more.
+func TestDrainKernel(t *testing.T) {
+	t.Parallel()
+	h2 := H2Service(10)
+	cases := append(phaseStates(), []struct {
+		name string
+		r    Refresh
+		x    []float64
+	}{
+		{"k5_T800_half_h2:10", Refresh{Dispatchers: 5, Load: 0.9, Period: 800, Service: h2}, h2.Lift(BoardHalf(300))},
+		{"k5_T40_geometric_erlang:2", Refresh{Dispatchers: 5, Load: 0.9, Period: 40, Service: ErlangService(2)}, ErlangService(2).Lift(BoardGeometric(0.9, 1e-14))},
+		{"k3_T30_geometric_erlang:1", Refresh{Dispatchers: 3, Load: 0.8, Period: 30, Service: ErlangService(1)}, ErlangService(1).Lift(BoardGeometric(0.8, 1e-14))},
+	}...)
+	for _, c := range cases {
+		for _, boardOnly := range []bool{false, true} {
+			var res [2]RefreshResult
+			var used [2]int
+			for pass, stepped := range []bool{false, true} {
+				m, err := NewRefreshMap(c.r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.boardOnly = boardOnly
+				m.ph.dr.kern.noKernel = stepped
+				if res[pass], err = m.Apply(nil, c.x); err != nil {
+					t.Fatal(err)
+				}
+				used[pass] = m.ph.dr.kern.intervals
+			}
+			name := fmt.Sprintf("%s boardOnly=%v", c.name, boardOnly)
+			if want := c.r.Service.phaseType().n <= drainKernelMaxPhases; (used[0] > 0) != want || used[1] != 0 {
+				t.Errorf("%s: intervals by kernels %d (stepped: %d), want them %v", name, used[0], used[1], want)
+			}
+			dp := l1Dist(res[0].Next, res[1].Next)
+			dq := 0.0
+			if !boardOnly {
+				dq = math.Abs(res[0].QueueMean-res[1].QueueMean) / res[1].QueueMean
+			}
+			dt := math.Abs(res[0].Truncation - res[1].Truncation)
+			t.Logf("%s: %d intervals, ‖Δx'‖₁ = %.2g, rel. Δ queue mean = %.2g, Δ truncation %.2g (of %.2g)", name, used[0], dp, dq, dt, res[1].Truncation)
+			if !(dp <= 1e-12 && dq <= 1e-12 && dt <= DefaultRefreshTol) {
+				t.Errorf("%s: ‖Δx'‖₁ = %.3g, rel. Δ queue mean = %.3g, Δ truncation %.3g, want ≤ 1e-12, 1e-12, Tol", name, dp, dq, dt)
+			}
 		}
 	}
 }
