@@ -108,7 +108,7 @@ type phaseMap struct {
 	full, cut     phasePlan
 	hcur, hnxt    []float64 // the plan's completion-law steps
 	hacc          []float64
-	xcols, ycols  [][]float64 // high-row columns of the convolutions: per phase i, per (i, j)
+	xcols, ycols  [][]float64 // high-row columns of the convolutions: per phase i, per phase j
 
 	trimEps, chainEps, pmfEps float64
 	trunc                     float64
@@ -823,10 +823,12 @@ func stepSlice(nx, c, cm []float64, lv, lim int, a, inv float64, ph *phaseType, 
 // highRows moves the water's levels [hi, hiAll), which never empty in the
 // window, into out: level q, phase i moves to q + s, phase j with the
 // kernel K_ij(s); it returns their node means q + k u/W − E[N_i(u)]. The
-// P² convolutions are independent: those of a large window run in two
-// halves (pool.Fork, the phases i split in two), each into its own column, and
-// the columns are added to out afterwards in the order (i, j), so the
-// result does not depend on the split.
+// convolutions into each phase j add into one column in the order of i
+// (convolveAdd adds each output's whole sum, so the column holds what
+// adding them one by one into out did); a large window's run in two
+// halves (pool.Fork, the phases j split in two), each into its own
+// columns, added to out afterwards, so the result does not depend on the
+// split.
 func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHigh [64]float64) {
 	k, P := m.k, m.P
 	nodes := pl.nodes
@@ -834,7 +836,7 @@ func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHi
 		nh := hiAll - hi
 		if len(m.xcols) < P {
 			m.xcols = make([][]float64, P)
-			m.ycols = make([][]float64, P*P)
+			m.ycols = make([][]float64, P)
 		}
 		var first, mass float64
 		for i := 0; i < P; i++ {
@@ -860,12 +862,10 @@ func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHi
 		} else {
 			m.highConv(pl, 0, P, nh)
 		}
-		for i := 0; i < P; i++ {
-			for j := 0; j < P; j++ {
-				// ycol[t] is level hi − dm + t ≥ 1.
-				for t, y := range m.ycols[i*P+j] {
-					out[1+(hi-pl.dm+t-1)*P+j] += y
-				}
+		for j := 0; j < P; j++ {
+			// ycol[t] is level hi − dm + t ≥ 1.
+			for t, y := range m.ycols[j] {
+				out[1+(hi-pl.dm+t-1)*P+j] += y
 			}
 		}
 		drift := float64(k) / pl.w
@@ -877,14 +877,15 @@ func (m *phaseMap) highRows(pl *phasePlan, hi, hiAll int, out []float64) (nodeHi
 	return nodeHigh
 }
 
-// highConv convolves the high levels' columns of the phases [i0, i1)
-// (nh levels each) with the kernels K_ij into their own columns.
-func (m *phaseMap) highConv(pl *phasePlan, i0, i1, nh int) {
+// highConv adds into the column of each phase j in [j0, j1) the high
+// levels' columns of the phases i = 0 … P−1 (nh levels each) convolved
+// with the kernels K_ij, in the order of i.
+func (m *phaseMap) highConv(pl *phasePlan, j0, j1, nh int) {
 	P := m.P
-	for i := i0; i < i1; i++ {
-		for j := 0; j < P; j++ {
-			y := grow(m.ycols[i*P+j], nh+pl.klen-1)
-			m.ycols[i*P+j] = y
+	for j := j0; j < j1; j++ {
+		y := grow(m.ycols[j], nh+pl.klen-1)
+		m.ycols[j] = y
+		for i := 0; i < P; i++ {
 			convolveAdd(y, m.xcols[i], pl.kern[(i*P+j)*pl.klen:(i*P+j+1)*pl.klen])
 		}
 	}
