@@ -1,6 +1,12 @@
 package meanfield
 
-import "herd/internal/pool"
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"herd/internal/pool"
+)
 
 // phaseDrain is the drain law of the phase map (phaserefresh.go), computed
 // once per application over the whole period instead of window by window.
@@ -64,15 +70,21 @@ type phaseDrain struct {
 	// The carried law G_i at the current step, layout i*D*P + d*P + j,
 	// with its absorbed cells; nxt the next step's; acc the interval's
 	// Poisson sum, on rows [alo_i, ahi_i).
-	cur, nxt, acc   []float64
-	abs, absAcc     []float64
-	contrib         []float64 // drainInterval: the phases' parts of the integral, by step
-	rlo, rhi        []int     // rows [rlo_i, rhi_i) of cur may be nonzero
-	alo, ahi        []int     // the same for acc
-	pre             []float64 // pre[i*(D+1) + d] = Σ_{d' < d} Σ_j G_i(d', j)
-	wDrain          []float64 // Σ_{b still draining} x(b, i): the trimming weights
-	cf              []float64 // cf[i*D + d]: the integral's weight of row d (drainWeights)
-	kern            drainKern // the kernels' scratch (phasedrainkernel.go)
+	cur, nxt, acc []float64
+	abs, absAcc   []float64
+	contrib       []float64 // drainInterval: the phases' parts of the integral, by step
+	rlo, rhi      []int     // rows [rlo_i, rhi_i) of cur may be nonzero
+	alo, ahi      []int     // the same for acc
+	pre           []float64 // pre[i*(D+1) + d] = Σ_{d' < d} Σ_j G_i(d', j)
+	wDrain        []float64 // Σ_{b still draining} x(b, i): the trimming weights
+	cf            []float64 // cf[i*D + d]: the integral's weight of row d (drainWeights)
+	kern          drainKern // the kernels' scratch (phasedrainkernel.go)
+	// steps is the kernels' cache of the completion chain's steps
+	// (phaseSteps): the drain's own, as it runs beside the window walk,
+	// which keeps another (phaseMap.steps0).
+	steps           phaseSteps
+	ready           joinReady // the classes whose joining states are made
+	trunc           float64   // the mass the drain trimmed (the map adds it after the walk)
 	cutLow, cutHigh []float64 // weighted mass dropped per phase
 	integral        float64
 	rowEps          float64 // the largest weighted row mass trimmed
@@ -110,7 +122,8 @@ func (m *phaseMap) drainAll() (last int) {
 	dr := &m.dr
 	P, D := m.P, m.top
 	ph := &m.ph
-	dr.integral = 0
+	dr.integral, dr.trunc = 0, 0
+	defer dr.ready.set(math.MaxInt64) // every class, whatever happens
 	if D == 0 {
 		return m.classTimes(nil)
 	}
@@ -146,6 +159,7 @@ func (m *phaseMap) drainAll() (last int) {
 				m.drainJoin(b)
 			}
 		}
+		dr.ready.set(int64(b - 1))
 	}
 	if last < D {
 		// G at T, for the classes still draining at T.
@@ -159,9 +173,45 @@ func (m *phaseMap) drainAll() (last int) {
 	}
 	dr.integral *= dr.inv
 	for i := 0; i < P; i++ {
-		m.trunc += dr.cutLow[i] + dr.cutHigh[i]
+		dr.trunc += dr.cutLow[i] + dr.cutHigh[i]
 	}
 	return last
+}
+
+// joinReady tells the window walk which classes' joining states the
+// drain, running beside it, has made: those of the classes b ≤ n.
+type joinReady struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	n    atomic.Int64
+}
+
+// reset starts a map: no class made.
+func (r *joinReady) reset() {
+	if r.cond == nil {
+		r.cond = sync.NewCond(&r.mu)
+	}
+	r.n.Store(0)
+}
+
+// set records that the classes b ≤ n are made.
+func (r *joinReady) set(n int64) {
+	r.mu.Lock()
+	r.n.Store(n)
+	r.mu.Unlock()
+	r.cond.Broadcast()
+}
+
+// wait returns once class b is made.
+func (r *joinReady) wait(b int) {
+	if r.n.Load() >= int64(b) {
+		return
+	}
+	r.mu.Lock()
+	for r.n.Load() < int64(b) {
+		r.cond.Wait()
+	}
+	r.mu.Unlock()
 }
 
 // drainIntervals builds the Poisson law Pois(Λ_d Δ) of each interval
@@ -250,7 +300,7 @@ func (m *phaseMap) drainBuffers(last, steps int) {
 // phase by phase, so the result does not depend on the split.
 func (m *phaseMap) drainInterval(iv, first int) {
 	dr := &m.dr
-	if m.P <= drainKernelMaxPhases && !dr.kern.noKernel && m.steps0.extend(&m.ph, dr.ivLo[iv]+dr.ivLen[iv], m.stepsCap) {
+	if m.P <= drainKernelMaxPhases && !dr.kern.noKernel && dr.steps.extend(&m.ph, dr.ivLo[iv]+dr.ivLen[iv], m.stepsCap) {
 		m.drainIntervalKernel(iv, first)
 		return
 	}

@@ -39,7 +39,7 @@ const drainKernelMaxPhases = 2
 
 // drainKern is the scratch of the kernels: the kernels, reversed for
 // convolveAdd, kern[(l*P+j)*E:] and ki[l*E:], E = end + 1, and per phase
-// i the columns of its convolutions. They are built from the map's cache
+// i the columns of its convolutions. They are built from the drain's cache
 // of the stepped single-row laws Mⁿ δ_(0, l) (phaseSteps, the completion
 // chain of the high rows' kernels, at the same rate Λ_d).
 type drainKern struct {
@@ -51,12 +51,12 @@ type drainKern struct {
 }
 
 // drainKernels builds K and, with integ, KI for the interval's Poisson law
-// pmf on [lo0, …) with tails tail (drainIntervals) from m.steps0, which
+// pmf on [lo0, …) with tails tail (drainIntervals) from m.dr.steps, which
 // must hold its end + 1 steps, and returns E = end + 1.
 func (m *phaseMap) drainKernels(lo0 int, pmf, tail []float64, integ bool) int {
 	dk := &m.dr.kern
 	P := m.P
-	h := m.steps0.h
+	h := m.dr.steps.h
 	end := lo0 + len(pmf) - 1
 	E := end + 1
 	dk.kern = grow(dk.kern, P*P*E)

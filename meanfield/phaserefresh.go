@@ -165,9 +165,16 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 
 	// The drain law over the whole period (phasedrain.go): the classes'
 	// joining states, G at T for p' and the drain's part of the integral.
+	// It runs beside the window walk, which waits for each class's
+	// joining state where it injects it (inject); neither writes what
+	// the other reads, so the result does not depend on their timing.
 	m.D = m.top
-	m.drainAll()
-	m.g, m.gabs = m.dr.gT, m.dr.gabsT
+	m.dr.ready.reset()
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		m.drainAll()
+	}()
 
 	v, integral, _ := m.walk(&res, func(v int, _ float64) bool {
 		if v <= m.top && m.cum[v] > 0 && (v == 0 || m.cum[v] > m.cum[v-1]) {
@@ -184,6 +191,9 @@ func (m *phaseMap) apply(dst, x []float64) (RefreshResult, error) {
 		}
 		return m.evolve(pl), !m.rowErr
 	})
+	<-drained
+	m.g, m.gabs = m.dr.gT, m.dr.gabsT
+	m.trunc += m.dr.trunc
 	if m.rowErr {
 		return res, fmt.Errorf("%w (MaxRows = %d)", ErrRefreshRows, m.set.MaxRows)
 	}
@@ -322,6 +332,7 @@ func (m *phaseMap) inject(v int) {
 		m.rowErr = true
 		return
 	}
+	m.dr.ready.wait(v)
 	if v+1 > m.hi {
 		old := stateLen(m.hi, m.P)
 		nl := stateLen(v+1, m.P)
