@@ -48,8 +48,10 @@ func EdgeCost(s meanfield.EdgeSettings) float64 {
 // phases with them, so C³, and ten times more again for the phase-type
 // map's work per row (h2:3.92 at k = 5, λ = 0.9 took 150 s of CPU where
 // C³ alone predicted 10 s, on the maps of 2026-11). That price is high:
-// h2:10 at k = 5, λ = 0.9 is priced at 27 min and takes 95–105 s today,
-// so herd plan's budget for an exact heavy-tailed edge stays cautious.
+// h2:10 at k = 5, λ = 0.9 is priced at 27 min and took 95–105 s, 42 s
+// since the phase map's drain runs by kernels beside its window walk
+// (2026-12-07), so herd plan's budget for an exact heavy-tailed edge
+// stays cautious.
 func EdgeCostSized(s meanfield.EdgeSettings) float64 {
 	if s.Service.Kind == meanfield.ServiceExp {
 		return EdgeCost(s)

@@ -2,11 +2,13 @@ package meanfield
 
 import "testing"
 
-// BenchmarkPhaseMapLarge times one phase-type map of the size issue 43
+// BenchmarkPhaseMapLarge times one phase-type map of the size issue 44
 // quotes at 22–44 s: k = 10, λ = 0.95, h2:30, T = 20,000, from a herd-like
 // board (half the servers at 1.2·T, one map on: tens of thousands of
-// rows). It is long (its setup is two maps); select it with
-// -bench 'PhaseMapLarge'. -bench=. skips it under -short.
+// rows). 6.76 s on an idle 2-core machine before the drain's kernels
+// (phasedrainkernel.go), 4.95 s with them (2026-12-07). It is long (its
+// setup is two maps); select it with -bench 'PhaseMapLarge'. -bench=.
+// skips it under -short.
 func BenchmarkPhaseMapLarge(b *testing.B) {
 	if testing.Short() {
 		b.Skip("long: one map takes tens of seconds")
@@ -42,7 +44,9 @@ func BenchmarkPhaseMapLarge(b *testing.B) {
 // board-only herd, 282.5 s with the full windows' closed form, whose
 // share is small at k = 5: the convolution of the rows that cannot empty
 // dominates) and h2:10 sizes at (5, 0.9) under 30 s (the closed form has
-// no phase-type counterpart: about 95–105 s); (5, 0.99)
+// no phase-type counterpart: about 95–105 s; 66.9 s on 2026-12-07, 51.7 s
+// with the drain's kernels, 42.0 s with the drain beside the window walk,
+// the same edge and 2,338 maps, `herd edge`, idle); (5, 0.99)
 // under 60 s is BenchmarkEdge/k5_l0.99_w2. The last two take minutes:
 // select them with -bench 'EdgeGoals/k5' and -bench 'EdgeGoals/h2';
 // -bench=. skips all three under -short. The herd below the edge is
