@@ -293,17 +293,15 @@ func (m *phaseMap) drainBuffers(last, steps int) {
 // and adds the interval's part of the integral of the classes b ≥ first,
 // all still draining at its end.
 //
-// The laws G_i of the phases i are independent chains: each is carried
-// by drainPhase, the phases of a large interval split in two halves
+// With at most two phases the sum is one convolution per phase
+// (drainIntervalKernel, phasedrainkernel.go), where the cache of steps
+// holds the interval. Otherwise the laws G_i of the phases i, independent
+// chains, are each carried by drainPhase, the phases of a large interval split in two halves
 // (pool.Fork; each phase's arithmetic unchanged), and their
 // parts of the integral are added afterwards in the order step by step,
 // phase by phase, so the result does not depend on the split.
 func (m *phaseMap) drainInterval(iv, first int) {
 	dr := &m.dr
-	if m.P <= drainKernelMaxPhases && !dr.kern.noKernel && dr.steps.extend(&m.ph, dr.ivLo[iv]+dr.ivLen[iv], m.stepsCap) {
-		m.drainIntervalKernel(iv, first)
-		return
-	}
 	P, D := m.P, m.top
 	gsz := D * P
 	lo0, pmf, tail := dr.ivLo[iv], dr.pmf[dr.ivOff[iv]:dr.ivOff[iv]+dr.ivLen[iv]], dr.tail[dr.ivOff[iv]:dr.ivOff[iv]+dr.ivLen[iv]]
@@ -316,6 +314,10 @@ func (m *phaseMap) drainInterval(iv, first int) {
 	integ := !m.boardOnly
 	if integ {
 		m.drainWeights(first)
+	}
+	if P <= drainKernelMaxPhases && !dr.kern.noKernel && dr.steps.extend(&m.ph, end+1, m.stepsCap) {
+		m.drainIntervalKernel(lo0, pmf, tail, rows, integ)
+		return
 	}
 	dr.contrib = grow(dr.contrib, P*end)
 	if P > 1 && (end+1)*rows*P >= drainParWork {

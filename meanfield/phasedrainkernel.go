@@ -93,20 +93,13 @@ func (m *phaseMap) drainKernels(lo0 int, pmf, tail []float64, integ bool) int {
 	return E
 }
 
-// drainIntervalKernel is drainInterval by kernels (the comment above).
-func (m *phaseMap) drainIntervalKernel(iv, first int) {
+// drainIntervalKernel is drainInterval by kernels (the comment above), for
+// the interval whose Poisson law is pmf on [lo0, …) with tails tail, the
+// carried law on rows rows in all; drainInterval has set the trimming
+// weights and, with integ, the integral's.
+func (m *phaseMap) drainIntervalKernel(lo0 int, pmf, tail []float64, rows int, integ bool) {
 	dr := &m.dr
 	P := m.P
-	lo0, pmf, tail := dr.ivLo[iv], dr.pmf[dr.ivOff[iv]:dr.ivOff[iv]+dr.ivLen[iv]], dr.tail[dr.ivOff[iv]:dr.ivOff[iv]+dr.ivLen[iv]]
-	rows := 0
-	for i := 0; i < P; i++ {
-		dr.wDrain[i] = m.s1[(first-1)*P+i]
-		rows += dr.rhi[i] - dr.rlo[i]
-	}
-	integ := !m.boardOnly
-	if integ {
-		m.drainWeights(first)
-	}
 	E := m.drainKernels(lo0, pmf, tail, integ)
 	dr.kern.intervals++
 
