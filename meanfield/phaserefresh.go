@@ -40,7 +40,10 @@ import (
 // completes jobs as a Markov renewal process; G_i(t; d, j), the probability
 // of d completions by t with the job then in phase j from phase i at 0,
 // depends on t only, so it is uniformised once over the whole period at
-// the drain's own rate max_i out_i (phasedrain.go). Class b (board b,
+// the drain's own rate max_i out_i (phasedrain.go; with at most two
+// phases each interval between class times is one convolution,
+// phasedrainkernel.go), on a goroutine of its own beside the window walk,
+// which waits for each class's joining state where it needs it. Class b (board b,
 // joint law x(b, ·)) joins the water at τ_b with
 //
 //	P(q = b − d, j) = Σ_i x(b, i) G_i(τ_b; d, j)  (d < b),
