@@ -75,7 +75,7 @@ type phaseDrain struct {
 	contrib       []float64 // drainInterval: the phases' parts of the integral, by step
 	rlo, rhi      []int     // rows [rlo_i, rhi_i) of cur may be nonzero
 	alo, ahi      []int     // the same for acc
-	pre           []float64 // pre[i*(D+1) + d] = Σ_{d' < d} Σ_j G_i(d', j)
+	pre           []float64 // pre[i*(D+1) + d] = Σ_{d' < d} Σ_j G_i(d', j) on d ∈ [rlo_i, rhi_i] (drainPre)
 	wDrain        []float64 // Σ_{b still draining} x(b, i): the trimming weights
 	cf            []float64 // cf[i*D + d]: the integral's weight of row d (drainWeights)
 	kern          drainKern // the kernels' scratch (phasedrainkernel.go)

@@ -140,6 +140,9 @@ func (m *phaseMap) drainPhaseKernel(i, E int, integ bool) (f float64) {
 		if c >= P {
 			n = L
 		}
+		if c == 2*P && !integ {
+			break // the integral's column, not used
+		}
 		cols[c] = grow(cols[c], n)
 	}
 	for l := 0; l < P; l++ {
