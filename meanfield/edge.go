@@ -458,9 +458,9 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 			e.journalRun(&set, key, &high, &o.work)
 		}
 		resumed := 0
-		if acc == nil && plain != nil && set.Resume == nil {
+		if plain != nil && set.Resume == nil {
 			set.Resume, high, resumed = plain, plainHigh, plain.Maps
-		} else if acc == nil && plain != nil {
+		} else if plain != nil {
 			resumed = plain.Maps // the journal's state continues this one
 		}
 		stop := func(r RefreshResult) bool {
@@ -499,7 +499,16 @@ func (e *edgeRun) runOn(w int, j runJob, tol float64, cancel func() bool) runOut
 		// that Anderson's update can converge to and plain maps leave
 		// (edgeaccel.go).
 		failed := !att.Balanced && (err == nil || errors.Is(err, ErrNotConverged))
-		if failed || (err == nil && att.Balanced && e.saddleSide(att)) {
+		if failed && acc.canFall() {
+			// Anderson's jumps were given up (phase-type sizes): a
+			// second pass from the plain state before them, with
+			// geometric jumps alone (edgeAccel.quit); a plain run
+			// judges it in turn if it fails or ends by a saddle.
+			acc = acc.geoPass()
+			att, err = once(acc)
+			failed = !att.Balanced && (err == nil || errors.Is(err, ErrNotConverged))
+		}
+		if acc.jumps > 0 && (failed || (err == nil && att.Balanced && e.saddleSide(att))) && (cancel == nil || !cancel()) {
 			att, err = once(nil)
 		}
 	}
@@ -610,8 +619,14 @@ func (e *edgeRun) accelFor(j runJob) *edgeAccel {
 	if acc != nil && e.s.rateOnly {
 		acc.steadyRate = 0
 	}
-	if acc != nil && !e.s.noGeo && !e.s.rateOnly && e.s.Service.PhaseCount() == 1 {
+	switch {
+	case acc == nil || e.s.noGeo || e.s.rateOnly:
+	case e.s.Service.PhaseCount() == 1:
 		acc.withGeo(e.k, j.T)
+	default:
+		// With phase-type sizes the geometric jump takes over only
+		// where Anderson's update gives up (edgeAccel.quit).
+		acc.withFallback(e.k, j.T)
 	}
 	return acc
 }

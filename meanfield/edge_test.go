@@ -746,7 +746,7 @@ func TestCutWindowOf(t *testing.T) {
 func TestEdgeSaddleSide(t *testing.T) {
 	t.Parallel()
 	const k, lam = 5, 0.99
-	T, start := readSaddleStart(t)
+	T, start := readStart(t, "testdata/saddle_k5_l0.99.txt.gz")
 	e := newTestEdgeRun(k, lam)
 	e.s.rateOnly = true
 	m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: lam, Period: T})
@@ -841,6 +841,86 @@ func TestEdgeAccelOff(t *testing.T) {
 	t.Logf("accelerated: %d maps, %d jumps, %d failed; plain %d maps; runOn %d maps", off.Maps, acc.jumps, acc.fails, plain.Maps, o.maps)
 }
 
+// TestEdgeAccelQuit: a fallback accelerator that gives up Anderson's
+// update before any jump goes on with geometric jumps in place, and gives
+// up for good after it has jumped; one that gave up after jumps has a
+// second pass (canFall), geometric jumps alone from no jump, without a
+// fallback of its own.
+func TestEdgeAccelQuit(t *testing.T) {
+	a := newEdgeAccel(0.9, H2Service(2), nil).withFallback(5, 300)
+	a.quit()
+	if a.off || !a.geoOnly || a.k != 5 || a.period != 300 || a.canFall() {
+		t.Errorf("quit before a jump: off %v, geometric only %v (k %d, T %v), second pass %v; want geometric jumps in place", a.off, a.geoOnly, a.k, a.period, a.canFall())
+	}
+	a.jumps = 1
+	if a.quit(); !a.off || a.canFall() {
+		t.Errorf("quit after a geometric jump: off %v, second pass %v; want off for good, no second pass", a.off, a.canFall())
+	}
+	b := newEdgeAccel(0.9, H2Service(2), []float64{1}).withFallback(5, 300)
+	b.jumps = 2
+	if b.quit(); !b.off || !b.canFall() {
+		t.Fatalf("quit after Anderson's jumps: off %v, second pass %v; want both", b.off, b.canFall())
+	}
+	c := b.geoPass()
+	if c.off || !c.geoOnly || c.jumps != 0 || c.k != 5 || c.period != 300 || len(c.ref) != 1 || c.fallK != 0 {
+		t.Errorf("second pass: off %v, geometric only %v, %d jumps, k %d, T %v, ref %v, fallback %d; want geometric jumps from none, same k, T and ref, no fallback", c.off, c.geoOnly, c.jumps, c.k, c.period, c.ref, c.fallK)
+	}
+	e := newEdgeAccel(0.9, Service{}, nil)
+	if e.quit(); !e.off {
+		t.Error("quit without a fallback: want off")
+	}
+}
+
+// TestEdgeAccelFallback: with phase-type sizes, a warm run whose
+// Anderson jumps fail accelFails times goes on with geometric jumps from
+// its plain state (edgeAccel.quit, runOn's second pass) and ends at the
+// plain run's fixed point in a fraction of its maps. The run is the edge
+// search's trial at h2:10, k = 5, λ = 0.9, T = 2,812.594 (the edge) from
+// the node it had followed to T = 2,831.22, whose node lies by a border
+// collision (radius 0.964): measured 79 maps against the plain run's 452.
+// Both boards lie within Tol/(1 − ρ) of the fixed point, so within twice
+// that of each other.
+func TestEdgeAccelFallback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a plain run of 450 maps of the h2:10 map, about 8 s")
+	}
+	t.Parallel()
+	const k, lam, rho = 5, 0.9, 0.9641
+	svc := H2Service(10)
+	T, start := readStart(t, "testdata/fallback_h2_10_k5_l0.9.txt.gz")
+	m, err := NewRefreshMap(Refresh{Dispatchers: k, Load: lam, Period: T, Service: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.boardOnly = true
+	set := AttractorSettings{MaxIter: edgeMaxIter, Tol: edgeFPTol, MaxPeriod: DefaultAttractorMaxPeriod}
+	acc := newEdgeAccel(lam, svc, nil).withFallback(k, T)
+	if _, _, err := acceleratedRun(m, start, set, acc, func(RefreshResult) bool { return acc.off }); err != nil || !acc.canFall() {
+		t.Fatalf("first pass: %d jumps, %d failed, off %v (%v); want Anderson's update given up after jumps", acc.jumps, acc.fails, acc.off, err)
+	}
+	e := newTestEdgeRun(k, lam)
+	e.s.Service = svc
+	o := e.runOn(0, runJob{T: T, start: start, warm: true, tol: edgeFPTol}, edgeFPTol, nil)
+	plain, _, err := iterateAccelerated(m, start, set, nil, nil)
+	if err != nil || o.err != nil || !o.ok || !plain.Balanced || o.att.Window != plain.Window {
+		t.Fatalf("runOn: ok %v window %d (%v); plain run: balanced %v window %d (%v)", o.ok, o.att.Window, o.err, plain.Balanced, plain.Window, err)
+	}
+	if d, most := l1(o.att.Board, plain.Board), 2*edgeFPTol/(1-rho); d > most {
+		t.Errorf("runOn's fixed point %.3g from the plain run's in L1, want ≤ %.3g", d, most)
+	}
+	r, err := m.Apply(nil, o.att.Board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := l1(r.Next, o.att.Board); d > edgeFPTol {
+		t.Errorf("‖F(p) − p‖₁ = %.3g at runOn's fixed point, want ≤ %g", d, edgeFPTol)
+	}
+	if 2*o.maps > plain.Maps {
+		t.Errorf("runOn made %d maps, the plain run %d: want at most half", o.maps, plain.Maps)
+	}
+	t.Logf("runOn %d maps, plain run %d; boards %.3g apart", o.maps, plain.Maps, l1(o.att.Board, plain.Board))
+}
+
 // acceleratedRun is runOn's accelerated run made directly: m iterated
 // from start with acc's jumps, stopped by stop (if not nil). It also
 // returns the map after which the first jump came (0: none), the plain
@@ -886,11 +966,11 @@ func TestEdgeAccelSteady(t *testing.T) {
 	}
 }
 
-// readSaddleStart reads TestEdgeSaddleSide's period and start board: one
-// number a line, the period first.
-func readSaddleStart(t *testing.T) (float64, []float64) {
+// readStart reads a run's period and start board or state from the
+// gzipped text file path: one number a line, the period first.
+func readStart(t *testing.T, path string) (float64, []float64) {
 	var xs []float64
-	for _, line := range strings.Fields(string(readGzip(t, "testdata/saddle_k5_l0.99.txt.gz"))) {
+	for _, line := range strings.Fields(string(readGzip(t, path))) {
 		x, err := strconv.ParseFloat(line, 64)
 		if err != nil {
 			t.Fatal(err)
@@ -898,7 +978,7 @@ func readSaddleStart(t *testing.T) (float64, []float64) {
 		xs = append(xs, x)
 	}
 	if len(xs) < 2 {
-		t.Fatal("testdata/saddle_k5_l0.99.txt.gz: too short")
+		t.Fatalf("%s: too short", path)
 	}
 	return xs[0], xs[1:]
 }

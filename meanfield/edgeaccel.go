@@ -63,6 +63,12 @@ import (
 //   - the same holds for phase-type services, whose state (queue length
 //     and phase, package doc, §2, job sizes) is a probability
 //     vector like a board; projectBoard keeps it one;
+//   - with phase-type sizes, when Anderson's update is given up the
+//     geometric jump alone takes over (geoAdmit's fallback, quit): in
+//     place when no jump was made, else in a second pass from the plain
+//     state before the first jump (runOn), whose jumps obey the rules
+//     above; a second pass that fails, or ends by a saddle, is made again
+//     plainly from its own state before its first jump;
 //   - a run that does not reach a balanced fixed point proves nothing
 //     once it has jumped (a jump near a border may throw it out of a small
 //     basin): Edge then runs it again plainly (runOn), so every "not
@@ -138,6 +144,15 @@ type edgeAccel struct {
 	steadyRate float64
 	x, g       []float64
 
+	// The fallback (withFallback), on when fallK > 0: when Anderson's
+	// update is given up, the run goes on with geometric jumps alone
+	// (geoOnly) for fallK dispatchers and period fallT, in place (no
+	// jump made yet) or in a second pass from the plain state (runOn,
+	// geoPass); see quit.
+	fallK   int
+	fallT   float64
+	geoOnly bool
+
 	// The geometric jump (geoAdmit), on when k > 0: k and the period T
 	// locate a board's cut window (cutWindowOf); the board means of the
 	// last maps on window gWin (gN of them, up to 3); geo, the rate of
@@ -165,6 +180,47 @@ func (a *edgeAccel) withGeo(k int, T float64) *edgeAccel {
 	return a
 }
 
+// quit gives up the run's acceleration: for good (off), or, for a
+// fallback run that has not jumped yet, Anderson's update only, the run
+// going on with geometric jumps (geoOnly). Its first pass is then still
+// the plain run, map for map, so nothing is made again.
+func (a *edgeAccel) quit() {
+	if a.fallK > 0 && a.jumps == 0 {
+		a.toGeo()
+		return
+	}
+	a.off = true
+}
+
+// withFallback gives the run the geometric jump for k dispatchers and
+// period T as a fallback (quit), where Anderson's update gives up.
+func (a *edgeAccel) withFallback(k int, T float64) *edgeAccel {
+	a.fallK, a.fallT = k, T
+	return a
+}
+
+// canFall reports whether the run gave up Anderson's update after jumps
+// and has the fallback: runOn's second pass (geoPass).
+func (a *edgeAccel) canFall() bool { return a.off && a.fallK > 0 && a.jumps > 0 }
+
+// toGeo turns a fallback run's accelerator into geometric jumps alone,
+// judged from the next maps afresh.
+func (a *edgeAccel) toGeo() {
+	a.withGeo(a.fallK, a.fallT)
+	a.fallK, a.geoOnly = 0, true
+	a.mix, a.streak, a.preJump, a.fails = nil, 0, 0, 0
+}
+
+// geoPass is the accelerator of a fallback run's second pass (runOn),
+// from its plain state after Anderson's jumps were given up: geometric
+// jumps alone, near the same reference.
+func (a *edgeAccel) geoPass() *edgeAccel {
+	b := newEdgeAccel(a.lam, a.svc, a.ref).withFallback(a.fallK, a.fallT)
+	b.steadyRate = a.steadyRate
+	b.toGeo()
+	return b
+}
+
 // jump is edgeAccel's boardJump.
 func (a *edgeAccel) jump(in []float64, r RefreshResult) []float64 {
 	if a.off {
@@ -190,7 +246,7 @@ func (a *edgeAccel) admit(in []float64, r RefreshResult, res float64) bool {
 	}
 	a.ratio = ratio
 	if a.k > 0 {
-		if admit, handled := a.geoAdmit(in, r, res); handled {
+		if admit, handled := a.geoAdmit(in, r, res); handled || a.geoOnly {
 			return admit
 		}
 	}
@@ -202,7 +258,9 @@ func (a *edgeAccel) admit(in []float64, r RefreshResult, res float64) bool {
 			// after accelFails such jumps for good.
 			a.mix = nil
 			a.fails++
-			a.off = a.fails >= accelFails
+			if a.fails >= accelFails {
+				a.quit()
+			}
 			return false
 		}
 	}
@@ -210,8 +268,8 @@ func (a *edgeAccel) admit(in []float64, r RefreshResult, res float64) bool {
 		// The run crosses a border between pieces while accelerated:
 		// it is near a border collision, where jumps may hold it back
 		// (measured: a 4-map cycle about the border just below a loss);
-		// plain maps from here on.
-		a.off = true
+		// plain maps from here on (or geometric jumps, quit).
+		a.quit()
 		return false
 	}
 	if res > accelEngage || !balancedMeanFor(r.BoardMean, a.lam, a.svc) || (a.ref != nil && l1(in, a.ref) > accelNear) {
@@ -336,10 +394,19 @@ func jumpState(x []float64, P int) []float64 {
 // passing a lost node's ghost, and a failing run is made again plainly
 // from its state before the first jump anyway.
 //
-// Edge uses it for exponential sizes only. With phase-type sizes the
-// state's mean has slow transients of its own (the phases), and the jump
-// measured worse: h2:4 at (5, 0.9) 1,667 maps against 1,481 without it,
-// h2:10 2,310 against 2,338.
+// Edge uses it from the start for exponential sizes only. With
+// phase-type sizes the state's mean has slow transients of its own (the
+// phases), and the jump in Anderson's place measured worse: h2:4 at
+// (5, 0.9) 1,667 maps against 1,481 without it, h2:10 2,310 against
+// 2,338. There it is the fallback (withFallback, quit) where Anderson's
+// update gives up: a run whose node lies at a border collision creeps
+// across windows to it, Anderson's jumps across them fail, and the plain
+// run then closes the last digits at the node's rate. Measured at h2:10,
+// k = 5, λ = 0.9, the follow's trial at the edge, T = 2,812.594 (node
+// radius 0.964): four failed jumps in 30 maps, then the plain run from
+// its 11th map, 471 maps in all; with
+// the fallback's second pass 79 maps in all, to the same fixed point
+// (TestEdgeAccelFallback), and the search 1,957 maps instead of 2,338.
 func (a *edgeAccel) geoAdmit(in []float64, r RefreshResult, res float64) (admit, handled bool) {
 	if a.gWait > 0 {
 		a.gWait--
