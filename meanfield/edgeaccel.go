@@ -388,11 +388,18 @@ func jumpState(x []float64, P int) []float64 {
 // next window could land by the saddle of a border collision). Fast modes
 // excited by the jump die within a map or two, so it is judged
 // geoJudgeMaps maps later: it failed unless the residual is below the one
-// before it. Rates up to accelRate are left to Anderson's update. Once a
+// before it. Rates up to accelRate are left to Anderson's update, except
+// in the fallback (geoOnly), which has none: there any steady rate up to
+// accelSteadyRate is taken (measured at h2:10, k = 5, λ = 0.9: a follow
+// trial contracting at 0.875 on one window after its Anderson's update
+// was given up, 125 maps plain, 31 so; the search 1,841 maps instead of
+// 1,957, h2:2 943 instead of 1,007, h2:4 1,515 instead of 1,454). Once a
 // geometric jump is made, a mean whose steps grow twice in a row ends the
 // accelerated run (acceleration off): the run is leaving the node, or
 // passing a lost node's ghost, and a failing run is made again plainly
-// from its state before the first jump anyway.
+// from its state before the first jump anyway (at h2:4 the run it ended
+// was crossing into the node's window: 328 maps where the plain run makes
+// 302).
 //
 // Edge uses it from the start for exponential sizes only. With
 // phase-type sizes the state's mean has slow transients of its own (the
@@ -404,9 +411,9 @@ func jumpState(x []float64, P int) []float64 {
 // run then closes the last digits at the node's rate. Measured at h2:10,
 // k = 5, λ = 0.9, the follow's trial at the edge, T = 2,812.594 (node
 // radius 0.964): four failed jumps in 30 maps, then the plain run from
-// its 11th map, 471 maps in all; with
-// the fallback's second pass 79 maps in all, to the same fixed point
-// (TestEdgeAccelFallback), and the search 1,957 maps instead of 2,338.
+// its 11th map, 471 maps in all; with the fallback's second pass 79 maps
+// in all, to the same fixed point (TestEdgeAccelFallback), and the
+// search 1,957 maps instead of 2,338.
 func (a *edgeAccel) geoAdmit(in []float64, r RefreshResult, res float64) (admit, handled bool) {
 	if a.gWait > 0 {
 		a.gWait--
@@ -440,8 +447,11 @@ func (a *edgeAccel) geoAdmit(in []float64, r RefreshResult, res float64) (admit,
 	if a.preJump > 0 || res > accelEngage || !balancedMeanFor(r.BoardMean, a.lam, a.svc) || (a.ref != nil && l1(in, a.ref) > accelNear) {
 		return false, false // an Anderson jump to judge first, or no jump
 	}
-	rho := max(r1, r2)
-	if !(r1 > 0 && r2 > 0 && rho > accelRate && rho <= accelSteadyRate && math.Abs(r1-r2) <= accelSteady*(1-rho)) {
+	rho, least := max(r1, r2), accelRate
+	if a.geoOnly {
+		least = 0 // no Anderson's update to leave the faster rates to
+	}
+	if !(r1 > 0 && r2 > 0 && rho > least && rho <= accelSteadyRate && math.Abs(r1-r2) <= accelSteady*(1-rho)) {
 		return false, false
 	}
 	a.geo, a.mix = r1, nil
