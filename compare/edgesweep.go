@@ -49,9 +49,9 @@ func EdgeCost(s meanfield.EdgeSettings) float64 {
 // map's work per row (h2:3.92 at k = 5, λ = 0.9 took 150 s of CPU where
 // C³ alone predicted 10 s, on the maps of 2026-11). That price is high:
 // h2:10 at k = 5, λ = 0.9 is priced at 27 min and took 95–105 s, 42 s
-// since the phase map's drain runs by kernels beside its window walk
-// (2026-12-07), so herd plan's budget for an exact heavy-tailed edge
-// stays cautious.
+// once the phase map's drain ran by kernels beside its window walk, 27.5 s
+// with the edge search's geometric fallback (2026-12-07), so herd plan's
+// budget for an exact heavy-tailed edge stays cautious.
 func EdgeCostSized(s meanfield.EdgeSettings) float64 {
 	if s.Service.Kind == meanfield.ServiceExp {
 		return EdgeCost(s)

@@ -46,11 +46,14 @@ func BenchmarkPhaseMapLarge(b *testing.B) {
 // dominates) and h2:10 sizes at (5, 0.9) under 30 s (the closed form has
 // no phase-type counterpart: about 95–105 s; 66.9 s on 2026-12-07, 51.7 s
 // with the drain's kernels, 42.0 s with the drain beside the window walk,
-// the same edge and 2,338 maps, `herd edge`, idle); (5, 0.99)
-// under 60 s is BenchmarkEdge/k5_l0.99_w2. The last two take minutes:
-// select them with -bench 'EdgeGoals/k5' and -bench 'EdgeGoals/h2';
-// -bench=. skips all three under -short. The herd below the edge is
-// classified, as herd edge classifies it by default.
+// the same edge and 2,338 maps, `herd edge`, idle; 27.5 s and 1,841 maps
+// with the geometric fallback of edgeaccel.go and the confirmation's
+// trial alone, the same edge), h2:30 sizes at (3, 0.9) under 2 min and at
+// (10, 0.9) under 10 min (see the cases' comments: not met); (5, 0.99)
+// under 60 s is BenchmarkEdge/k5_l0.99_w2. All but the first take
+// minutes: select one with -bench 'EdgeGoals/k5', 'EdgeGoals/h2_10' and
+// the like; -bench=. skips them all under -short. The herd below the edge
+// is classified, as herd edge classifies it by default.
 func BenchmarkEdgeGoals(b *testing.B) {
 	if testing.Short() {
 		b.Skip("long: minutes per edge")
@@ -64,6 +67,14 @@ func BenchmarkEdgeGoals(b *testing.B) {
 		{"k16_l0.95", 16, 0.95, Service{}},
 		{"k5_l0.995", 5, 0.995, Service{}},
 		{"h2_10_k5_l0.9", 5, 0.9, H2Service(10)},
+		// A fold: its follow's trials near the edge linger by the
+		// node's ghost (failing) or contract at up to 0.987 (reaching).
+		// 527 s and 10,204 maps with `herd edge`, idle, 2026-12-07
+		// (593 s and 10,540 maps the day's first build).
+		{"h2_30_k3_l0.9", 3, 0.9, H2Service(30)},
+		// A border collision on boards of 10,000–60,000 entries:
+		// 20 min 9 s and 5,293 maps (25 min 37 s and 5,738 maps).
+		{"h2_30_k10_l0.9", 10, 0.9, H2Service(30)},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
