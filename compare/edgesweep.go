@@ -40,25 +40,38 @@ func EdgeCost(s meanfield.EdgeSettings) float64 {
 
 // EdgeCostSized is EdgeCost for s's job sizes. Phase-type sizes (every
 // law but exp) take the phase-type map, which has no closed form for its
-// full windows: its cost is priced as EdgeCost priced every map before
-// that closed form, k²/(1−λ)³ in units 162/24.2 times today's (the k = 5,
-// λ = 0.99 edge's time then and now), times 10·C³. Heavy tails cost more:
-// the edge's T and the board's rows grow like C (the sizes' squared
-// coefficient of variation, LimitVariance, at least 1), the windows'
-// phases with them, so C³, and ten times more again for the phase-type
-// map's work per row (h2:3.92 at k = 5, λ = 0.9 took 150 s of CPU where
-// C³ alone predicted 10 s, on the maps of 2026-11). That price is high:
-// h2:10 at k = 5, λ = 0.9 is priced at 27 min and took 95–105 s, 42 s
-// once the phase map's drain ran by kernels beside its window walk, 27.5 s
-// with the edge search's geometric fallback (2026-12-07), so herd plan's
-// budget for an exact heavy-tailed edge stays cautious.
+// full windows; its edges cost EdgeCost times 15·V^2.4, V = max(C, 1/C)
+// for sizes of squared coefficient of variation C (h2:C; 1/C = K phases
+// for erlang:K): the edge's T and the board's rows grow like C, and
+// Erlang's cost with its phases. Fitted to and above most of these
+// edges' wall times (two workers, idle 2-core machine, 2026-12-07), as
+// price/actual:
+//
+//	sizes     k   λ     seconds  price/actual
+//	h2:2      5   0.9       1.5  1.3
+//	h2:4      5   0.9       6.4  1.6
+//	h2:4      5   0.8       0.8  1.6
+//	h2:4      3   0.9       3.5  2.2
+//	h2:10     5   0.9      27.5  3.3
+//	h2:10     3   0.9      77    0.92 (a fold: its trials linger)
+//	h2:10     6   0.85     15    2.0 (the maps of 2026-12-06)
+//	h2:30     3   0.9     527    1.9
+//	h2:30    10   0.9    1209    1.5
+//	erlang:2  5   0.9       1.8  1.1
+//	erlang:4  5   0.9       9.2  1.1
+//
+// The price was 10·C³ times the maps' k²/(1−λ)³ of 2026-11 before: 4 to
+// 60 times these edges' times for h2 sizes, herd plan answering by the
+// limit map fleets whose exact edge takes seconds, and a fifth of
+// Erlang-4's. Where it errs low (folds, λ ≥ 0.95: h2:10 at k = 5,
+// λ = 0.95 took about 16 min on the maps of 2026-12-06, priced at 12),
+// herd edge's time left corrects itself from the first edge done.
 func EdgeCostSized(s meanfield.EdgeSettings) float64 {
 	if s.Service.Kind == meanfield.ServiceExp {
 		return EdgeCost(s)
 	}
-	c := math.Max(LimitVariance(s.Service), 1)
-	k := float64(max(s.Dispatchers, 3))
-	return k * k / math.Pow(1-s.Load, 3) * 162 / 24.2 * 10 * c * c * c
+	c := LimitVariance(s.Service)
+	return EdgeCost(s) * 15 * math.Pow(max(c, 1/c), 2.4)
 }
 
 // EdgePoint is one edge search's outcome: Done is false for a search not

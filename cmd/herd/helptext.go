@@ -48,8 +48,9 @@ the same command with the same FILE takes what the journal holds instead of
 computing it and prints the bytes an uninterrupted run prints, whatever
 --workers. A FILE made for other arguments or another version is refused.
 Until the first edge ends, the heartbeat's time left is the cost model's
-(√k/(1−λ)³, C³ for heavy tails, scaled from k = 5, λ = 0.99 to this
-machine by a 30-map probe of its speed); then the pace measured. Once a
+(√k/(1−λ)³, times 15·max(C, 1/C)^2.4 for sizes other than exp, scaled
+from k = 5, λ = 0.99 to this machine by a 30-map probe of its speed);
+then the pace measured. Once a
 search's branch has failed once, its line also says how long it has left
 (the runs its bisection, scan and confirmation still need, at the maps of
 its slowest failing run and its own pace; in the herd's classification,
@@ -198,8 +199,9 @@ servers. Then, in order:
      answered by the simulator alone, and the rows say so.
   2. The edge, as herd edge computes it at the converted (k, λ, sizes), and
      the margin T/T_edge. Where the exact search would take more than a
-     minute (heavy tails, λ > 0.99) the edge comes from the heavy-traffic
-     limit map instead, labelled an approximation with its error.
+     minute by its price (heavy tails at high loads or many dispatchers,
+     λ > 0.99) the edge comes from the heavy-traffic limit map instead,
+     labelled an approximation with its error as λ → 1.
   3. The changes: the longest shorter refresh period that is balanced from
      both starts, a refresh 10% past the edge (bistable), the most
      dispatchers that are balanced, a shared tally, a tally scaled by k,

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"herd/compare"
 )
 
 // Durations, rates and the load convert both ways: λ = rate·service/N
@@ -165,6 +167,34 @@ func TestPlanEdgeIsHerdEdge(t *testing.T) {
 	}
 	if meta["edge_method"] != "exact" {
 		t.Errorf("edge_method %v, want exact", meta["edge_method"])
+	}
+}
+
+// Where the exact search is priced above planExactBudget (h2:30 sizes at
+// k = 10, λ = 0.9: about 30 min by compare.EdgeCostSized, 20 min
+// measured), plan's edge is the heavy-traffic limit map's x*(k) for the
+// sizes, to every digit, and says it is an approximation; h2:4 at k = 5,
+// λ = 0.8 (about 1 s) it searches exactly.
+func TestPlanLimitEdge(t *testing.T) {
+	t.Parallel()
+	args := []string{"plan", "--servers", "100", "--dispatchers", "10", "--refresh", "1s", "--service", "10ms", "--load", "0.9",
+		"--sizes", "h2:30", "--no-bracket", "--runs", "2", "--refreshes", "10"}
+	meta := planJSON(t, args...)
+	l, err := compare.MapLimit(10, compare.MapLimitSettings{Variance: 30, Workers: 2})
+	if err != nil || !l.Exists {
+		t.Fatalf("limit map: %v, exists %v", err, l.Exists)
+	}
+	if meta["edge_method"] != "limit" || meta["edge_scaled"] != l.Value {
+		t.Errorf("edge_method %v, edge_scaled %v; want limit and the limit map's %v", meta["edge_method"], meta["edge_scaled"], l.Value)
+	}
+	out, errs, code := herd(t, append(args, "--progress", "never")...)
+	if code != 0 || !strings.Contains(out, "heavy-traffic limit map, an APPROXIMATION") {
+		t.Errorf("text output (exit %d, %s) does not label the edge an approximation:\n%s", code, errs, out)
+	}
+	exact := planJSON(t, "plan", "--servers", "100", "--dispatchers", "5", "--refresh", "1s", "--service", "40ms", "--load", "0.8",
+		"--sizes", "h2:4", "--no-bracket", "--runs", "2", "--refreshes", "10")
+	if exact["edge_method"] != "exact" {
+		t.Errorf("h2:4, k = 5, λ = 0.8: edge_method %v, want exact", exact["edge_method"])
 	}
 }
 
