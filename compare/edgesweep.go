@@ -63,9 +63,11 @@ func EdgeCost(s meanfield.EdgeSettings) float64 {
 // The price was 10·C³ times the maps' k²/(1−λ)³ of 2026-11 before: 4 to
 // 60 times these edges' times for h2 sizes, herd plan answering by the
 // limit map fleets whose exact edge takes seconds, and a fifth of
-// Erlang-4's. Where it errs low (folds, λ ≥ 0.95: h2:10 at k = 5,
-// λ = 0.95 took about 16 min on the maps of 2026-12-06, priced at 12),
-// herd edge's time left corrects itself from the first edge done.
+// Erlang-4's. It errs low at folds and slow crossings (h2:10 at k = 5,
+// λ = 0.95 took about 16 min on the maps of 2026-12-06, priced at 12;
+// Erlang-4 at k = 10, λ = 0.9 took 200 s on one worker beside another
+// edge, priced at 14 s, where λ = 0.85 took 9.5 s so), and herd edge's
+// time left corrects itself from the first edge done.
 func EdgeCostSized(s meanfield.EdgeSettings) float64 {
 	if s.Service.Kind == meanfield.ServiceExp {
 		return EdgeCost(s)
