@@ -191,7 +191,7 @@ func planEdgeNotes(in planInput, r compare.PlanResult, ms float64) []string {
 	}
 	how := "the refresh map's exact search, as herd edge"
 	if e.Method == "limit" {
-		how = fmt.Sprintf("the heavy-traffic limit map, an APPROXIMATION (x* ± %.2g), since the exact search would exceed %v", e.Err, planExactBudget)
+		how = fmt.Sprintf("the heavy-traffic limit map, an APPROXIMATION (x* ± %.2g is the limit's precision as λ → 1, not its distance from the edge at λ = %g: exact edges at λ = 0.85–0.9 lie up to 10%% from it for h2 sizes, up to twice it for Erlang sizes), since the exact search would exceed %v", e.Err, f.Load, planExactBudget)
 	}
 	notes := []string{fmt.Sprintf("edge (model, N → ∞, %s): refresh %s (T = %.5g, x = %.5g); the fleet's margin T/T_edge = %.3g: %s",
 		how, fmtDuration(e.Refresh*ms/1000), e.Refresh, e.Scaled, f.Refresh/e.Refresh, planMarginWords(f.Refresh/e.Refresh))}
