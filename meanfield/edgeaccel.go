@@ -64,7 +64,7 @@ import (
 //     and phase, package doc, §2, job sizes) is a probability
 //     vector like a board; projectBoard keeps it one;
 //   - with phase-type sizes, when Anderson's update is given up the
-//     geometric jump alone takes over (geoAdmit's fallback, quit): in
+//     geometric jump alone takes over (the fallback, quit): in
 //     place when no jump was made, else in a second pass from the plain
 //     state before the first jump (runOn), whose jumps obey the rules
 //     above; a second pass that fails, or ends by a saddle, is made again
