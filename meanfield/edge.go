@@ -1305,15 +1305,17 @@ func (e *edgeRun) confirm(br *fixedpoint.FollowResult, tHi float64) (float64, At
 	edgeT := br.Last().Mu
 	below := failedRun{br.LostAt, attractorOf(br.Failed)}
 	e.res.Below = br.LostAt
+	ts := append([]float64{edgeT}, e.stepsUp(edgeT, tHi)...)
+	var w walked
 	if e.s.Service.PhaseCount() > 1 {
-		w := e.walk([]float64{edgeT}, false)
-		if w.i == 0 {
-			return edgeT, w.vs[0].att, below, w.err
+		w = e.walk(ts[:1], false)
+		if w.i == 1 {
+			up := e.walk(ts[1:], false)
+			w = walked{append(w.vs, up.vs...), 1 + up.i, up.err}
 		}
-		up := e.walk(e.stepsUp(edgeT, tHi), false)
-		return e.bisectUp(edgeT, tHi, below, failedRun{edgeT, w.vs[0].att}, &up)
+	} else {
+		w = e.walk(ts, false)
 	}
-	w := e.walk(append([]float64{edgeT}, e.stepsUp(edgeT, tHi)...), false)
 	if w.i == 0 {
 		return edgeT, w.vs[0].att, below, w.err
 	}
