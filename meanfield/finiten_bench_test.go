@@ -6,23 +6,34 @@ import (
 )
 
 // BenchmarkFiniteEdge times one finite-fleet edge (FiniteEdge, package doc,
-// §8, (8.6)) at k = 5, λ = 0.9, N = 100 from the map's edge T(1−λ)² =
-// 2.899220489371815 (Edge's, so no edge search is timed), seed 1, with the
-// defaults of herd edge --servers (6 runs of 1,000 periods per point, 3
-// bisections): one worker, and two (_w2; the same result). Issue 45's goal
-// is under 10 s per cell with exponential sizes on a 2-core machine.
-// Select it with -bench 'FiniteEdge'.
+// §8, (8.6)) from the map's edge (Edge's, so no edge search is timed),
+// seed 1, with the defaults of herd edge --servers (6 runs of 1,000
+// periods per point, 3 bisections): at k = 5, λ = 0.9, N = 100 on one
+// worker and on two (_w2; the same result), and the costliest
+// exponential cell of issue 45's table, k = 10, λ = 0.95, N = 25, on two
+// (herd edge --servers 25 took 9.07 s with its edge search on an idle
+// 2-core machine on 2026-12-07; N = 100, 400, 1,600: 8.48, 7.78, 8.02 s;
+// the other (k, λ) of the table 1.9–17.8 s for their four N together).
+// Issue 45's goal is under 10 s
+// per cell with exponential sizes on a 2-core machine. Select it with
+// -bench 'FiniteEdge'.
 func BenchmarkFiniteEdge(b *testing.B) {
-	for _, w := range []int{1, 2} {
-		name := "k5_l0.9_n100"
-		if w > 1 {
-			name += "_w2"
-		}
-		b.Run(name, func(b *testing.B) {
+	cases := []struct {
+		name    string
+		k, n, w int
+		load    float64
+		model   float64
+	}{
+		{"k5_l0.9_n100", 5, 100, 1, 0.9, 2.899220489371815},
+		{"k5_l0.9_n100_w2", 5, 100, 2, 0.9, 2.899220489371815},
+		{"k10_l0.95_n25_w2", 10, 25, 2, 0.95, 6.823156390595234},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
 			var r FiniteEdgeResult
 			var err error
 			for b.Loop() {
-				r, err = FiniteEdge(FiniteEdgeSettings{Dispatchers: 5, Load: 0.9, Servers: 100, ModelScaled: 2.899220489371815, Seed: 1, Workers: w})
+				r, err = FiniteEdge(FiniteEdgeSettings{Dispatchers: c.k, Load: c.load, Servers: c.n, ModelScaled: c.model, Seed: 1, Workers: c.w})
 				if err != nil {
 					b.Fatal(err)
 				}
