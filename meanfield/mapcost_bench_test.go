@@ -70,10 +70,18 @@ func BenchmarkEdgeGoals(b *testing.B) {
 		// A fold: its follow's trials near the edge linger by the
 		// node's ghost (failing) or contract at up to 0.987 (reaching).
 		// 527 s and 10,204 maps with `herd edge`, idle, 2026-12-07
-		// (593 s and 10,540 maps the day's first build).
+		// (593 s and 10,540 maps the day's first build). The two trials
+		// that close the follow's bracket alone cost 1,549 maps (reaching,
+		// x = 28.633118) and 2,249 (failing, x = 28.631687): at 52 ms a
+		// map the failing one is about 2 minutes by itself.
 		{"h2_30_k3_l0.9", 3, 0.9, H2Service(30)},
 		// A border collision on boards of 10,000–60,000 entries:
-		// 20 min 9 s and 5,293 maps (25 min 37 s and 5,738 maps).
+		// 20 min 9 s and 5,293 maps (25 min 37 s and 5,738 maps). Of
+		// them, 2,257 are the follow's trial at the edge itself
+		// (x = 198.998151, about 0.29 s a map): from the node at
+		// x = 199.0088 its plain maps cross into the next window and
+		// creep there, the board mean's steps shrinking by 0.998–0.9986
+		// a map, above the rates edgeaccel.go's jumps take (2026-12-07).
 		{"h2_30_k10_l0.9", 10, 0.9, H2Service(30)},
 	}
 	for _, c := range cases {
