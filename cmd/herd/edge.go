@@ -36,8 +36,11 @@ type edgeOutput struct {
 	// (--method).
 	expansion []bool
 	// servers is --servers: none for N → ∞, else the finite fleets' N
-	// (runEdgeFinite).
-	servers []int
+	// (runEdgeFinite), with each prediction's run length, runs per
+	// period and master seed (--refreshes, --runs, --seed).
+	servers         []int
+	refreshes, runs int
+	seed            uint64
 	// checkpoint is --checkpoint FILE ("": none), checkpointEvery
 	// --checkpoint-every, checkpointArgs the command it is for.
 	checkpoint      string
@@ -118,7 +121,9 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	branchFrom := addBranchFromFlag(fs)
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := plotFlag(fs, "edge_scaled against k, one series per load, with the law 0.9(k−2),")
-	servers := serversList(fs, "", "integers in [2, 1e9]: instead of the map's edge, the edge at each N servers for herd bracket's start, detector and run length of 1,000 refreshes (the particle map; go doc herd/meanfield, §8; the map's edge computed once for all N); not given: N → ∞")
+	servers := serversList(fs, "", "integers in [2, 1e9]: instead of the map's edge, the edge at each N servers for herd bracket's start, detector and run length (--refreshes; the particle map; go doc herd/meanfield, §8; the map's edge computed once for all N); not given: N → ∞")
+	fr := addFiniteRunFlags(fs, "the edge is where a run from the empty board tips within them with probability ½ (as herd bracket --refreshes)",
+		6, "per probed period (as herd bracket --runs; more narrow the prediction's interval)")
 	cpFlags := addCheckpointFlags(fs)
 	method := fs.String("method", methodAuto, fmt.Sprintf("exact (the refresh map's search), expansion (the heavy-traffic expansion x*(k) + c₁(1−λ) + c₂(1−λ)², an approximation with an error estimate, λ > %g) or auto (exact up to λ = %g, the expansion above)", compare.ExpansionLoads[2], autoExactMax))
 	if err := parse(fs, args); err != nil {
@@ -143,6 +148,9 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 		return nil, o, err
 	}
 	if o.servers, err = edgeServers(fs, *servers); err != nil {
+		return nil, o, err
+	}
+	if o.refreshes, o.runs, o.seed, err = fr.check(fs); err != nil {
 		return nil, o, err
 	}
 	if o.ks, err = modelDispatchersList(*dispatchers); err != nil {
@@ -650,10 +658,11 @@ func edgeStatus(p compare.EdgePoint) string {
 }
 
 // runEdgeFinite is herd edge --servers LIST: for each (k, λ) the map's
-// edge, computed once, and for each N the period at which a run of 1,000
-// refreshes from the empty board tips with probability ½ at N servers
-// (meanfield.FiniteEdge; package doc, §8), with the 95% interval of its
-// hazard fit. Each row's maps count the map's edge search and its own
+// edge, computed once, and for each N the period at which a run of
+// --refreshes periods (1,000) from the empty board tips with probability ½
+// at N servers (meanfield.FiniteEdge; package doc, §8), from --runs runs
+// per probed period (6) seeded from --seed (1), with the 95% interval of
+// its hazard fit. Each row's maps count the map's edge search and its own
 // particle runs, so a row is what FiniteEdge alone gives at its N.
 func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSettings, o edgeOutput) error {
 	ns := make([]string, len(o.servers))
@@ -665,9 +674,9 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		Meta: []table.Field{
 			{Key: "version", Value: version},
 			{Key: "servers", Value: strings.Join(ns, ",")},
-			{Key: "refreshes", Value: "1000"},
-			{Key: "replications", Value: "6"},
-			{Key: "seed", Value: "1"},
+			{Key: "refreshes", Value: strconv.Itoa(o.refreshes)},
+			{Key: "replications", Value: strconv.Itoa(o.runs)},
+			{Key: "seed", Value: strconv.FormatUint(o.seed, 10)},
 		},
 		Columns: []table.Column{
 			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "servers"}, {Name: "model_scaled", Digits: 5},
@@ -675,7 +684,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 			{Name: "edge_refresh", Digits: 5}, {Name: "hazard_fit"}, {Name: "hazard_slope", Digits: 3}, {Name: "points"}, {Name: "maps"},
 		},
 		Notes: []string{
-			"edge_scaled: T(1−λ)² at which a run from the empty board tips within 1,000 refreshes with probability ½ (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes), from a constant-hazard fit to the particle map's runs; [edge_lower, edge_upper] its 95% interval (the search's own bracket where hazard_fit is false); model_scaled: the map's edge (N → ∞); maps: the map's edge search (made once per dispatchers and load) and the row's particle runs",
+			"edge_scaled: T(1−λ)² at which a run from the empty board tips within " + groupThousands(o.refreshes) + " refreshes with probability ½ (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes), from a constant-hazard fit to the particle map's runs; [edge_lower, edge_upper] its 95% interval (the search's own bracket where hazard_fit is false); model_scaled: the map's edge (N → ∞); maps: the map's edge search (made once per dispatchers and load) and the row's particle runs",
 		},
 	}
 	addSizes(t, o.base.Service, false)
@@ -711,7 +720,8 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 			model, modelMaps = 0, 0
 		}
 		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,
-			Servers: c.n, ModelScaled: model, Seed: 1, Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i)})
+			Servers: c.n, Refreshes: o.refreshes, Replications: o.runs, ModelScaled: model, Seed: o.seed,
+			Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i)})
 		if model == 0 && r.ModelScaled > 0 {
 			model, modelMaps = r.ModelScaled, r.ModelMaps
 		} else {
@@ -745,6 +755,16 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		return fmt.Errorf("%d edge(s) failed: %s", len(failed), failed[0])
 	}
 	return ctx.Err()
+}
+
+// groupThousands writes n ≥ 0 with commas between groups of three digits
+// (1000 → "1,000"), as the tables' notes write counts.
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // edgeCheckpointFormat names herd edge's checkpoint format. /2: the search's

@@ -240,6 +240,77 @@ func TestFiniteEdgeMatchesAPI(t *testing.T) {
 	}
 }
 
+// TestFiniteRunFlags: herd edge --servers with --runs, --refreshes and
+// --seed prints, to the last bit, what meanfield.FiniteEdge returns with
+// those Replications, Refreshes and Seed (short runs: 50 refreshes, 3 runs
+// a period, under a second), records them in the metadata and the note,
+// and differs from the same run at seed 1; herd point --servers passes them
+// to meanfield.FiniteRun as Periods, Replications and Seed; the three flags
+// without --servers, or out of their ranges, exit 2 naming the flag.
+func TestFiniteRunFlags(t *testing.T) {
+	t.Parallel()
+	args := []string{"edge", "--dispatchers", "5", "--load", "0.8", "--servers", "14", "--runs", "3", "--refreshes", "50", "--seed", "7"}
+	out, errs, code := herd(t, append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: 5, Load: 0.8, Servers: 14, Replications: 3, Refreshes: 50, Seed: 7, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != meanfield.Found {
+		t.Fatalf("FiniteEdge: status %v: not the known case", r.Status)
+	}
+	checkFiniteJSON(t, out, finiteEdgeColumns, map[string]any{"refreshes": 50.0, "replications": 3.0, "seed": 7.0}, map[string]float64{
+		"servers": 14, "model_scaled": r.ModelScaled, "edge_scaled": r.Scaled, "edge_lower": r.Lower, "edge_upper": r.Upper,
+		"edge_refresh": r.Refresh, "points": float64(len(r.Points)), "maps": float64(r.Maps),
+	})
+	if !strings.Contains(out, "tips within 50 refreshes") {
+		t.Errorf("the note does not give the run length of 50 refreshes:\n%s", out)
+	}
+	d, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: 5, Load: 0.8, Servers: 14, Replications: 3, Refreshes: 50, Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Scaled == r.Scaled {
+		t.Errorf("seed 1 and 7 give the same edge %v: --seed would not be seen", r.Scaled)
+	}
+	pargs := finiteArgs(1, "--servers", "10", "--runs", "3", "--refreshes", "40", "--seed", "5", "--format", "json")
+	js, errs, code := herd(t, pargs...)
+	if code != 0 {
+		t.Fatalf("herd %v: exit %d: %s", pargs, code, errs)
+	}
+	f, err := meanfield.FiniteMean(meanfield.FiniteN{Refresh: meanfield.Refresh{Dispatchers: 2, Load: 0.5, Period: 2}, Servers: 10},
+		meanfield.FiniteRun{Periods: 40, Replications: 3, Seed: 5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiniteJSON(t, js, finitePointColumns, map[string]any{"periods": 40.0, "replications": 3.0, "seed": 5.0},
+		map[string]float64{"response_particle": f.Response, "response_particle_se": f.ResponseSE, "particle_tipped": float64(f.Tipped)})
+	bad := []struct {
+		args []string
+		want string
+	}{
+		{finiteArgs(0, "--runs", "4"), "--runs needs --servers"},
+		{finiteArgs(1, "--runs", "4"), "--runs needs --servers"},
+		{finiteArgs(1, "--servers", "10", "--refreshes", "5"), "--refreshes 5: want an integer in [10, 1000000]"},
+		{finiteArgs(0, "--refreshes", "100"), "--refreshes needs --servers"},
+		{finiteArgs(0, "--seed", "2"), "--seed needs --servers"},
+		{finiteArgs(0, "--servers", "10", "--runs", "1"), "--runs 1: want an integer in [2, 1000]"},
+		{finiteArgs(0, "--servers", "10", "--runs", "1001"), "--runs 1001: want an integer in [2, 1000]"},
+		{finiteArgs(0, "--servers", "10", "--refreshes", "9"), "--refreshes 9: want an integer in [10, 1000000]"},
+		{finiteArgs(0, "--servers", "10", "--refreshes", "1000001"), "--refreshes 1000001: want an integer in [10, 1000000]"},
+		{finiteArgs(0, "--servers", "10", "--refreshes", ""), `invalid argument "" for "--refreshes"`},
+		{finiteArgs(0, "--servers", "10", "--seed", "-1"), `invalid argument "-1" for "--seed"`},
+	}
+	for _, c := range bad {
+		out, errs, code := herd(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || out != "" {
+			t.Errorf("herd %v: exit %d, stderr %q, stdout %q; want exit 2 and %q", c.args, code, errs, out, c.want)
+		}
+	}
+}
+
 // checkFiniteRow compares a CSV row's cells with the values the API gave,
 // bit for bit (NaN as an empty cell).
 func checkFiniteRow(t *testing.T, row map[string]string, want map[string]float64) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime"
 	"strconv"
 
@@ -72,6 +73,50 @@ func runsFlag(fs *pflag.FlagSet, def int, per string, least int, capped bool) *i
 		help += "; at most " + strconv.Itoa(maxSweepRuns) + " runs in all"
 	}
 	return fs.Int("runs", def, help)
+}
+
+// finiteRunFlags are --refreshes, --runs and --seed of herd edge and herd
+// point with --servers: the particle runs' length, count and master seed.
+type finiteRunFlags struct {
+	refreshes, runs *int
+	seed            *uint64
+}
+
+// The ranges of finiteRunFlags (meanfield.FiniteEdgeSettings' and
+// FiniteRun's).
+const (
+	maxFiniteRefreshes = 1_000_000
+	maxFiniteRuns      = 1000
+)
+
+// addFiniteRunFlags defines finiteRunFlags; length says what the run
+// length means to the command, runs what its runs are per, defRuns their
+// default.
+func addFiniteRunFlags(fs *pflag.FlagSet, length string, defRuns int, per string) finiteRunFlags {
+	return finiteRunFlags{
+		refreshes: fs.Int("refreshes", 1000, fmt.Sprintf("with --servers: refresh periods per particle run; %s; integer in [10, %d]", length, maxFiniteRefreshes)),
+		runs:      fs.Int("runs", defRuns, fmt.Sprintf("with --servers: independent particle runs %s, integer in [2, %d]", per, maxFiniteRuns)),
+		seed:      fs.Uint64("seed", 1, "with --servers: master seed of the particle runs; each run's seed is derived from it and the run's place in the computation"),
+	}
+}
+
+// check returns the flags' values after checking their ranges, and that
+// none is given without --servers (they would change nothing).
+func (f finiteRunFlags) check(fs *pflag.FlagSet) (refreshes, runs int, seed uint64, err error) {
+	if !fs.Changed("servers") {
+		for _, name := range []string{"refreshes", "runs", "seed"} {
+			if fs.Changed(name) {
+				return 0, 0, 0, usagef("--%s needs --servers (it sets the finite fleet's particle runs)", name)
+			}
+		}
+	}
+	if *f.refreshes < 10 || *f.refreshes > maxFiniteRefreshes {
+		return 0, 0, 0, usagef("--refreshes %d: want an integer in [10, %d]", *f.refreshes, maxFiniteRefreshes)
+	}
+	if *f.runs < 2 || *f.runs > maxFiniteRuns {
+		return 0, 0, 0, usagef("--runs %d: want an integer in [2, %d]", *f.runs, maxFiniteRuns)
+	}
+	return *f.refreshes, *f.runs, *f.seed, nil
 }
 
 // seedFlag defines --seed.

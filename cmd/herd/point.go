@@ -89,8 +89,11 @@ type pointOutput struct {
 	every      time.Duration
 	sharded    bool
 	// servers is --servers: 0 for N → ∞, else the finite fleet's N
-	// (runPointFinite).
-	servers int
+	// (runPointFinite), with its particle runs' length, count and master
+	// seed (--refreshes, --runs, --seed).
+	servers         int
+	refreshes, runs int
+	seed            uint64
 }
 
 // runPointSweep is herd point; with merged set (herd merge) its points are
@@ -208,7 +211,12 @@ func parsePoint(e *env, args []string) (*pflag.FlagSet, *shardFlags, []pointJob,
 	ckpt := addCheckpointFlags(fs)
 	shard := addShardFlags(fs, nil)
 	servers := fs.Int("servers", 0, "servers N, integer in [2, 1e9]: instead of the attractor, the balanced state at N servers from the empty board (linear noise, refined mean field and the particle map; go doc herd/meanfield, §8); 0: N → ∞")
+	fr := addFiniteRunFlags(fs, "the first tenth of each is discarded, and a run that tips (as herd bracket detects it) is left out of the mean", 8, "(their mean and its standard error)")
 	if err := parse(fs, args); err != nil {
+		return fs, shard, nil, o, err
+	}
+	var err error
+	if o.refreshes, o.runs, o.seed, err = fr.check(fs); err != nil {
 		return fs, shard, nil, o, err
 	}
 	if fs.Changed("servers") {
@@ -366,15 +374,15 @@ func pointTable(jobs []pointJob, got []pointRun, done []bool, o pointOutput) (*t
 // picture at N servers and the particle map's mean time in system
 // (meanfield.FiniteMean; package doc, §8).
 func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput) error {
-	run := meanfield.FiniteRun{Workers: min(max(o.workers, 1), 64), Seed: 1}
+	run := meanfield.FiniteRun{Periods: o.refreshes, Replications: o.runs, Seed: o.seed, Workers: min(max(o.workers, 1), 64)}
 	t := &table.Table{
 		Title: "herd point --servers: the balanced state of the refresh map at N servers (linear noise, refined mean field, particle map)",
 		Meta: []table.Field{
 			{Key: "version", Value: version},
 			{Key: "servers", Value: strconv.Itoa(o.servers)},
-			{Key: "periods", Value: "1000"},
-			{Key: "replications", Value: "8"},
-			{Key: "seed", Value: "1"},
+			{Key: "periods", Value: strconv.Itoa(o.refreshes)},
+			{Key: "replications", Value: strconv.Itoa(o.runs)},
+			{Key: "seed", Value: strconv.FormatUint(o.seed, 10)},
 		},
 		Columns: []table.Column{
 			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "refresh", Exact: true}, {Name: "servers"},
