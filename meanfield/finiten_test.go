@@ -238,9 +238,12 @@ func TestServerLawsReproduceMap(t *testing.T) {
 
 // TestRefinedMeanLongRun checks the 1/N terms of package doc §8, (8.4),
 // against a long run of the noisy map x_{n+1} = F(x_n) + ε_n, ε_n ~
-// N(0, Q/N), at N = 10¹⁰, where the fluctuation (the window end's standard
-// deviation 5·10⁻⁴) stays on the piece of the map that holds x* (1.4 from
-// its border). Two runs with opposite noise (antithetic) cancel the first
+// N(0, Q/N), at N = 10¹⁰, where the fluctuation stays on the piece of the
+// map that holds x* (BorderZ ≥ 100: k = 5, λ = 0.9, T = 350, the window
+// end's standard deviation 5·10⁻⁴, 1.4 from its border; and h2:4 sizes at
+// k = 3, λ = 0.8, T = 40, whose truncated state holds a phase of almost no
+// mass beside its last row, which once made the 1/N terms rounding error,
+// stepFor). Two runs with opposite noise (antithetic) cancel the first
 // order; their average board mean and response, less x*'s, estimate the
 // 1/N terms. The band is 4 standard errors from batch means.
 func TestRefinedMeanLongRun(t *testing.T) {
@@ -249,7 +252,23 @@ func TestRefinedMeanLongRun(t *testing.T) {
 	}
 	t.Parallel()
 	const N = 1e10
-	r := Refresh{Dispatchers: 5, Load: 0.9, Period: 350}
+	cases := []struct {
+		name string
+		r    Refresh
+	}{
+		{"k5_l0.9_T350", Refresh{Dispatchers: 5, Load: 0.9, Period: 350}},
+		{"h2_4_k3_l0.8_T40", Refresh{Dispatchers: 3, Load: 0.8, Period: 40, Service: H2Service(4)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			refinedLongRun(t, c.r, N)
+		})
+	}
+}
+
+// refinedLongRun is TestRefinedMeanLongRun at r and N.
+func refinedLongRun(t *testing.T, r Refresh, N int) {
 	ln, err := Linearise(FiniteN{Refresh: r, Servers: N})
 	if err != nil {
 		t.Fatal(err)
@@ -257,12 +276,21 @@ func TestRefinedMeanLongRun(t *testing.T) {
 	if ln.BorderZ < 100 {
 		t.Fatalf("BorderZ = %.3g: the run would leave the piece", ln.BorderZ)
 	}
+	if r.Service.PhaseCount() > 1 {
+		tiny := false
+		for _, v := range ln.State {
+			tiny = tiny || v < DefaultFiniteRowMin
+		}
+		if !tiny {
+			t.Fatal("no entry of the truncated state below RowMin: the case no longer tests stepFor's floor")
+		}
+	}
 	ns, err := newNoiseSampler(ln.Noise, N)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, _ := NewRefreshMap(r)
-	at, err := FindAttractor(r, BoardEmpty(), AttractorSettings{Tol: 1e-12})
+	at, err := FindAttractor(r, r.Service.Lift(BoardEmpty()), AttractorSettings{Tol: 1e-12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +326,7 @@ func TestRefinedMeanLongRun(t *testing.T) {
 			ss += (b - mu) * (b - mu)
 		}
 		se := math.Sqrt(ss / (batches - 1) / batches)
-		want := term / N
+		want := term / float64(N)
 		if math.Abs(mu-want) > 4*se+1e-3*math.Abs(want) {
 			t.Errorf("%s: long run %.4g ± %.2g, 1/N term %.4g (diff %.3g)", name, mu, se, want, mu-want)
 		}
