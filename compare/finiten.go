@@ -133,6 +133,10 @@ func bracketMiss(x, lo, hi float64) (miss, widths float64, holds bool) {
 type FiniteResponseSettings struct {
 	Servers, Dispatchers int
 	Load, Refresh        float64
+	// Sizes is the job-size law of both the simulator and the model
+	// (zero value: exponential; the model takes the phase-type laws,
+	// ModelService).
+	Sizes fleet.Sizes
 	// SimRuns is the number of simulator runs (1,000 refresh periods each,
 	// warm-up a quarter); 0 means 8.
 	SimRuns int
@@ -148,6 +152,7 @@ type FiniteResponseSettings struct {
 type FiniteResponseRow struct {
 	Dispatchers   int
 	Load, Refresh float64
+	Sizes         string
 	Servers       int
 	Sim, SimSE    float64
 	SimTipped     int
@@ -164,8 +169,12 @@ type FiniteResponseRow struct {
 
 // FiniteResponseCheck computes one row of the response check.
 func FiniteResponseCheck(ctx context.Context, s FiniteResponseSettings) (FiniteResponseRow, error) {
-	row := FiniteResponseRow{Dispatchers: s.Dispatchers, Load: s.Load, Refresh: s.Refresh, Servers: s.Servers}
-	fm, err := meanfield.FiniteMean(meanfield.FiniteN{Refresh: meanfield.Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: s.Refresh}, Servers: s.Servers}, s.Particle)
+	svc, err := ModelService(s.Sizes)
+	if err != nil {
+		return FiniteResponseRow{}, err
+	}
+	row := FiniteResponseRow{Dispatchers: s.Dispatchers, Load: s.Load, Refresh: s.Refresh, Sizes: svc.String(), Servers: s.Servers}
+	fm, err := meanfield.FiniteMean(meanfield.FiniteN{Refresh: meanfield.Refresh{Dispatchers: s.Dispatchers, Load: s.Load, Period: s.Refresh, Service: svc}, Servers: s.Servers}, s.Particle)
 	if err != nil {
 		return row, err
 	}
@@ -176,7 +185,7 @@ func FiniteResponseCheck(ctx context.Context, s FiniteResponseSettings) (FiniteR
 		runs = 8
 	}
 	cfg := sim.Config{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load, Refresh: s.Refresh,
-		Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: sim.TallyOwn}
+		Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: sim.TallyOwn, Sizes: s.Sizes}
 	sum, err := sim.Replicate(ctx, cfg, runs, s.Seed, max(1, s.Workers))
 	if err != nil {
 		return row, err

@@ -4,6 +4,10 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"herd/fleet"
+	"herd/meanfield"
+	"herd/sim"
 )
 
 // TestBracketMiss checks the distance of a prediction from a bracket, in
@@ -49,5 +53,52 @@ func TestFiniteEdgeCheckK5(t *testing.T) {
 	}
 	if row.Sizes != "exp" || row.ModelScaled != br.ModelScaled {
 		t.Errorf("row %+v", row)
+	}
+}
+
+// TestFiniteResponseCheck: a row of the response check is its parts as
+// each is computed alone, with the job sizes reaching both sides: the
+// model's (meanfield.FiniteMean with the phase-type service) and the
+// simulator's (sim.Replicate with the same sizes), each error the model's
+// value less the simulator's; exponential sizes give other values (the
+// sizes are not dropped on either side), and sizes with no refresh map
+// are an error. Short runs (k = 3, λ = 0.8, T = 40, N = 25, h2:4: about a
+// second).
+func TestFiniteResponseCheck(t *testing.T) {
+	t.Parallel()
+	h2 := fleet.Sizes{Kind: fleet.H2, Param: 4}
+	run := meanfield.FiniteRun{Periods: 40, Replications: 2, Seed: 3, Workers: 2}
+	s := FiniteResponseSettings{Servers: 25, Dispatchers: 3, Load: 0.8, Refresh: 40, Sizes: h2, SimRuns: 2, Particle: run, Seed: 5, Workers: 2}
+	row, err := FiniteResponseCheck(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm, err := meanfield.FiniteMean(meanfield.FiniteN{Refresh: meanfield.Refresh{Dispatchers: 3, Load: 0.8, Period: 40, Service: meanfield.H2Service(4)}, Servers: 25}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := sim.Replicate(context.Background(), sim.Config{Servers: 25, Dispatchers: 3, Load: 0.8, Refresh: 40,
+		Policy: fleet.Policy{Kind: fleet.LeastLoaded}, Tally: sim.TallyOwn, Sizes: h2}, 2, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := FiniteResponseRow{Dispatchers: 3, Load: 0.8, Refresh: 40, Sizes: "h2:4", Servers: 25,
+		Sim: sum.Response.Mean, SimSE: sum.Response.SE, MeanField: fm.Linear.Response, Refined: fm.Linear.RefinedResponse,
+		BorderZ: fm.Linear.BorderZ, Particle: fm.Response, ParticleSE: fm.ResponseSE, ParticleTipped: fm.Tipped}
+	want.ErrMeanField, want.ErrRefined, want.ErrParticle = want.MeanField-want.Sim, want.Refined-want.Sim, want.Particle-want.Sim
+	if row != want {
+		t.Errorf("row\n%+v\nwant its parts\n%+v", row, want)
+	}
+	s.Sizes = fleet.Sizes{}
+	exp, err := FiniteResponseCheck(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exp.Sizes != "exp" || exp.MeanField == row.MeanField || exp.Sim == row.Sim {
+		t.Errorf("exp sizes: sizes %q, mean field %v, sim %v; h2:4: %v, %v: want exp and both values changed", exp.Sizes, exp.MeanField, exp.Sim, row.MeanField, row.Sim)
+	}
+	s.Sizes = fleet.Sizes{Kind: fleet.Pareto, Param: 2.5}
+	if _, err := FiniteResponseCheck(context.Background(), s); err == nil {
+		t.Error("pareto sizes: no error, want one (no refresh map)")
 	}
 }
