@@ -123,7 +123,7 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	plotFile := plotFlag(fs, "edge_scaled against k, one series per load, with the law 0.9(k−2),")
 	servers := serversList(fs, "", "integers in [2, 1e9]: instead of the map's edge, the edge at each N servers for herd bracket's start, detector and run length (--refreshes; the particle map; go doc herd/meanfield, §8; the map's edge computed once for all N); not given: N → ∞")
 	fr := addFiniteRunFlags(fs, "the edge is where a run from the empty board tips within them with probability ½ (as herd bracket --refreshes)",
-		6, "per probed period (as herd bracket --runs; more narrow the prediction's interval)")
+		6, "per probed period (as herd bracket --runs; more runs narrow the prediction's interval)")
 	cpFlags := addCheckpointFlags(fs)
 	method := fs.String("method", methodAuto, fmt.Sprintf("exact (the refresh map's search), expansion (the heavy-traffic expansion x*(k) + c₁(1−λ) + c₂(1−λ)², an approximation with an error estimate, λ > %g) or auto (exact up to λ = %g, the expansion above)", compare.ExpansionLoads[2], autoExactMax))
 	if err := parse(fs, args); err != nil {
