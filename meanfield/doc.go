@@ -533,7 +533,11 @@
 // k = 5, λ = 0.95, N = 100 (12.862 against [12.510, 12.616]); it lies
 // above the bracket's middle in 12 of the 14, by 2.0 of its own standard
 // errors on average: with h2:4 sizes the particle map tips too readily,
-// by up to 4.6% in T. Two causes are ruled out. The board's fluctuations:
+// by up to 4.6% in T. Three causes are ruled out. The hazard fit: the
+// particle map's own runs at k = 3, λ = 0.9, N = 100 tip in 6, 5, 2 and 1
+// of 6 at T(1−λ)² = 4.317, 4.355, 4.394 and 4.471 (the fit's T_½: 4.407),
+// where herd sim's tip in 19 of 27 runs over 4.20–4.29 and 11 of 29 over
+// 4.30–4.36 (12 runs per period). The board's fluctuations:
 // at k = 10, λ = 0.9, N = 100, T(1−λ)² = 32 the particle map's stationary
 // board mean (18.41 against herd sim's 18.28), its standard deviation
 // (2.49, 2.42), its lowest rows and the shortfalls Σ_b (v − b)⁺·p_b that
