@@ -637,14 +637,9 @@ func newNoiseSampler(Q *mat.SymDense, N int) (*noiseSampler, error) {
 	return ns, nil
 }
 
-// add adds one draw of the noise to x's first n rows (x grown as needed),
-// sets negative rows to zero and renormalises; it returns x and the mass
-// the clipping removed.
-func (ns *noiseSampler) add(x []float64, rng *rand.Rand) ([]float64, float64) {
-	return ns.addSigned(x, rng, 1)
-}
-
-// addSigned adds sign times one draw (sign −1: the antithetic draw).
+// addSigned adds sign times one draw of the noise to x's first n rows (x
+// grown as needed; sign −1: the antithetic draw), sets negative rows to
+// zero and renormalises; it returns x and the mass the clipping removed.
 func (ns *noiseSampler) addSigned(x []float64, rng *rand.Rand, sign float64) ([]float64, float64) {
 	for len(x) < ns.n {
 		x = append(x, 0)

@@ -75,10 +75,3 @@ type Stats struct {
 	// nondeterministic field of a result and is never printed.
 	Runtime time.Duration
 }
-
-// add accumulates the counts of t into s (Runtime is kept).
-func (s *Stats) add(t Stats) {
-	s.Maps += t.Maps
-	s.Probes += t.Probes
-	s.Steps += t.Steps
-}

@@ -54,10 +54,6 @@ func (r *runner) sent(d int, s int32) int32 {
 	return s
 }
 
-func (r *runner) uniform(dom *domain) int32 {
-	return dom.lo + int32(r.rng.Uint64N(uint64(dom.size())))
-}
-
 // bestOfD is best of D (sqd:D) for dispatcher d: see bestOf.
 func (r *runner) bestOfD(d int, dom *domain, t float64) int32 {
 	D := r.c.Policy.D
