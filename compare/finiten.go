@@ -51,6 +51,9 @@ type FiniteEdgeSettings struct {
 	// wrapping meanfield.ErrStopped). A progress report counts the
 	// periods through it; it is not a setting of the computation.
 	Stop func() bool
+	// Progress is meanfield.FiniteEdgeSettings.Progress for the
+	// prediction (nil: none).
+	Progress func(meanfield.FiniteEdgeProgress)
 }
 
 // FiniteEdgeRow is the finite-N edge check at one cell. Scaled values are
@@ -100,7 +103,7 @@ func FiniteEdgeCheck(ctx context.Context, s FiniteEdgeSettings) (FiniteEdgeRow, 
 	start := time.Now()
 	e, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc,
 		Servers: s.Servers, Refreshes: s.Refreshes, Replications: s.Replications, ModelScaled: model, Seed: s.Seed, Workers: s.Workers,
-		Stop: func() bool { return (s.Stop != nil && s.Stop()) || ctx.Err() != nil }})
+		Stop: func() bool { return (s.Stop != nil && s.Stop()) || ctx.Err() != nil }, Progress: s.Progress})
 	row.PredictSeconds = time.Since(start).Seconds()
 	if err != nil {
 		return row, err

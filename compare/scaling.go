@@ -127,9 +127,11 @@ func FitScaling(ns []int, lo, hi []float64) (ScalingFit, error) {
 // PredictHooks reports on PredictScaling's predictions: Begin when the
 // one of results[i] starts, returning a Stop for its particle runs (nil:
 // none), polled before every refresh period (a progress report counts the
-// periods); End when it ends, with its error.
+// periods), and a Progress called after each of its probes (nil: none;
+// meanfield.FiniteEdgeSettings.Progress); End when it ends, with its
+// error.
 type PredictHooks struct {
-	Begin func(i int) (stop func() bool)
+	Begin func(i int) (stop func() bool, progress func(meanfield.FiniteEdgeProgress))
 	End   func(i int, err error)
 }
 
@@ -162,12 +164,13 @@ func PredictScaling(ctx context.Context, results []BracketResult, workers int, h
 		}
 		br := r
 		var stop func() bool
+		var prog func(meanfield.FiniteEdgeProgress)
 		if hooks.Begin != nil {
-			stop = hooks.Begin(i)
+			stop, prog = hooks.Begin(i)
 		}
 		row, err := FiniteEdgeCheck(ctx, FiniteEdgeSettings{Servers: s.Servers, Dispatchers: s.Dispatchers, Load: s.Load,
 			Sizes: s.Sizes, ModelScaled: model, Replications: reps, Refreshes: s.Refreshes, Bracket: &br,
-			Seed: s.Seed, Workers: max(workers, 1), Stop: stop})
+			Seed: s.Seed, Workers: max(workers, 1), Stop: stop, Progress: prog})
 		if hooks.End != nil {
 			hooks.End(i, err)
 		}

@@ -1052,6 +1052,24 @@ type FiniteEdgeSettings struct {
 	// once it reports true the search returns with an error wrapping
 	// ErrStopped (herd's Ctrl-C). It is not a setting of the computation.
 	Stop func() bool `json:"-"`
+	// Progress, when not nil, is called after each probed period with the
+	// probes done and the fewest still to come (FiniteEdgeProgress), for
+	// an estimate of the time left. It is not a setting of the
+	// computation.
+	Progress func(FiniteEdgeProgress) `json:"-"`
+}
+
+// FiniteEdgeProgress is FiniteEdge's report after each probed period.
+type FiniteEdgeProgress struct {
+	// Done is the number of probes finished. Left is the fewest still to
+	// come: the bisections left, plus one while the scan goes on (the scan
+	// doubles its step until at most half the runs tip, so it may take
+	// more).
+	Done, Left int
+	// ProbePeriods is the most refresh periods one probe runs,
+	// Replications × Refreshes (runs that tip stop early, so probes below
+	// the edge cost less).
+	ProbePeriods int
 }
 
 // Validate reports the first setting out of range, naming the field.
@@ -1222,6 +1240,11 @@ func FiniteEdge(s FiniteEdgeSettings) (FiniteEdgeResult, error) {
 		}
 		return p, err
 	}
+	report := func(left int) {
+		if s.Progress != nil {
+			s.Progress(FiniteEdgeProgress{Done: len(pts), Left: left, ProbePeriods: s.Replications * s.Refreshes})
+		}
+	}
 	// Scan.
 	lo, hi := math.NaN(), math.NaN()
 	for step := 0.01; step <= 1.0001; step *= 2 {
@@ -1232,9 +1255,13 @@ func FiniteEdge(s FiniteEdgeSettings) (FiniteEdgeResult, error) {
 		}
 		if !half(p) {
 			hi = rel
+			report(s.Levels)
 			break
 		}
 		lo = rel
+		if step*2 <= 1.0001 {
+			report(1 + s.Levels)
+		}
 	}
 	if math.IsNaN(hi) {
 		out.Status = NotFound
@@ -1245,8 +1272,11 @@ func FiniteEdge(s FiniteEdgeSettings) (FiniteEdgeResult, error) {
 	if math.IsNaN(lo) {
 		lo = 1
 	}
+	bisected := 0
 	tipsLess := func(rel float64) (bool, error) { // false at lo, true at hi
 		p, err := probe(rel)
+		bisected++
+		report(s.Levels - bisected)
 		return !half(p), err
 	}
 	lo, hi, err := root.Bisect(tipsLess, lo, hi, root.Halvings(s.Levels))

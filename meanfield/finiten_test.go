@@ -844,3 +844,39 @@ func TestParticleLooseMargin(t *testing.T) {
 		t.Logf("k = %d, λ = %v, N = %d, %v: largest distance %.3g, %.3f of the loose tolerance", c.k, c.lam, c.N, c.svc, worst, ratio)
 	}
 }
+
+// TestFiniteEdgeProgress: FiniteEdgeSettings.Progress is called once per
+// probe, with the probes done counting 1, 2, …, the fewest still to come
+// never rising and 0 after the last (the bisections' count is exact once
+// the scan ends), and a probe's most periods Replications × Refreshes;
+// the result is the same without it. Short runs (N = 14, 3 runs of 50
+// refreshes: under a second).
+func TestFiniteEdgeProgress(t *testing.T) {
+	t.Parallel()
+	s := FiniteEdgeSettings{Dispatchers: 5, Load: 0.8, Servers: 14, Replications: 3, Refreshes: 50, Seed: 7, Workers: 2, ModelScaled: 3.1631964844955442}
+	plain, err := FiniteEdge(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []FiniteEdgeProgress
+	s.Progress = func(p FiniteEdgeProgress) { got = append(got, p) }
+	r, err := FiniteEdge(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Runtime, plain.Runtime = 0, 0
+	if a, b := fmt.Sprintf("%+v", r), fmt.Sprintf("%+v", plain); a != b { // NaN fields: not DeepEqual
+		t.Errorf("with Progress %s, without %s", a, b)
+	}
+	if len(got) != len(r.Points) || len(got) == 0 {
+		t.Fatalf("%d reports for %d probes", len(got), len(r.Points))
+	}
+	for i, p := range got {
+		if p.Done != i+1 || p.ProbePeriods != 150 || p.Left < 0 || (i > 0 && p.Left > got[i-1].Left) {
+			t.Errorf("report %d: %+v (before: %+v); want Done %d, ProbePeriods 150, Left ≥ 0 and not rising", i, p, got[max(i-1, 0)], i+1)
+		}
+	}
+	if last := got[len(got)-1]; last.Left != 0 {
+		t.Errorf("last report %+v: want Left 0", last)
+	}
+}

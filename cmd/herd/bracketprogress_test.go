@@ -146,3 +146,33 @@ func TestScalingPredictProgress(t *testing.T) {
 		t.Errorf("--progress always: no heartbeat with the predictions done and the N at work with its periods:\n%s", errs)
 	}
 }
+
+// herd edge --servers and herd point --servers give their cell a time
+// left, where they said "time left unknown" until the cell ended: edge once
+// a probe has ended (the fewest probes to come at the length of the
+// longest so far, at the cell's pace), point from its runs × refreshes;
+// the table is the same whatever --progress. Not parallel, as above.
+func TestFiniteTimeLeft(t *testing.T) {
+	defer progress.SetHeartbeat(2 * time.Millisecond)()
+	cases := []struct {
+		args []string
+		cell string
+	}{
+		{[]string{"edge", "--dispatchers", "5", "--load", "0.8", "--servers", "14", "--runs", "3", "--refreshes", "300"}, `k=5 λ=0\.8`},
+		{[]string{"point", "--dispatchers", "2", "--load", "0.5", "--refresh", "2", "--servers", "10", "--runs", "4", "--refreshes", "3000"}, `k=2 λ=0\.5 T=2`},
+	}
+	for _, c := range cases {
+		args := append(c.args, "--format", "csv")
+		never, errs, code := herd(t, append(args, "--progress", "never")...)
+		if code != 0 || errs != "" {
+			t.Fatalf("%v --progress never: exit %d, stderr %q", args, code, errs)
+		}
+		out, errs, code := herd(t, append(args, "--progress", "always")...)
+		if code != 0 || out != never {
+			t.Errorf("%v --progress always: exit %d, stdout\n%s\nwant that of --progress never\n%s", args, code, out, never)
+		}
+		if !regexp.MustCompile(`running ` + c.cell + ` for \S+ \([1-9]\d* refresh periods simulated; about \S+ left\)`).MatchString(errs) {
+			t.Errorf("%v: no heartbeat with the cell's time left:\n%s", args, errs)
+		}
+	}
+}

@@ -721,7 +721,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		}
 		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,
 			Servers: c.n, Refreshes: o.refreshes, Replications: o.runs, ModelScaled: model, Seed: o.seed,
-			Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i)})
+			Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i, 0), Progress: prog.edgeProgress(i)})
 		if model == 0 && r.ModelScaled > 0 {
 			model, modelMaps = r.ModelScaled, r.ModelMaps
 		} else {

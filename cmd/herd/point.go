@@ -410,7 +410,7 @@ func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput)
 			t.Partial = true
 			break
 		}
-		run.Stop = prog.begin(ctx, i)
+		run.Stop = prog.begin(ctx, i, int64(o.runs)*int64(o.refreshes))
 		f, err := meanfield.FiniteMean(meanfield.FiniteN{Refresh: j.Refresh, Servers: o.servers}, run)
 		if errors.Is(err, meanfield.ErrStopped) {
 			prog.end(i, "stopped")

@@ -11,6 +11,7 @@ import (
 
 	"herd/cmd/internal/table"
 	"herd/compare"
+	"herd/meanfield"
 )
 
 func runScaling(ctx context.Context, e *env, args []string) error {
@@ -259,7 +260,9 @@ func predictScaling(ctx context.Context, e *env, mode string, results []compare.
 	p := newFiniteProgress(e, mode, "scaling --predict", "predictions", labels)
 	defer p.close()
 	return compare.PredictScaling(ctx, results, workers, compare.PredictHooks{
-		Begin: func(i int) func() bool { return p.begin(ctx, i) },
+		Begin: func(i int) (func() bool, func(meanfield.FiniteEdgeProgress)) {
+			return p.begin(ctx, i, 0), p.edgeProgress(i)
+		},
 		End: func(i int, err error) {
 			result := "done"
 			if err != nil {
