@@ -487,6 +487,8 @@ func (ln *LinearNoise) refine(prob fixedpoint.Problem, m *RefreshMap, x []float6
 		return err
 	}
 	ln.BoardMeanTerm = dotv(boardMeanGradient(n, P), c)
+	// ∇R·c by a central difference along c (step zeroes c on rows below
+	// RowMin, after the board-mean term above has used them).
 	t := step(c)
 	y := make([]float64, n)
 	for r := range n {
