@@ -151,15 +151,19 @@ func TestScalingPredictProgress(t *testing.T) {
 // left, where they said "time left unknown" until the cell ended: edge once
 // a probe has ended (the fewest probes to come at the length of the
 // longest so far, at the cell's pace), point from its runs × refreshes;
-// the table is the same whatever --progress. Not parallel, as above.
+// the table is the same whatever --progress. Not parallel, as above. The
+// cells are long beside the 2 ms heartbeat (point: 400,000 periods, about
+// 0.2 s; edge: 0.1 s of probes) so that a heartbeat lands while an
+// estimate stands: with 12,000 periods a fast machine ended the point
+// cell within one heartbeat.
 func TestFiniteTimeLeft(t *testing.T) {
 	defer progress.SetHeartbeat(2 * time.Millisecond)()
 	cases := []struct {
 		args []string
 		cell string
 	}{
-		{[]string{"edge", "--dispatchers", "5", "--load", "0.8", "--servers", "14", "--runs", "3", "--refreshes", "300"}, `k=5 λ=0\.8`},
-		{[]string{"point", "--dispatchers", "2", "--load", "0.5", "--refresh", "2", "--servers", "10", "--runs", "4", "--refreshes", "3000"}, `k=2 λ=0\.5 T=2`},
+		{[]string{"edge", "--dispatchers", "5", "--load", "0.8", "--servers", "14", "--runs", "3", "--refreshes", "1000"}, `k=5 λ=0\.8`},
+		{[]string{"point", "--dispatchers", "2", "--load", "0.5", "--refresh", "2", "--servers", "10", "--runs", "4", "--refreshes", "100000"}, `k=2 λ=0\.5 T=2`},
 	}
 	for _, c := range cases {
 		args := append(c.args, "--format", "csv")
