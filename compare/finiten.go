@@ -15,11 +15,11 @@ import (
 // (meanfield's package doc, §8) against the simulator, as typed rows.
 //
 //   - FiniteEdgeCheck: the predicted edge (meanfield.FiniteEdge: the
-//     particle map run with herd bracket's start, detector and run length)
+//     particle runs with herd bracket's start, detector and run length)
 //     against the simulator's bracket (Bracket, or a bracket measured
 //     before and passed in).
 //   - FiniteResponseCheck: the mean time in system at N from plain mean
-//     field, the refined mean field's 1/N series and the particle map,
+//     field, the refined mean field's 1/N series and the particle runs,
 //     against sim.Replicate.
 //
 // Nothing in a prediction is fitted to the simulator's numbers: the rows
@@ -143,7 +143,8 @@ type FiniteResponseSettings struct {
 	// SimRuns is the number of simulator runs (1,000 refresh periods each,
 	// warm-up a quarter); 0 means 8.
 	SimRuns int
-	// Particle is the particle map's runs (meanfield.FiniteRun).
+	// Particle is the particle runs (meanfield.FiniteRun; its Particles
+	// zero value runs the servers for phase-type sizes).
 	Particle meanfield.FiniteRun
 	Seed     uint64
 	Workers  int

@@ -244,7 +244,7 @@ func AddPrediction(p *FigurePlot, rows []FiniteEdgeRow) {
 			idx[j], idx[j-1] = idx[j-1], idx[j]
 		}
 	}
-	line := FigureSeries{Name: "prediction at N (particle map), 95% interval", Line: true, Kind: "model"}
+	line := FigureSeries{Name: "prediction at N (particle runs), 95% interval", Line: true, Kind: "model"}
 	for _, i := range idx {
 		r := rows[i]
 		line.X = append(line.X, 0.94*float64(r.Servers))

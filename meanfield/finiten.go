@@ -1050,6 +1050,10 @@ type FiniteEdgeSettings struct {
 	Workers int
 	// RowMin is FiniteN.RowMin for the noise.
 	RowMin float64
+	// Particles chooses the runs (package doc, §8.6): the zero value,
+	// ParticlesAuto, runs the servers for phase-type sizes up to
+	// ServerParticlesMaxN and the board otherwise.
+	Particles Particles
 	// Stop, when not nil, is polled before every period of every run;
 	// once it reports true the search returns with an error wrapping
 	// ErrStopped (herd's Ctrl-C). It is not a setting of the computation.
@@ -1105,6 +1109,18 @@ func (s FiniteEdgeSettings) Validate() error {
 	}
 	if s.RowMin != 0 && !(s.RowMin >= 1e-14 && s.RowMin <= 1e-3) {
 		return fmt.Errorf("meanfield: finite edge: RowMin = %v, want 0 (default) or a value in [1e-14, 1e-3]", s.RowMin)
+	}
+	return validParticles(s.Particles, s.Servers)
+}
+
+// validParticles reports a Particles out of range, or the servers' runs
+// asked for more servers than they take.
+func validParticles(p Particles, N int) error {
+	if p < ParticlesAuto || p > ParticlesServers {
+		return fmt.Errorf("meanfield: finite fleet: Particles = %d, want auto, board or servers", int(p))
+	}
+	if p == ParticlesServers && N > ServerParticlesMaxN {
+		return fmt.Errorf("meanfield: finite fleet: Particles = servers takes Servers in [2, %d], not %d", ServerParticlesMaxN, N)
 	}
 	return nil
 }
@@ -1199,7 +1215,9 @@ type FiniteEdgeResult struct {
 // the empirical law of N draws from F(x_n) computed at a load λ(1 + ε_n)
 // that carries the period's arrival count, so the run keeps the map's exact
 // nonlinear drift across its pieces and the noise of (8.2) (with every
-// server forgetting its class). At each period Replications runs are made
+// server forgetting its class), or, as Particles chooses (the default for
+// phase-type sizes), runs the N servers themselves on the map's schedule,
+// each keeping its state (serverRun). At each period Replications runs are made
 // from the empty board, provided the map itself reaches a balanced state
 // from it there (a period where it does not counts as tipped, with no
 // run). The scan starts 1%
@@ -1391,7 +1409,8 @@ func finiteProbe(s FiniteEdgeSettings, x, T, key float64, maps particleMapSets, 
 }
 
 // particlePoint makes s.Replications runs of the particle map of r
-// (particleMaps.run) from the empty board, each of s.Refreshes periods or
+// (particleMaps.run), or of its servers (serverRun) as s.Particles
+// resolves, from the empty board, each of s.Refreshes periods or
 // until it tips, on s.Workers workers (pool.Parallel), each run on a map
 // set taken from maps and given back; key mixes the runs' seeds.
 func particlePoint(s FiniteEdgeSettings, r Refresh, key float64, response bool, maps particleMapSets, st *Stats) (FiniteEdgePoint, error) {
@@ -1399,6 +1418,7 @@ func particlePoint(s FiniteEdgeSettings, r Refresh, key float64, response bool, 
 	T := r.Period
 	startBoard := r.Service.Lift(BoardEmpty())
 	theta := max(3/(1-s.Load), 0.1*T)
+	servers := s.Particles.Resolve(r.Service, s.Servers) == ParticlesServers
 	type runOut struct {
 		tip, maps int
 		resp      float64
@@ -1407,9 +1427,13 @@ func particlePoint(s FiniteEdgeSettings, r Refresh, key float64, response bool, 
 	outs, _ := pool.Parallel(context.Background(), s.Replications, s.Workers, func(i int) (runOut, bool) {
 		seed := mixSeed(s.Seed, math.Float64bits(key), uint64(i))
 		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+		var o runOut
+		if servers {
+			o.tip, o.resp, o.err = serverRun(r, s.Servers, rng, s.Refreshes, theta, response, s.Stop)
+			return o, true
+		}
 		pm := <-maps
 		defer func() { maps <- pm }()
-		var o runOut
 		o.tip, o.maps, o.resp, o.err = pm.run(r, s.Servers, rng, s.Refreshes, theta, startBoard, response, s.Stop)
 		return o, true
 	}, nil)
@@ -1498,6 +1522,8 @@ type FiniteRun struct {
 	// Workers is the number of runs computed at once, in [0, 64]; zero
 	// means 1. The result does not depend on it.
 	Workers int
+	// Particles chooses the runs, as FiniteEdgeSettings.Particles does.
+	Particles Particles
 	// Stop is polled as FiniteEdgeSettings.Stop is.
 	Stop func() bool `json:"-"`
 }
@@ -1519,7 +1545,8 @@ type FiniteMeanResult struct {
 
 // FiniteMean returns the linear-noise picture of f at its balanced fixed
 // point (Linearise) and the mean time in system of the particle map
-// (particleMaps.run) run from the empty board (package doc, §8, (8.6)): the
+// (particleMaps.run) or of the servers' runs (serverRun), as
+// run.Particles resolves, run from the empty board (package doc, §8, (8.6)): the
 // finite-N response where the fluctuations span more than a window and the
 // 1/N series does not hold.
 func FiniteMean(f FiniteN, run FiniteRun) (FiniteMeanResult, error) {
@@ -1543,6 +1570,9 @@ func FiniteMean(f FiniteN, run FiniteRun) (FiniteMeanResult, error) {
 	if run.Workers < 0 || run.Workers > 64 {
 		return out, fmt.Errorf("meanfield: finite mean: Workers = %d, want an integer in [0, 64]", run.Workers)
 	}
+	if err := validParticles(run.Particles, f.Servers); err != nil {
+		return out, err
+	}
 	ln, err := Linearise(f)
 	out.Linear = ln
 	out.Maps += ln.Maps
@@ -1552,7 +1582,7 @@ func FiniteMean(f FiniteN, run FiniteRun) (FiniteMeanResult, error) {
 	f = f.withDefaults()
 	r := f.Refresh
 	es := FiniteEdgeSettings{Dispatchers: r.Dispatchers, Load: r.Load, Service: r.Service, Servers: f.Servers,
-		Refreshes: run.Periods, Replications: run.Replications, Seed: run.Seed, Workers: run.Workers, Stop: run.Stop}
+		Refreshes: run.Periods, Replications: run.Replications, Seed: run.Seed, Workers: run.Workers, Particles: run.Particles, Stop: run.Stop}
 	// The runs' seeds are keyed by the period, a setting, not by anything
 	// the maps compute, so they do not change when the maps' rounding does.
 	p, err := particlePoint(es, r, r.Period, true, newParticleMapSets(run.Workers), &out.Stats)

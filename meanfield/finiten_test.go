@@ -467,16 +467,17 @@ func TestFiniteEdgeSeedsStable(t *testing.T) {
 // (with three, the runs share out the workers' map sets, particleMapSets,
 // in an order left to the scheduler), and that each of FiniteEdge's points
 // is what its runs give on fresh maps, although the search's map sets
-// serve every point in turn (particleMaps).
+// serve every point in turn (particleMaps). The servers' runs
+// (ParticlesServers) likewise give the same with one worker and three.
 func TestFiniteEdgeWorkers(t *testing.T) {
 	t.Parallel()
 	s := FiniteEdgeSettings{Dispatchers: 5, Load: 0.8, Servers: 30, ModelScaled: 3.1631964844955442, Seed: 1, Refreshes: 100, Replications: 4, Levels: 1}
 	point := func(p FiniteEdgePoint) string {
 		return fmt.Sprintf("|%x %v %d %d %x %x", math.Float64bits(p.Scaled), p.Balanced, p.Runs, p.Tipped, math.Float64bits(p.Exposure), math.Float64bits(p.MedianTip))
 	}
-	edge := func(w int) (string, FiniteEdgeResult) {
+	edge := func(w int, kind Particles) (string, FiniteEdgeResult) {
 		s := s
-		s.Workers = w
+		s.Workers, s.Particles = w, kind
 		r, err := FiniteEdge(s)
 		if err != nil {
 			t.Fatal(err)
@@ -487,17 +488,21 @@ func TestFiniteEdgeWorkers(t *testing.T) {
 		}
 		return out, r
 	}
-	mean := func(w int) string {
+	mean := func(w int, kind Particles) string {
 		f := FiniteN{Refresh: Refresh{Dispatchers: 5, Load: 0.7, Period: 60}, Servers: 10}
-		r, err := FiniteMean(f, FiniteRun{Periods: 100, Replications: 5, Seed: 7, Workers: w})
+		r, err := FiniteMean(f, FiniteRun{Periods: 100, Replications: 5, Seed: 7, Workers: w, Particles: kind})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return fmt.Sprintf("%x %x %d %d %d", math.Float64bits(r.Response), math.Float64bits(r.ResponseSE), r.Runs, r.Tipped, r.Maps)
 	}
-	one, r := edge(1)
-	if three, _ := edge(3); one != three {
+	one, r := edge(1, ParticlesAuto)
+	if three, _ := edge(3, ParticlesAuto); one != three {
 		t.Errorf("FiniteEdge: one worker\n%s\nthree\n%s", one, three)
+	}
+	sone, _ := edge(1, ParticlesServers)
+	if sthree, _ := edge(3, ParticlesServers); sone != sthree || sone == one {
+		t.Errorf("FiniteEdge, the servers' runs: one worker\n%s\nthree\n%s\n(the board's: %s)", sone, sthree, one)
 	}
 	s = s.withDefaults()
 	for _, p := range r.Points {
@@ -518,8 +523,10 @@ func TestFiniteEdgeWorkers(t *testing.T) {
 			t.Errorf("T(1−λ)² = %v: the search's point %s, on fresh maps %s", p.Scaled, got, want)
 		}
 	}
-	if one, three := mean(1), mean(3); one != three {
-		t.Errorf("FiniteMean: one worker %s, three %s", one, three)
+	for _, kind := range []Particles{ParticlesBoard, ParticlesServers} {
+		if one, three := mean(1, kind), mean(3, kind); one != three {
+			t.Errorf("FiniteMean, particles %v: one worker %s, three %s", kind, one, three)
+		}
 	}
 }
 
@@ -540,6 +547,8 @@ func TestFiniteValidate(t *testing.T) {
 		{"edge replications", FiniteEdgeSettings{Dispatchers: 5, Load: 0.9, Servers: 10, Replications: 1}.Validate(), "Replications"},
 		{"edge model", FiniteEdgeSettings{Dispatchers: 5, Load: 0.9, Servers: 10, ModelScaled: -1}.Validate(), "ModelScaled"},
 		{"edge load", FiniteEdgeSettings{Dispatchers: 5, Load: 0, Servers: 10}.Validate(), "Load"},
+		{"edge particles", FiniteEdgeSettings{Dispatchers: 5, Load: 0.9, Servers: 10, Particles: 3}.Validate(), "Particles"},
+		{"edge particles servers", FiniteEdgeSettings{Dispatchers: 5, Load: 0.9, Servers: 100001, Particles: ParticlesServers}.Validate(), "Particles"},
 	}
 	for _, c := range cases {
 		if c.err == nil || !strings.HasPrefix(c.err.Error(), "meanfield: ") || !strings.Contains(c.err.Error(), c.want) {
@@ -548,6 +557,9 @@ func TestFiniteValidate(t *testing.T) {
 	}
 	if _, err := FiniteMean(FiniteN{Refresh: ok, Servers: 10}, FiniteRun{Periods: 3}); err == nil || !strings.Contains(err.Error(), "Periods") {
 		t.Errorf("FiniteMean: err = %v, want one naming Periods", err)
+	}
+	if _, err := FiniteMean(FiniteN{Refresh: ok, Servers: 200000}, FiniteRun{Particles: ParticlesServers}); err == nil || !strings.Contains(err.Error(), "Particles") {
+		t.Errorf("FiniteMean: err = %v, want one naming Particles", err)
 	}
 	// Below the edge the empty board herds: no balanced state to linearise.
 	_, err := Linearise(FiniteN{Refresh: Refresh{Dispatchers: 5, Load: 0.9, Period: 250}, Servers: 100, Attractor: AttractorSettings{MaxIter: 200}})

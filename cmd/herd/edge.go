@@ -37,10 +37,10 @@ type edgeOutput struct {
 	expansion []bool
 	// servers is --servers: none for N → ∞, else the finite fleets' N
 	// (runEdgeFinite), with each prediction's run length, runs per
-	// period and master seed (--refreshes, --runs, --seed).
-	servers         []int
-	refreshes, runs int
-	seed            uint64
+	// period, master seed and how the servers run (--refreshes, --runs,
+	// --seed, --particles).
+	servers []int
+	finiteRun
 	// checkpoint is --checkpoint FILE ("": none), checkpointEvery
 	// --checkpoint-every, checkpointArgs the command it is for.
 	checkpoint      string
@@ -121,7 +121,7 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	branchFrom := addBranchFromFlag(fs)
 	out := addOutputFlags(fs, "edges computed")
 	plotFile := plotFlag(fs, "edge_scaled against k, one series per load, with the law 0.9(k−2),")
-	servers := serversList(fs, "", "integers in [2, 1e9]: instead of the map's edge, the edge at each N servers for herd bracket's start, detector and run length (--refreshes; the particle map; go doc herd/meanfield, §8; the map's edge computed once for all N); not given: N → ∞")
+	servers := serversList(fs, "", "integers in [2, 1e9]: instead of the map's edge, the edge at each N servers for herd bracket's start, detector and run length (--refreshes; the particle runs, --particles; go doc herd/meanfield, §8; the map's edge computed once for all N); not given: N → ∞")
 	fr := addFiniteRunFlags(fs, "the edge is where a run from the empty board tips within them with probability ½ (as herd bracket --refreshes)",
 		6, "per probed period (as herd bracket --runs; more runs narrow the prediction's interval)")
 	cpFlags := addCheckpointFlags(fs)
@@ -150,7 +150,10 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	if o.servers, err = edgeServers(fs, *servers); err != nil {
 		return nil, o, err
 	}
-	if o.refreshes, o.runs, o.seed, err = fr.check(fs); err != nil {
+	if o.finiteRun, err = fr.check(fs); err != nil {
+		return nil, o, err
+	}
+	if err := o.checkServers(o.servers...); err != nil {
 		return nil, o, err
 	}
 	if o.ks, err = modelDispatchersList(*dispatchers); err != nil {
@@ -670,21 +673,22 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		ns[i] = strconv.Itoa(n)
 	}
 	t := &table.Table{
-		Title: "herd edge --servers: the edge of the balanced state at N servers (particle map, herd bracket's start, detector and run length)",
+		Title: "herd edge --servers: the edge of the balanced state at N servers (particle runs, herd bracket's start, detector and run length)",
 		Meta: []table.Field{
 			{Key: "version", Value: version},
 			{Key: "servers", Value: strings.Join(ns, ",")},
 			{Key: "refreshes", Value: strconv.Itoa(o.refreshes)},
 			{Key: "replications", Value: strconv.Itoa(o.runs)},
 			{Key: "seed", Value: strconv.FormatUint(o.seed, 10)},
+			{Key: "particles", Value: o.particles.String()},
 		},
 		Columns: []table.Column{
-			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "servers"}, {Name: "model_scaled", Digits: 5},
+			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "servers"}, {Name: "particles"}, {Name: "model_scaled", Digits: 5},
 			{Name: "edge_scaled", Digits: 4}, {Name: "edge_lower", Digits: 4}, {Name: "edge_upper", Digits: 4},
 			{Name: "edge_refresh", Digits: 5}, {Name: "hazard_fit"}, {Name: "hazard_slope", Digits: 3}, {Name: "points"}, {Name: "maps"},
 		},
 		Notes: []string{
-			"edge_scaled: T(1−λ)² at which a run from the empty board tips within " + groupThousands(o.refreshes) + " refreshes with probability ½ (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes), from a constant-hazard fit to the particle map's runs; [edge_lower, edge_upper] its 95% interval (the search's own bracket where hazard_fit is false); model_scaled: the map's edge (N → ∞); maps: the map's edge search (made once per dispatchers and load) and the row's particle runs",
+			"edge_scaled: T(1−λ)² at which a run from the empty board tips within " + groupThousands(o.refreshes) + " refreshes with probability ½ (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes), from a constant-hazard fit to the particle runs (particles: servers, the N servers themselves on the map's schedule, each keeping its queue and job in service; board, the particle map, the next board N independent draws from the map's image); [edge_lower, edge_upper] its 95% interval (the search's own bracket where hazard_fit is false); model_scaled: the map's edge (N → ∞); maps: the map's edge search (made once per dispatchers and load) and the row's particle runs",
 		},
 	}
 	addSizes(t, o.base.Service, false)
@@ -719,9 +723,10 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		if i == 0 || cells[i-1].j != c.j {
 			model, modelMaps = 0, 0
 		}
+		kind := o.particles.Resolve(s.Service, c.n).String()
 		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,
 			Servers: c.n, Refreshes: o.refreshes, Replications: o.runs, ModelScaled: model, Seed: o.seed,
-			Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i, 0), Progress: prog.edgeProgress(i)})
+			Particles: o.particles, Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i, 0), Progress: prog.edgeProgress(i)})
 		if model == 0 && r.ModelScaled > 0 {
 			model, modelMaps = r.ModelScaled, r.ModelMaps
 		} else {
@@ -735,7 +740,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		if err != nil {
 			prog.end(i, "failed")
 			failed = append(failed, fmt.Sprintf("k=%d λ=%g N=%d: %v", s.Dispatchers, s.Load, c.n, err))
-			t.AddRow(s.Dispatchers, s.Load, c.n, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+			t.AddRow(s.Dispatchers, s.Load, c.n, kind, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 			continue
 		}
 		if r.Status != meanfield.Found {
@@ -744,7 +749,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		} else {
 			prog.end(i, "edge "+strconv.FormatFloat(r.Scaled, 'f', 4, 64))
 		}
-		t.AddRow(s.Dispatchers, s.Load, c.n, r.ModelScaled, finite(r.Scaled), finite(r.Lower), finite(r.Upper),
+		t.AddRow(s.Dispatchers, s.Load, c.n, kind, r.ModelScaled, finite(r.Scaled), finite(r.Lower), finite(r.Upper),
 			finite(r.Refresh), r.HazardFit, finite(r.HazardSlope), len(r.Points), r.Maps)
 	}
 	t.Warnings = failed

@@ -121,7 +121,7 @@ var finitePointColumns = []string{"dispatchers", "load", "refresh", "servers",
 	"border", "border_sd", "border_z", "cross_per_period", "spectral_radius"}
 
 // finiteEdgeColumns are herd edge --servers' columns, in CSV order.
-var finiteEdgeColumns = []string{"dispatchers", "load", "servers", "model_scaled",
+var finiteEdgeColumns = []string{"dispatchers", "load", "servers", "particles", "model_scaled",
 	"edge_scaled", "edge_lower", "edge_upper", "edge_refresh", "hazard_fit", "hazard_slope", "points", "maps"}
 
 // TestFinitePointMatchesAPI: herd point --servers 10 at k = 2, λ = 0.5,
@@ -285,8 +285,46 @@ func TestFiniteRunFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFiniteJSON(t, js, finitePointColumns, map[string]any{"periods": 40.0, "replications": 3.0, "seed": 5.0},
+	checkFiniteJSON(t, js, finitePointColumns, map[string]any{"periods": 40.0, "replications": 3.0, "seed": 5.0, "particles": "board"},
 		map[string]float64{"response_particle": f.Response, "response_particle_se": f.ResponseSE, "particle_tipped": float64(f.Tipped)})
+	// --particles: auto runs the servers for h2 sizes and the board for
+	// exponential ones; each kind asked for is the API's, and the two
+	// differ.
+	h2 := meanfield.Refresh{Dispatchers: 2, Load: 0.5, Period: 2, Service: meanfield.H2Service(4)}
+	for _, c := range []struct {
+		flag, sizes, meta string
+		want              meanfield.Particles
+		r                 meanfield.Refresh
+	}{
+		{"auto", "h2:4", "servers", meanfield.ParticlesServers, h2},
+		{"board", "h2:4", "board", meanfield.ParticlesBoard, h2},
+		{"servers", "exp", "servers", meanfield.ParticlesServers, meanfield.Refresh{Dispatchers: 2, Load: 0.5, Period: 2}},
+	} {
+		args := finiteArgs(1, "--servers", "10", "--runs", "3", "--refreshes", "40", "--sizes", c.sizes, "--particles", c.flag, "--format", "json")
+		js, errs, code := herd(t, args...)
+		if code != 0 {
+			t.Fatalf("herd %v: exit %d: %s", args, code, errs)
+		}
+		f, err := meanfield.FiniteMean(meanfield.FiniteN{Refresh: c.r, Servers: 10},
+			meanfield.FiniteRun{Periods: 40, Replications: 3, Seed: 1, Workers: 1, Particles: c.want})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := meanfield.FiniteMean(meanfield.FiniteN{Refresh: c.r, Servers: 10},
+			meanfield.FiniteRun{Periods: 40, Replications: 3, Seed: 1, Workers: 1, Particles: 3 - c.want})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Response == f.Response {
+			t.Errorf("--particles %s, --sizes %s: board and servers give the same response %v", c.flag, c.sizes, f.Response)
+		}
+		checkFiniteJSON(t, js, finitePointColumns, map[string]any{"particles": c.meta},
+			map[string]float64{"response_particle": f.Response, "response_particle_se": f.ResponseSE})
+	}
+	eout, errs, code := herd(t, "edge", "--dispatchers", "5", "--load", "0.8", "--servers", "14,200000", "--runs", "3", "--refreshes", "50", "--format", "csv")
+	if rows := csvRows(t, eout); code != 0 || len(rows) != 2 || rows[0]["particles"] != "board" || rows[1]["particles"] != "board" {
+		t.Errorf("herd edge --servers 14,200000: exit %d (%s), rows %v; want the particles column board, board", code, errs, rows)
+	}
 	bad := []struct {
 		args []string
 		want string
@@ -302,6 +340,11 @@ func TestFiniteRunFlags(t *testing.T) {
 		{finiteArgs(0, "--servers", "10", "--refreshes", "1000001"), "--refreshes 1000001: want an integer in [10, 1000000]"},
 		{finiteArgs(0, "--servers", "10", "--refreshes", ""), `invalid argument "" for "--refreshes"`},
 		{finiteArgs(0, "--servers", "10", "--seed", "-1"), `invalid argument "-1" for "--seed"`},
+		{finiteArgs(0, "--particles", "board"), "--particles needs --servers"},
+		{finiteArgs(0, "--servers", "10", "--particles", "cells"), `--particles "cells": want auto, board or servers`},
+		{finiteArgs(0, "--servers", "10", "--particles", ""), "--particles is empty"},
+		{finiteArgs(0, "--servers", "10,100001", "--particles", "servers"), "--particles servers runs at most 100,000 servers, not --servers 100001"},
+		{finiteArgs(1, "--servers", "100001", "--particles", "servers"), "--particles servers runs at most 100,000 servers, not --servers 100001"},
 	}
 	for _, c := range bad {
 		out, errs, code := herd(t, c.args...)

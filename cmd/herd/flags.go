@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/spf13/pflag"
+
+	"herd/meanfield"
 )
 
 // This file defines the flags that several commands share, each with one
@@ -80,6 +82,14 @@ func runsFlag(fs *pflag.FlagSet, def int, per string, least int, capped bool) *i
 type finiteRunFlags struct {
 	refreshes, runs *int
 	seed            *uint64
+	particles       *string
+}
+
+// finiteRun is finiteRunFlags' values.
+type finiteRun struct {
+	refreshes, runs int
+	seed            uint64
+	particles       meanfield.Particles
 }
 
 // The ranges of finiteRunFlags (meanfield.FiniteEdgeSettings' and
@@ -97,26 +107,41 @@ func addFiniteRunFlags(fs *pflag.FlagSet, length string, defRuns int, per string
 		refreshes: fs.Int("refreshes", 1000, fmt.Sprintf("with --servers: refresh periods per particle run; %s; integer in [10, %d]", length, maxFiniteRefreshes)),
 		runs:      fs.Int("runs", defRuns, fmt.Sprintf("with --servers: independent particle runs %s, integer in [2, %d]", per, maxFiniteRuns)),
 		seed:      fs.Uint64("seed", 1, "with --servers: master seed of the particle runs; each run's seed is derived from it and the run's place in the computation"),
+		particles: fs.String("particles", "auto", fmt.Sprintf("with --servers: how the N servers run (go doc herd/meanfield, §8.6): servers (each keeps its queue and job in service from one refresh to the next, on the map's schedule; N ≤ %s), board (the particle map: each refresh the board is N independent draws from the map's image, so a server forgets its past; any N) or auto (servers for phase-type --sizes up to %[1]s servers, board otherwise)", groupThousands(meanfield.ServerParticlesMaxN))),
 	}
 }
 
 // check returns the flags' values after checking their ranges, and that
 // none is given without --servers (they would change nothing).
-func (f finiteRunFlags) check(fs *pflag.FlagSet) (refreshes, runs int, seed uint64, err error) {
+func (f finiteRunFlags) check(fs *pflag.FlagSet) (finiteRun, error) {
 	if !fs.Changed("servers") {
-		for _, name := range []string{"refreshes", "runs", "seed"} {
+		for _, name := range []string{"refreshes", "runs", "seed", "particles"} {
 			if fs.Changed(name) {
-				return 0, 0, 0, usagef("--%s needs --servers (it sets the finite fleet's particle runs)", name)
+				return finiteRun{}, usagef("--%s needs --servers (it sets the finite fleet's particle runs)", name)
 			}
 		}
 	}
 	if *f.refreshes < 10 || *f.refreshes > maxFiniteRefreshes {
-		return 0, 0, 0, usagef("--refreshes %d: want an integer in [10, %d]", *f.refreshes, maxFiniteRefreshes)
+		return finiteRun{}, usagef("--refreshes %d: want an integer in [10, %d]", *f.refreshes, maxFiniteRefreshes)
 	}
 	if *f.runs < 2 || *f.runs > maxFiniteRuns {
-		return 0, 0, 0, usagef("--runs %d: want an integer in [2, %d]", *f.runs, maxFiniteRuns)
+		return finiteRun{}, usagef("--runs %d: want an integer in [2, %d]", *f.runs, maxFiniteRuns)
 	}
-	return *f.refreshes, *f.runs, *f.seed, nil
+	p, err := meanfield.ParseParticles(*f.particles)
+	if err != nil {
+		return finiteRun{}, usagef("--particles %q: want auto, board or servers", *f.particles)
+	}
+	return finiteRun{*f.refreshes, *f.runs, *f.seed, p}, nil
+}
+
+// checkServers reports an N that --particles servers cannot run.
+func (r finiteRun) checkServers(ns ...int) error {
+	for _, n := range ns {
+		if r.particles == meanfield.ParticlesServers && n > meanfield.ServerParticlesMaxN {
+			return usagef("--particles servers runs at most %s servers, not --servers %d: use --particles board", groupThousands(meanfield.ServerParticlesMaxN), n)
+		}
+	}
+	return nil
 }
 
 // seedFlag defines --seed.

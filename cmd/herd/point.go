@@ -90,10 +90,10 @@ type pointOutput struct {
 	sharded    bool
 	// servers is --servers: 0 for N → ∞, else the finite fleet's N
 	// (runPointFinite), with its particle runs' length, count and master
-	// seed (--refreshes, --runs, --seed).
-	servers         int
-	refreshes, runs int
-	seed            uint64
+	// seed and how its servers run (--refreshes, --runs, --seed,
+	// --particles).
+	servers int
+	finiteRun
 }
 
 // runPointSweep is herd point; with merged set (herd merge) its points are
@@ -210,13 +210,13 @@ func parsePoint(e *env, args []string) (*pflag.FlagSet, *shardFlags, []pointJob,
 	progMode := addPointProgressFlag(fs)
 	ckpt := addCheckpointFlags(fs)
 	shard := addShardFlags(fs, nil)
-	servers := fs.Int("servers", 0, "servers N, integer in [2, 1e9]: instead of the attractor, the balanced state at N servers from the empty board (linear noise, refined mean field and the particle map; go doc herd/meanfield, §8); 0: N → ∞")
+	servers := fs.Int("servers", 0, "servers N, integer in [2, 1e9]: instead of the attractor, the balanced state at N servers from the empty board (linear noise, refined mean field and the particle runs, --particles; go doc herd/meanfield, §8); 0: N → ∞")
 	fr := addFiniteRunFlags(fs, "the first tenth of each is discarded, and a run that tips (as herd bracket detects it) is left out of the mean", 8, "(their mean and its standard error)")
 	if err := parse(fs, args); err != nil {
 		return fs, shard, nil, o, err
 	}
 	var err error
-	if o.refreshes, o.runs, o.seed, err = fr.check(fs); err != nil {
+	if o.finiteRun, err = fr.check(fs); err != nil {
 		return fs, shard, nil, o, err
 	}
 	if fs.Changed("servers") {
@@ -229,6 +229,9 @@ func parsePoint(e *env, args []string) (*pflag.FlagSet, *shardFlags, []pointJob,
 			}
 		}
 		o.servers = *servers
+		if err := o.checkServers(o.servers); err != nil {
+			return fs, shard, nil, o, err
+		}
 	}
 	o.sharded = fs.Changed("shards")
 	if err := ckpt.check(fs, o.sharded); err != nil {
@@ -374,15 +377,16 @@ func pointTable(jobs []pointJob, got []pointRun, done []bool, o pointOutput) (*t
 // picture at N servers and the particle map's mean time in system
 // (meanfield.FiniteMean; package doc, §8).
 func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput) error {
-	run := meanfield.FiniteRun{Periods: o.refreshes, Replications: o.runs, Seed: o.seed, Workers: min(max(o.workers, 1), 64)}
+	run := meanfield.FiniteRun{Periods: o.refreshes, Replications: o.runs, Seed: o.seed, Particles: o.particles, Workers: min(max(o.workers, 1), 64)}
 	t := &table.Table{
-		Title: "herd point --servers: the balanced state of the refresh map at N servers (linear noise, refined mean field, particle map)",
+		Title: "herd point --servers: the balanced state of the refresh map at N servers (linear noise, refined mean field, particle runs)",
 		Meta: []table.Field{
 			{Key: "version", Value: version},
 			{Key: "servers", Value: strconv.Itoa(o.servers)},
 			{Key: "periods", Value: strconv.Itoa(o.refreshes)},
 			{Key: "replications", Value: strconv.Itoa(o.runs)},
 			{Key: "seed", Value: strconv.FormatUint(o.seed, 10)},
+			{Key: "particles", Value: o.particles.Resolve(o.svc, o.servers).String()},
 		},
 		Columns: []table.Column{
 			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "refresh", Exact: true}, {Name: "servers"},
@@ -393,7 +397,7 @@ func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput)
 			{Name: "cross_per_period", Digits: 3}, {Name: "spectral_radius", Digits: 3},
 		},
 		Notes: []string{
-			"board_mean, response_mean: mean field (N → ∞); *_refined: plus the 1/N term of the refined mean field, valid only while border_z is large (the fluctuation stays within the node's window); response_particle: the particle map's mean (N servers drawn each period from the map at a noisy load), ± its standard error over runs that did not tip",
+			"board_mean, response_mean: mean field (N → ∞); *_refined: plus the 1/N term of the refined mean field, valid only while border_z is large (the fluctuation stays within the node's window); response_particle: the mean time in system of the particle runs at a noisy load (meta particles: servers, the N servers themselves on the map's schedule, the area under their queues over their arrivals; board, the particle map, N servers drawn each period from the map's image, the map's mean time in system at its boards), ± its standard error over runs that did not tip",
 			"border: τ_{c+1} − T, the node's distance to its window's end; border_sd its standard deviation at N (linear noise); cross_per_period: P(the end falls before T) in one period",
 		},
 	}

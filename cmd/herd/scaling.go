@@ -18,7 +18,7 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "scaling", "scaling [bracket flags] [--from BRACKETS.csv]")
 	f := addBracketFlags(fs)
 	from := fs.String("from", "", "fit the brackets in FILE (herd bracket --format csv output) instead of running them")
-	predict := fs.Bool("predict", false, "also predict the edge at each N from the model, with the brackets' dispatchers, load, sizes, run length, start, detector and seed (the particle map, meanfield.FiniteEdge; go doc herd/meanfield, §8): columns predicted_*, and on --plot a line through the predictions with their 95% interval; tens of thousands of refresh-map applications per N; with --from, give --sizes as the brackets were run (their table does not record them)")
+	predict := fs.Bool("predict", false, "also predict the edge at each N from the model, with the brackets' dispatchers, load, sizes, run length, start, detector and seed (the particle runs, meanfield.FiniteEdge: the servers' runs for phase-type sizes, the particle map for exponential ones; go doc herd/meanfield, §8): columns predicted_*, and on --plot a line through the predictions with their 95% interval; tens of thousands of refresh-map applications per N; with --from, give --sizes as the brackets were run (their table does not record them)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func addPredictions(t *table.Table, results []compare.BracketResult, preds []com
 	t.Columns = append(t.Columns, table.Column{Name: "predicted_scaled", Digits: 4}, table.Column{Name: "predicted_lower", Digits: 4},
 		table.Column{Name: "predicted_upper", Digits: 4}, table.Column{Name: "predicted_widths", Digits: 3},
 		table.Column{Name: "predict_seconds", Digits: 3})
-	t.Notes = append(t.Notes, "predicted_scaled: T(1−λ)² at which a run from the empty board tips within the brackets' run length with probability ½ at that N, from the model (the particle map with the brackets' detector and seed; nothing fitted to the brackets); [predicted_lower, predicted_upper] its 95% interval; predicted_widths: its distance outside the bracket in bracket widths (0 inside)")
+	t.Notes = append(t.Notes, "predicted_scaled: T(1−λ)² at which a run from the empty board tips within the brackets' run length with probability ½ at that N, from the model (the particle runs, servers' for phase-type sizes and the particle map's for exponential ones, with the brackets' detector and seed; nothing fitted to the brackets); [predicted_lower, predicted_upper] its 95% interval; predicted_widths: its distance outside the bracket in bracket widths (0 inside)")
 	var first error
 	for i := range t.Rows {
 		if i >= len(preds) {
