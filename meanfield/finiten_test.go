@@ -362,6 +362,27 @@ func TestFiniteEdgeKnownAnswer(t *testing.T) {
 	}
 }
 
+// TestFiniteEdgeKnownAnswerH2 is the same with h2:4 sizes, on the
+// servers' runs (ParticlesAuto's choice there) at k = 5, λ = 0.8, N = 25:
+// herd bracket (--servers 25,100 --dispatchers 5 --load 0.8 --sizes h2:4,
+// seed 1, 6 runs of 1,000 refreshes) brackets the edge at T(1−λ)² ∈
+// [13.4806, 14.2141] (the map's own edge 10.79125). About 6 s on two
+// cores.
+func TestFiniteEdgeKnownAnswerH2(t *testing.T) {
+	t.Parallel()
+	const lo, hi = 13.4806, 14.2141
+	r, err := FiniteEdge(FiniteEdgeSettings{Dispatchers: 5, Load: 0.8, Service: H2Service(4), Servers: 25, ModelScaled: 10.791245876606496, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != Found {
+		t.Fatalf("status %v", r.Status)
+	}
+	if w := hi - lo; r.Scaled < lo-w || r.Scaled > hi+w {
+		t.Errorf("predicted edge %.4f [%.4f, %.4f], bracket [%.4f, %.4f] ± one width %.3f", r.Scaled, r.Lower, r.Upper, lo, hi, w)
+	}
+}
+
 // TestParticleMapsReuse checks that a worker's map set, kept from run to
 // run and from period to period (particleMaps), is pure memoisation: a run
 // on a set that has already run at another period and with another seed
