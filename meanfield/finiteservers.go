@@ -175,19 +175,13 @@ func (f *serverFleet) period(l float64, counted bool) (area, arrivals float64) {
 		f.tau = append(f.tau, t)
 	}
 	windows := len(f.tau) - 1
+	buf := f.arr[:0]
+	for range f.k {
+		buf = append(buf, 0)
+	}
+	f.arr = buf
 	for j := range f.srv {
 		s := f.srv[j]
-		arr := f.arr[:0]
-		for v := s.q; v < windows; v++ {
-			lo, w := f.tau[v], f.tau[v+1]-f.tau[v]
-			for range f.k {
-				if a := lo + rng.Float64()*w; a < T {
-					arr = append(arr, a)
-				}
-			}
-		}
-		slices.Sort(arr)
-		f.arr = arr
 		now := 0.0
 		// serve runs the server from now to t.
 		serve := func(t float64) {
@@ -209,17 +203,34 @@ func (f *serverFleet) period(l float64, counted bool) (area, arrivals float64) {
 			}
 			now = t
 		}
-		for _, a := range arr {
-			serve(a)
-			s.q++
-			if s.q == 1 {
-				s.left = phaseSample(&f.ph, rng)
+		// The windows from the server's board on, in order, each with its
+		// k arrivals sorted; those after T are not made, and the window T
+		// cuts is the last.
+		for v := s.q; v < windows; v++ {
+			lo, w := f.tau[v], f.tau[v+1]-f.tau[v]
+			for i := range buf {
+				a := lo + rng.Float64()*w
+				for i > 0 && buf[i-1] > a {
+					buf[i] = buf[i-1]
+					i--
+				}
+				buf[i] = a
+			}
+			for _, a := range buf {
+				if a >= T {
+					break
+				}
+				serve(a)
+				s.q++
+				if s.q == 1 {
+					s.left = phaseSample(&f.ph, rng)
+				}
+				if counted {
+					arrivals++
+				}
 			}
 		}
 		serve(T)
-		if counted {
-			arrivals += float64(len(arr))
-		}
 		f.srv[j] = s
 	}
 	return area, arrivals
@@ -230,8 +241,13 @@ func (f *serverFleet) period(l float64, counted bool) (area, arrivals float64) {
 // ends with probability exit_i/out_i or moves on as S_ij/out_i says.
 func phaseSample(ph *phaseType, rng *rand.Rand) float64 {
 	i := 0
-	for u := rng.Float64(); i+1 < ph.n && u >= ph.alpha[i]; i++ {
-		u -= ph.alpha[i]
+	if ph.n > 1 {
+		for u := rng.Float64(); i+1 < ph.n && u >= ph.alpha[i]; i++ {
+			u -= ph.alpha[i]
+		}
+	}
+	if len(ph.moves) == 0 {
+		return rng.ExpFloat64() / ph.out[i] // no phase changes: the job ends
 	}
 	t := 0.0
 	for {
