@@ -41,6 +41,8 @@ type edgeOutput struct {
 	// --seed, --particles).
 	servers []int
 	finiteRun
+	// modelEdge is --model-edge: the map's edge as given (0: computed).
+	modelEdge float64
 	// checkpoint is --checkpoint FILE ("": none), checkpointEvery
 	// --checkpoint-every, checkpointArgs the command it is for.
 	checkpoint      string
@@ -124,6 +126,7 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	servers := serversList(fs, "", "integers in [2, 1e9]: instead of the map's edge, the edge at each N servers for herd bracket's start, detector and run length (--refreshes; the particle runs, --particles; go doc herd/meanfield, §8; the map's edge computed once for all N); not given: N → ∞")
 	fr := addFiniteRunFlags(fs, "the edge is where a run from the empty board tips within them with probability ½ (as herd bracket --refreshes)",
 		6, "per probed period (as herd bracket --runs; more runs narrow the prediction's interval)")
+	modelEdge := fs.Float64("model-edge", 0, fmt.Sprintf("with --servers at one --dispatchers and --load: the refresh map's edge T_edge(1−λ)² there, if already known (herd edge's edge_scaled, herd bracket's model_scaled): the search starts from it and model_scaled reports it; 0 computes it (minutes with phase-type --sizes); in [0, %g]", float64(maxModelEdge)))
 	cpFlags := addCheckpointFlags(fs)
 	method := fs.String("method", methodAuto, fmt.Sprintf("exact (the refresh map's search), expansion (the heavy-traffic expansion x*(k) + c₁(1−λ) + c₂(1−λ)², an approximation with an error estimate, λ > %g) or auto (exact up to λ = %g, the expansion above)", compare.ExpansionLoads[2], autoExactMax))
 	if err := parse(fs, args); err != nil {
@@ -161,6 +164,17 @@ func parseEdge(e *env, args []string) ([]meanfield.EdgeSettings, edgeOutput, err
 	}
 	if o.loads, err = floatList("load", *load, modelLoad, modelLoadWant); err != nil {
 		return nil, o, err
+	}
+	if fs.Changed("model-edge") {
+		switch {
+		case len(o.servers) == 0:
+			return nil, o, usagef("--model-edge needs --servers (it is the finite fleets' starting point)")
+		case len(o.ks) != 1 || len(o.loads) != 1:
+			return nil, o, usagef("--model-edge needs one --dispatchers and one --load, not %d and %d", len(o.ks), len(o.loads))
+		case !(*modelEdge >= 0) || *modelEdge > maxModelEdge:
+			return nil, o, usagef("--model-edge %v: want 0 (compute it) or a number in (0, %g] (T(1−λ)²)", *modelEdge, float64(maxModelEdge))
+		}
+		o.modelEdge = *modelEdge
 	}
 	if err := checkPlotPath(*plotFile); err != nil {
 		return nil, o, err
@@ -692,6 +706,9 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		},
 	}
 	addSizes(t, o.base.Service, false)
+	if o.modelEdge > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("model_scaled = %g is --model-edge as given, not computed", o.modelEdge))
+	}
 	type cell struct {
 		j, n int // the (k, λ) of settings[j], N
 	}
@@ -721,7 +738,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 			break
 		}
 		if i == 0 || cells[i-1].j != c.j {
-			model, modelMaps = 0, 0
+			model, modelMaps = o.modelEdge, 0
 		}
 		kind := o.particles.Resolve(s.Service, c.n).String()
 		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,

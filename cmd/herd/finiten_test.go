@@ -321,6 +321,20 @@ func TestFiniteRunFlags(t *testing.T) {
 		checkFiniteJSON(t, js, finitePointColumns, map[string]any{"particles": c.meta},
 			map[string]float64{"response_particle": f.Response, "response_particle_se": f.ResponseSE})
 	}
+	// --model-edge: FiniteEdge from the edge given, said in a note.
+	margs := []string{"edge", "--dispatchers", "5", "--load", "0.8", "--servers", "14", "--runs", "3", "--refreshes", "50", "--model-edge", "3.2", "--format", "json"}
+	mjs, errs, code := herd(t, margs...)
+	if code != 0 {
+		t.Fatalf("herd %v: exit %d: %s", margs, code, errs)
+	}
+	m, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: 5, Load: 0.8, Servers: 14, Replications: 3, Refreshes: 50, Seed: 1, Workers: 2, ModelScaled: 3.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiniteJSON(t, mjs, finiteEdgeColumns, nil, map[string]float64{"model_scaled": 3.2, "edge_scaled": m.Scaled, "maps": float64(m.Maps)})
+	if !strings.Contains(mjs, "model_scaled = 3.2 is --model-edge as given") {
+		t.Errorf("--model-edge: no note says the model edge was given:\n%s", mjs)
+	}
 	eout, errs, code := herd(t, "edge", "--dispatchers", "5", "--load", "0.8", "--servers", "14,200000", "--runs", "3", "--refreshes", "50", "--format", "csv")
 	if rows := csvRows(t, eout); code != 0 || len(rows) != 2 || rows[0]["particles"] != "board" || rows[1]["particles"] != "board" {
 		t.Errorf("herd edge --servers 14,200000: exit %d (%s), rows %v; want the particles column board, board", code, errs, rows)
@@ -345,6 +359,11 @@ func TestFiniteRunFlags(t *testing.T) {
 		{finiteArgs(0, "--servers", "10", "--particles", ""), "--particles is empty"},
 		{finiteArgs(0, "--servers", "10,100001", "--particles", "servers"), "--particles servers runs at most 100,000 servers, not --servers 100001"},
 		{finiteArgs(1, "--servers", "100001", "--particles", "servers"), "--particles servers runs at most 100,000 servers, not --servers 100001"},
+		{finiteArgs(0, "--model-edge", "3"), "--model-edge needs --servers"},
+		{[]string{"edge", "--dispatchers", "2,3", "--load", "0.8", "--servers", "10", "--model-edge", "3"}, "--model-edge needs one --dispatchers and one --load, not 2 and 1"},
+		{finiteArgs(0, "--servers", "10", "--model-edge", "1001"), "--model-edge 1001: want 0 (compute it) or a number in (0, 1000]"},
+		{finiteArgs(0, "--servers", "10", "--model-edge", "NaN"), "--model-edge NaN: want 0"},
+		{finiteArgs(0, "--servers", "10", "--model-edge", ""), `invalid argument "" for "--model-edge"`},
 	}
 	for _, c := range bad {
 		out, errs, code := herd(t, c.args...)
