@@ -1,6 +1,7 @@
 package meanfield
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -52,4 +53,45 @@ func BenchmarkFiniteEdge(b *testing.B) {
 // map is made by the run.
 func particleRun(r Refresh, N int, rng *rand.Rand, runs int, theta float64, start []float64, response bool, stop func() bool) (tipAt, maps int, resp float64, err error) {
 	return new(particleMaps).run(r, N, rng, runs, theta, start, response, stop)
+}
+
+// BenchmarkFleetPeriod times one refresh period of the two particle runs
+// (package doc, §8.6) with h2:4 sizes at k = 10, λ = 0.9,
+// T(1−λ)² = 30.2 (T = 3,020), from 50 periods on (the fleet balanced):
+// the servers' runs at N = 100, 400 and 1,600 (about N·λ·T = 272,000 jobs
+// a period at N = 100) and the particle map, whose period is one
+// phase-type map at any N (and the draws; each op a run from the empty
+// board). On two busy cores, 2026-12-07: servers 9–17, 37–57 and
+// 205–226 ms, the particle map 14–20 ms. Select it with
+// -bench 'FleetPeriod'.
+func BenchmarkFleetPeriod(b *testing.B) {
+	r := Refresh{Dispatchers: 10, Load: 0.9, Period: 30.2 / 0.01, Service: H2Service(4)}
+	for _, n := range []int{100, 400, 1600} {
+		b.Run(fmt.Sprintf("servers_n%d", n), func(b *testing.B) {
+			f := newServerFleet(r, n, rand.New(rand.NewPCG(1, 2)))
+			for range 50 {
+				f.period(r.Load, false)
+			}
+			for b.Loop() {
+				f.period(r.Load, false)
+			}
+			b.ReportMetric(f.mean(), "board_mean")
+		})
+	}
+	b.Run("board_n100", func(b *testing.B) {
+		const warm = 50
+		pm := new(particleMaps)
+		theta := max(3/(1-r.Load), 0.1*r.Period)
+		start := r.Service.Lift(BoardEmpty())
+		if _, _, _, err := pm.run(r, 100, rand.New(rand.NewPCG(1, 2)), warm, theta, start, false, nil); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			// A run of warm+1 periods on the maps kept from the first.
+			if _, _, _, err := pm.run(r, 100, rand.New(rand.NewPCG(1, 2)), warm+1, theta, start, false, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N*(warm+1)), "ms/period")
+	})
 }
