@@ -572,20 +572,26 @@
 // which keep the servers, predict at N = 25: 5.108, 4.979, 14.265,
 // 14.776, 14.733, 34.182, 35.733 (k, λ = 3, 0.9; 3, 0.95; 5, 0.8; 5, 0.9;
 // 5, 0.95; 10, 0.8; 10, 0.9), all inside herd bracket's or within 0.73 of
-// its width; at N = 100: 4.267, 4.236, 12.074, 12.568, 12.766, 28.531 and
-// 30.288 (with 48 runs 30.002, [29.855, 30.149]), inside the bracket in
-// all but k = 5, λ = 0.95 (1.41 widths above [12.510, 12.616]) and, with
-// 6 runs, k = 10, λ = 0.9; at N = 400: 4.000, 4.002, 11.292 (k = 3,
-// λ = 0.9, 0.95; k = 5, λ = 0.8), inside, and 26.870 at k = 10, λ = 0.8,
-// 1.52 widths below [26.931, 26.972]. Those two brackets are narrower than
-// what 6 runs a point can place: each ends on one point where all 6 runs
-// tipped between points where fewer did (herd sim at k = 10, λ = 0.8,
-// N = 400 tips in 2 of 6 at 26.851, 6 of 6 at 26.931, 1 of 6 at 26.972
-// and 2 of 4 at 27.012; at k = 5, λ = 0.95, N = 100 in 3 of 5 at 12.440,
-// 6 of 6 at 12.510, 2 of 3 at 12.581 and 1 of 6 at 12.616). With 6 runs
-// the servers' runs lie above the bracket's middle in 12 of 18 cells, by
-// 0.76 of their own standard errors on average. The shift from the
-// map's edge scales as N^(−1/2): at k = 5, λ = 0.9, 2.899 (map), 4.007,
+// its width; at N = 100: 4.267, 4.236, 12.074, 12.568, 28.531, inside,
+// 12.766 at k = 5, λ = 0.95 (1.41 widths above [12.510, 12.616]; with 24
+// runs 12.671, [12.575, 12.767], 0.52 widths) and 30.288 at k = 10,
+// λ = 0.9 (3.2 widths above [29.940, 30.023]; with 48 runs 30.002,
+// [29.855, 30.149], inside); at N = 400: 4.000, 4.002, 11.292, 28.127
+// (k = 3, λ = 0.9, 0.95; k = 5, λ = 0.8; k = 10, λ = 0.9), inside, and
+// 26.870 at k = 10, λ = 0.8, 1.52 widths below [26.931, 26.972]. Brackets
+// that narrow are narrower than 6 runs a point can place: each of these
+// three ends on one point where all 6 runs tipped between points where
+// fewer did (herd sim at k = 10, λ = 0.8, N = 400 tips in 2 of 6 at
+// 26.851, 6 of 6 at 26.931, 1 of 6 at 26.972 and 2 of 4 at 27.012; at
+// k = 5, λ = 0.95, N = 100 in 3 of 5 at 12.440, 6 of 6 at 12.510, 2 of 3
+// at 12.581 and 1 of 6 at 12.616). Asked directly, herd sim agrees with
+// the predictions: with 48 runs at the predicted period it tips in 22 of
+// 48 at k = 10, λ = 0.8, N = 400, T(1−λ)² = 26.870, and in 23 of 48 at
+// k = 5, λ = 0.95, N = 100, T(1−λ)² = 12.671 (½ lies in both binomial
+// 95% intervals). With 6 runs the servers' runs lie above the bracket's
+// middle in 13 of 19 cells, by 0.76 of their own standard errors on
+// average. The shift from the map's edge scales as N^(−1/2) (exponential
+// sizes): at k = 5, λ = 0.9, 2.899 (map), 4.007,
 // 3.325, 3.080 at N = 25, 100, 400 against brackets [3.832, 4.077],
 // [3.225, 3.370], [3.044, 3.117], and 2.983 at N = 1,600 against
 // [2.935, 3.008]. Response, below the finite edge at N = 25 and 100 (k = 5,
@@ -603,6 +609,17 @@
 // against plain mean field's −0.10, −0.23, −0.22 and −0.10 (2.7, 3.5, 1.4
 // and 1.2 times smaller), and at N = 25 5.0–7.6 times smaller where no
 // simulator run tipped; the 1/N series is further than mean field in all.
+// The servers' runs, the default there, err by −0.05, −0.09, −0.09 and
+// +0.05 (1.9, 2.6, 2.4 and 2.1 times less than mean field) and at N = 25
+// by −0.11, −0.25 and −0.06 (3.1, 2.7 and 11 times less). With
+// exponential sizes they do no better than the particle map (seed 1, 8
+// runs, N = 100; errors against herd sim, the particle map's in
+// brackets, mean field's after): k = 5, λ = 0.8, T = 120: −0.006
+// (−0.014), −0.055; k = 5, λ = 0.9, T = 470: +0.009 (+0.003), −0.092;
+// k = 5, λ = 0.95, T = 2,000: −0.059 (−0.074), −0.106; k = 3, λ = 0.9,
+// T = 200: −0.029 (−0.049), −0.055; k = 10, λ = 0.9, T = 1,000: +0.004
+// (+0.002), +0.058. Both are threefold better than mean field at three of
+// these five and not at k = 5, λ = 0.95 or k = 3, λ = 0.9.
 // What the particle map lacks lies inside
 // the period, and it is not the dispatchers leaving lock-step (two of
 // them part by about √(2kT/(λN)), 7 mean service times at k = 5, λ = 0.9,
