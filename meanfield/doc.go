@@ -530,8 +530,8 @@
 // (TestServerFleetPeriodLaw: the board of 200,000 servers after one and
 // two periods against the map's image, χ²). A period costs about N·λ·T
 // jobs against one map for the particle map: with h2:4 sizes at k = 10,
-// λ = 0.9, T = 3,020 (BenchmarkFleetPeriod, two busy cores) 9–17, 37–57
-// and 205–226 ms at N = 100, 400 and 1,600 against 14–20 ms, so an edge
+// λ = 0.9, T = 3,020 (BenchmarkFleetPeriod, two idle cores) 10.0, 37.1
+// and 153 ms at N = 100, 400 and 1,600 against 10.8 ms, so an edge
 // at N = 1,600 takes hours where the particle map's takes minutes (at
 // k = 5, λ = 0.9, N = 1,600 the particle map's 11.487 lies inside herd
 // bracket's [11.431, 11.537], the one h2:4 cell at that N); with
@@ -578,9 +578,9 @@
 // 12.766 at k = 5, λ = 0.95 (1.41 widths above [12.510, 12.616]; with 24
 // runs 12.671, [12.575, 12.767], 0.52 widths) and 30.288 at k = 10,
 // λ = 0.9 (3.2 widths above [29.940, 30.023]; with 48 runs 30.002,
-// [29.855, 30.149], inside); at N = 400: 4.000, 4.002, 11.292, 11.780,
-// 28.127 (k = 3, λ = 0.9, 0.95; k = 5, λ = 0.8, 0.95; k = 10, λ = 0.9),
-// inside, and
+// [29.855, 30.149], inside); at N = 400: 4.000, 4.002, 11.292, 11.761,
+// 11.780, 28.127 (k = 3, λ = 0.9, 0.95; k = 5, λ = 0.8, 0.9, 0.95;
+// k = 10, λ = 0.9), inside, and
 // 26.870 at k = 10, λ = 0.8, 1.52 widths below [26.931, 26.972]. Brackets
 // that narrow are narrower than 6 runs a point can place: each of these
 // three ends on one point where all 6 runs tipped between points where
@@ -592,7 +592,7 @@
 // 48 at k = 10, λ = 0.8, N = 400, T(1−λ)² = 26.870, and in 23 of 48 at
 // k = 5, λ = 0.95, N = 100, T(1−λ)² = 12.671 (½ lies in both binomial
 // 95% intervals). With 6 runs the servers' runs lie above the bracket's
-// middle in 14 of 20 cells, by 0.74 of their own standard errors on
+// middle in 14 of 21 cells, by 0.70 of their own standard errors on
 // average. The shift from the map's edge scales as N^(−1/2) (exponential
 // sizes): at k = 5, λ = 0.9, 2.899 (map), 4.007,
 // 3.325, 3.080 at N = 25, 100, 400 against brackets [3.832, 4.077],
