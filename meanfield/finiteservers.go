@@ -88,9 +88,6 @@ func serverRun(r Refresh, N int, rng *rand.Rand, runs int, theta float64, respon
 	if err := r.Validate(); err != nil {
 		return 0, math.NaN(), err
 	}
-	if N < 2 || N > ServerParticlesMaxN {
-		return 0, math.NaN(), fmt.Errorf("meanfield: finite fleet: the servers' runs take N in [2, %d], not %d", ServerParticlesMaxN, N)
-	}
 	f := newServerFleet(r, N, rng)
 	lam := r.Load
 	sd := math.Sqrt(1 / (lam * float64(N) * r.Period))
@@ -126,7 +123,7 @@ type serverFleet struct {
 	ph  phaseType
 	rng *rand.Rand
 	srv []serverState
-	// scratch: F(v), the windows' starts, one server's arrivals
+	// scratch: F(v), the windows' starts, one window's arrivals
 	cum, tau, arr []float64
 }
 
@@ -175,11 +172,8 @@ func (f *serverFleet) period(l float64, counted bool) (area, arrivals float64) {
 		f.tau = append(f.tau, t)
 	}
 	windows := len(f.tau) - 1
-	buf := f.arr[:0]
-	for range f.k {
-		buf = append(buf, 0)
-	}
-	f.arr = buf
+	f.arr = slices.Grow(f.arr[:0], f.k)[:f.k]
+	buf := f.arr
 	for j := range f.srv {
 		s := f.srv[j]
 		now := 0.0
