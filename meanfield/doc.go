@@ -505,7 +505,8 @@
 // constancy is an assumption (a run's first periods, spent leaving the
 // empty board, tip more often). Nothing in it is fitted to brackets.
 //
-// The servers' runs (Particles; the default for phase-type sizes up to
+// The servers' runs (Particles; FiniteEdge's default for phase-type
+// sizes and FiniteMean's at any sizes, up to
 // N = 10⁵). Forgetting the class is harmless with exponential sizes and
 // not with hyperexponential ones, where it makes runs tip too readily.
 // Measured at k = 3, λ = 0.9, N = 100, runs of 1,000 refreshes from the
@@ -519,16 +520,29 @@
 // 4.26, 4.30 and 4.36 with other seeds: 55 and 71 of 144 tipped; over
 // both samples 83 and 117 of 240, z = 3.1 by the two-proportion test). With exponential sizes (24 runs at 1.0 … 1.4)
 // keeping and forgetting tip alike: 24 and 24 at 1.0, 21 and 20 at 1.1, 0
-// and 2 at 1.2, none above. The servers' runs are that diagnostic
-// (serverRun): each period the board is the servers' queues, the load
-// λ(1 + ε_n) as above (not rounded), the windows the map's (§2), and a
-// server whose board is b receives k jobs in every window v ≥ b at
-// independent uniform times on it, none after T, and serves them in
-// order, sizes drawn from the phase-type law; the servers are independent
-// given the board, as in the particle map, and every other assumption is
-// the particle map's. One period of one server moves by the map's law
-// (TestServerFleetPeriodLaw: the board of 200,000 servers after one and
-// two periods against the map's image, χ²). A period costs about N·λ·T
+// and 2 at 1.2, none above. The servers' runs keep the servers and, in
+// place of the period-wide load noise, give each dispatcher its own
+// clock (serverRun, serverFleet.period): each period the board is the
+// servers' queues, n_v the number of them at most v; each dispatcher's
+// sends are a Poisson stream of rate λN/k, and its window v, in which
+// each of the n_v servers at most v receives one of its jobs (the water
+// filling of §2), lasts as long as its stream takes to make n_v sends, a
+// Gamma(n_v, λN/k) time of mean W_v = k·F(v)/λ; a server whose board is
+// b receives from each dispatcher one job in each of its windows v ≥ b,
+// one of the window's sends chosen at random (its end with probability
+// 1/n_v, else uniform on it), none after T, and serves its jobs in
+// order, sizes drawn from the phase-type law. So the period's arrival
+// count, the windows' own lengths and the dispatchers' drifting apart
+// (the two effects inside the period below) are the Poisson streams',
+// and the assumptions left are the water filling itself (each dispatcher
+// sends to the servers lowest on the board plus its own tally) and the
+// servers' independence given the board and the clocks (a window's sends
+// go to its servers without replacement). On the map's windows in
+// lock-step (every window W_v, uniform times) one period moves a server
+// by the map's law (TestServerFleetPeriodLaw: the board of 200,000
+// servers after one and two periods against the map's image, χ²); on the
+// clocks the arrivals per period are Poisson(λNT) in mean and variance
+// (TestServerFleetClocks). A period costs about N·λ·T
 // jobs against one map for the particle map: with h2:4 sizes at k = 10,
 // λ = 0.9, T = 3,020 (BenchmarkFleetPeriod, two idle cores) 10.0, 37.1
 // and 153 ms at N = 100, 400 and 1,600 against 10.8 ms, so an edge

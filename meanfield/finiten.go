@@ -1216,8 +1216,8 @@ type FiniteEdgeResult struct {
 // that carries the period's arrival count, so the run keeps the map's exact
 // nonlinear drift across its pieces and the noise of (8.2) (with every
 // server forgetting its class), or, as Particles chooses (the default for
-// phase-type sizes), runs the N servers themselves on the map's schedule,
-// each keeping its state (serverRun). At each period Replications runs are made
+// phase-type sizes), runs the N servers themselves, each keeping its
+// state, each dispatcher on its own clock (serverRun). At each period Replications runs are made
 // from the empty board, provided the map itself reaches a balanced state
 // from it there (a period where it does not counts as tipped, with no
 // run). The scan starts 1%
@@ -1522,7 +1522,7 @@ type FiniteRun struct {
 	// Workers is the number of runs computed at once, in [0, 64]; zero
 	// means 1. The result does not depend on it.
 	Workers int
-	// Particles chooses the runs, as FiniteEdgeSettings.Particles does.
+	// Particles chooses the runs (ParticlesAuto: Particles.ResolveMean).
 	Particles Particles
 	// Stop is polled as FiniteEdgeSettings.Stop is.
 	Stop func() bool `json:"-"`
@@ -1582,7 +1582,8 @@ func FiniteMean(f FiniteN, run FiniteRun) (FiniteMeanResult, error) {
 	f = f.withDefaults()
 	r := f.Refresh
 	es := FiniteEdgeSettings{Dispatchers: r.Dispatchers, Load: r.Load, Service: r.Service, Servers: f.Servers,
-		Refreshes: run.Periods, Replications: run.Replications, Seed: run.Seed, Workers: run.Workers, Particles: run.Particles, Stop: run.Stop}
+		Refreshes: run.Periods, Replications: run.Replications, Seed: run.Seed, Workers: run.Workers,
+		Particles: run.Particles.ResolveMean(f.Servers), Stop: run.Stop}
 	// The runs' seeds are keyed by the period, a setting, not by anything
 	// the maps compute, so they do not change when the maps' rounding does.
 	p, err := particlePoint(es, r, r.Period, true, newParticleMapSets(run.Workers), &out.Stats)

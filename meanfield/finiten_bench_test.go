@@ -70,10 +70,10 @@ func BenchmarkFleetPeriod(b *testing.B) {
 		b.Run(fmt.Sprintf("servers_n%d", n), func(b *testing.B) {
 			f := newServerFleet(r, n, rand.New(rand.NewPCG(1, 2)))
 			for range 50 {
-				f.period(r.Load, false)
+				f.period(false)
 			}
 			for b.Loop() {
-				f.period(r.Load, false)
+				f.period(false)
 			}
 			b.ReportMetric(f.mean(), "board_mean")
 		})

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Particles chooses how FiniteEdge and FiniteMean run a fleet of N servers
@@ -12,16 +14,17 @@ import (
 type Particles int
 
 const (
-	// ParticlesAuto is the servers' runs for phase-type sizes at N up to
-	// ServerParticlesMaxN, and the board's otherwise.
+	// ParticlesAuto is the servers' runs up to ServerParticlesMaxN servers
+	// for FiniteMean at any sizes and for FiniteEdge with phase-type
+	// sizes, and the particle map otherwise (Resolve, ResolveMean).
 	ParticlesAuto Particles = iota
 	// ParticlesBoard is the particle map: each period the next board is
 	// the empirical law of N independent draws from the map's image F(x)
 	// (a server forgets its class in one period).
 	ParticlesBoard
-	// ParticlesServers runs the N servers themselves on the map's
-	// schedule: each keeps its queue and its job in service from one
-	// period to the next (serverRun).
+	// ParticlesServers runs the N servers themselves, each dispatcher
+	// filling the water on its own clock: each server keeps its queue and
+	// its job in service from one period to the next (serverRun).
 	ParticlesServers
 )
 
@@ -52,13 +55,31 @@ func (p Particles) String() string {
 	return fmt.Sprintf("Particles(%d)", int(p))
 }
 
-// Resolve returns the kind run at N servers with sizes svc: p itself
-// unless it is ParticlesAuto.
+// Resolve returns the kind FiniteEdge runs at N servers with sizes svc:
+// p itself unless it is ParticlesAuto, which is the servers' runs for
+// phase-type sizes up to ServerParticlesMaxN (the particle map, which
+// forgets a server's class, tips too readily there) and the particle map
+// for exponential sizes (as close to the simulator's brackets, at one map
+// a period at any N).
 func (p Particles) Resolve(svc Service, N int) Particles {
 	if p != ParticlesAuto {
 		return p
 	}
 	if svc.PhaseCount() > 1 && N <= ServerParticlesMaxN {
+		return ParticlesServers
+	}
+	return ParticlesBoard
+}
+
+// ResolveMean returns the kind FiniteMean runs at N servers: p itself
+// unless it is ParticlesAuto, which is the servers' runs up to
+// ServerParticlesMaxN at any sizes (the response needs the dispatchers'
+// clocks, §8.6) and the particle map above.
+func (p Particles) ResolveMean(N int) Particles {
+	if p != ParticlesAuto {
+		return p
+	}
+	if N <= ServerParticlesMaxN {
 		return ParticlesServers
 	}
 	return ParticlesBoard
@@ -71,34 +92,25 @@ type serverState struct {
 	left float64
 }
 
-// serverRun is one run of the N servers on the map's schedule (package
-// doc, §8.6, the servers' runs), from the empty fleet, until it tips
-// (herd bracket's detector: board mean above theta for 5 periods in a
-// row; tipAt is that period, 0 when it never tips) or after runs periods.
-// Each period: the board is the servers' queues; the load is λ(1 + ε),
-// ε ~ N(0, 1/(λNT)) shared by all (the period's arrivals' surplus), kept
-// within [λ/2, (1+λ)/2] as the particle map keeps it; the windows are the
-// map's, τ_0 = 0, W_v = k·F(v)/λ(1 + ε) (§2); a server whose board is b
-// receives k jobs in every window v ≥ b, at independent uniform times on
-// it, none after T, and serves them in order, sizes drawn from svc. With
-// response, resp is the time in system by Little's law, the area under
-// the queues over the arrivals, from the periods after the first tenth
-// (NaN when the run tipped).
+// serverRun is one run of the N servers on the dispatchers' clocks
+// (package doc, §8.6, the servers' runs), from the empty fleet, until it
+// tips (herd bracket's detector: board mean above theta for 5 periods in a
+// row; tipAt is that period, 0 when it never tips) or after runs periods
+// (serverFleet.period). With response, resp is the time in system by
+// Little's law, the area under the queues over the arrivals, from the
+// periods after the first tenth (NaN when the run tipped).
 func serverRun(r Refresh, N int, rng *rand.Rand, runs int, theta float64, response bool, stop func() bool) (tipAt int, resp float64, err error) {
 	if err := r.Validate(); err != nil {
 		return 0, math.NaN(), err
 	}
 	f := newServerFleet(r, N, rng)
-	lam := r.Load
-	sd := math.Sqrt(1 / (lam * float64(N) * r.Period))
 	var area, arrivals float64
 	above := 0
 	for i := 1; i <= runs; i++ {
 		if stop != nil && stop() {
 			return 0, math.NaN(), fmt.Errorf("meanfield: finite fleet: %w", ErrStopped)
 		}
-		l := min(max(lam*(1+sd*rng.NormFloat64()), lam/2), (1+lam)/2)
-		a, n := f.period(l, response && i > runs/10)
+		a, n := f.period(response && i > runs/10)
 		area += a
 		arrivals += n
 		if f.mean() > theta {
@@ -118,18 +130,25 @@ func serverRun(r Refresh, N int, rng *rand.Rand, runs int, theta float64, respon
 
 // serverFleet is the fleet of serverRun.
 type serverFleet struct {
-	k   int
-	T   float64
-	ph  phaseType
-	rng *rand.Rand
-	srv []serverState
-	// scratch: F(v), the windows' starts, one window's arrivals
-	cum, tau, arr []float64
+	k    int
+	T, λ float64
+	ph   phaseType
+	rng  *rand.Rand
+	srv  []serverState
+	// lockStep gives every dispatcher the map's windows at load λ in place
+	// of its own clock (tests: one period then moves by the map's law).
+	lockStep bool
+	// scratch: the servers at most v on the board, each dispatcher's
+	// windows' starts, one server's arrivals
+	cnt []int
+	tau [][]float64
+	arr []float64
 }
 
-// newServerFleet returns N empty servers for r's k, T and sizes.
+// newServerFleet returns N empty servers for r's k, λ, T and sizes.
 func newServerFleet(r Refresh, N int, rng *rand.Rand) *serverFleet {
-	return &serverFleet{k: r.Dispatchers, T: r.Period, ph: r.Service.phaseType(), rng: rng, srv: make([]serverState, N)}
+	return &serverFleet{k: r.Dispatchers, T: r.Period, λ: r.Load, ph: r.Service.phaseType(), rng: rng,
+		srv: make([]serverState, N), tau: make([][]float64, r.Dispatchers)}
 }
 
 // mean returns the board's mean queue.
@@ -141,41 +160,93 @@ func (f *serverFleet) mean() float64 {
 	return m / float64(len(f.srv))
 }
 
-// period runs the fleet over one refresh period at load l and returns,
-// when counted, the area under its queues and its arrivals (else 0, 0).
-func (f *serverFleet) period(l float64, counted bool) (area, arrivals float64) {
+// period runs the fleet over one refresh period and returns, when
+// counted, the area under its queues and its arrivals (else 0, 0).
+//
+// The board is the servers' queues at the period's start, n_v the number
+// of servers on it at most v (N for v at or above the top). Each of the k
+// dispatchers fills the water (§2) on its own clock: its sends are a
+// Poisson stream of rate λN/k, and its window v, in which each of the n_v
+// servers at most v receives one of its jobs, lasts as long as the stream
+// takes to make n_v sends, a Gamma(n_v, λN/k) time (mean k·F(v)/λ, the
+// map's W_v), drawn window after window until its clock passes T. A server
+// whose board is b receives, from each dispatcher, one job in each of that
+// dispatcher's windows v ≥ b, none after T: one of the window's n_v sends
+// chosen at random, independently of the other servers, so at the
+// window's end with probability 1/n_v and else at a uniform time on it
+// (the Poisson stream's other n_v − 1 points in the window). It serves its
+// jobs in order, sizes drawn from the phase-type law. In lock-step (tests)
+// every window is the map's and the time uniform on it, as in §2.
+func (f *serverFleet) period(counted bool) (area, arrivals float64) {
 	T, N, rng := f.T, len(f.srv), f.rng
-	// The board: F(v), the share of servers at most v.
 	top := 0
 	for _, s := range f.srv {
 		top = max(top, s.q)
 	}
-	f.cum = slices.Grow(f.cum[:0], top+1)[:top+1]
-	clear(f.cum)
+	f.cnt = slices.Grow(f.cnt[:0], top+1)[:top+1]
+	clear(f.cnt)
 	for _, s := range f.srv {
-		f.cum[s.q]++
+		f.cnt[s.q]++
 	}
-	acc := 0.0
-	for v := range f.cum {
-		acc += f.cum[v]
-		f.cum[v] = acc / float64(N)
+	for v := 1; v <= top; v++ {
+		f.cnt[v] += f.cnt[v-1]
 	}
-	// The windows' starts τ_v for every window begun before T, and the
-	// end of the last.
-	f.tau = append(f.tau[:0], 0)
-	for v, t := 0, 0.0; t < T; v++ {
-		F := 1.0
-		if v < top {
-			F = f.cum[v]
+	// Each dispatcher's windows' starts, for every window begun before T,
+	// and the end of the last.
+	rate := f.λ * float64(N) / float64(f.k)
+	for d := range f.tau {
+		if f.lockStep && d > 0 {
+			f.tau[d] = append(f.tau[d][:0], f.tau[0]...)
+			continue
 		}
-		t += float64(f.k) * F / l
-		f.tau = append(f.tau, t)
+		tau := append(f.tau[d][:0], 0)
+		for v, t := 0, 0.0; t < T; v++ {
+			n := N
+			if v < top {
+				n = f.cnt[v]
+			}
+			switch {
+			case n == 0:
+			case f.lockStep:
+				t += float64(n) / rate
+			default:
+				t += distuv.Gamma{Alpha: float64(n), Beta: rate, Src: rng}.Rand()
+			}
+			tau = append(tau, t)
+		}
+		f.tau[d] = tau
 	}
-	windows := len(f.tau) - 1
-	f.arr = slices.Grow(f.arr[:0], f.k)[:f.k]
-	buf := f.arr
 	for j := range f.srv {
 		s := f.srv[j]
+		// The server's arrivals: from each dispatcher one in each of its
+		// windows from the server's board on, none after T.
+		arr := f.arr[:0]
+		for _, tau := range f.tau {
+			for v := s.q; v+1 < len(tau); v++ {
+				u := rng.Float64()
+				if !f.lockStep {
+					// One of the window's n sends, at random: the last
+					// (its end) with probability 1/n, else one of the
+					// n − 1 before it, uniform on the window.
+					n := float64(N)
+					if v < top {
+						n = float64(f.cnt[v])
+					}
+					if u *= n; u < 1 {
+						u = 1
+					} else {
+						u = (u - 1) / (n - 1)
+					}
+				}
+				a := tau[v] + u*(tau[v+1]-tau[v])
+				if a >= T {
+					break
+				}
+				arr = append(arr, a)
+			}
+		}
+		slices.Sort(arr)
+		f.arr = arr
 		now := 0.0
 		// serve runs the server from now to t.
 		serve := func(t float64) {
@@ -197,32 +268,15 @@ func (f *serverFleet) period(l float64, counted bool) (area, arrivals float64) {
 			}
 			now = t
 		}
-		// The windows from the server's board on, in order, each with its
-		// k arrivals sorted; those after T are not made, and the window T
-		// cuts is the last.
-		for v := s.q; v < windows; v++ {
-			lo, w := f.tau[v], f.tau[v+1]-f.tau[v]
-			for i := range buf {
-				a := lo + rng.Float64()*w
-				for i > 0 && buf[i-1] > a {
-					buf[i] = buf[i-1]
-					i--
-				}
-				buf[i] = a
+		for _, a := range arr {
+			serve(a)
+			s.q++
+			if s.q == 1 {
+				s.left = phaseSample(&f.ph, rng)
 			}
-			for _, a := range buf {
-				if a >= T {
-					break
-				}
-				serve(a)
-				s.q++
-				if s.q == 1 {
-					s.left = phaseSample(&f.ph, rng)
-				}
-				if counted {
-					arrivals++
-				}
-			}
+		}
+		if counted {
+			arrivals += float64(len(arr))
 		}
 		serve(T)
 		f.srv[j] = s

@@ -702,7 +702,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 			{Name: "edge_refresh", Digits: 5}, {Name: "hazard_fit"}, {Name: "hazard_slope", Digits: 3}, {Name: "points"}, {Name: "maps"},
 		},
 		Notes: []string{
-			"edge_scaled: T(1−λ)² at which a run from the empty board tips within " + groupThousands(o.refreshes) + " refreshes with probability ½ (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes), from a constant-hazard fit to the particle runs (particles: servers, the N servers themselves on the map's schedule, each keeping its queue and job in service; board, the particle map, the next board N independent draws from the map's image); [edge_lower, edge_upper] its 95% interval (the search's own bracket where hazard_fit is false); model_scaled: the map's edge (N → ∞); maps: the map's edge search (made once per dispatchers and load) and the row's particle runs",
+			"edge_scaled: T(1−λ)² at which a run from the empty board tips within " + groupThousands(o.refreshes) + " refreshes with probability ½ (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes), from a constant-hazard fit to the particle runs (particles: servers, the N servers themselves, each keeping its queue and job in service, each dispatcher filling the water on its own Poisson clock; board, the particle map, the next board N independent draws from the map's image at a noisy load); [edge_lower, edge_upper] its 95% interval (the search's own bracket where hazard_fit is false); model_scaled: the map's edge (N → ∞); maps: the map's edge search (made once per dispatchers and load) and the row's particle runs",
 		},
 	}
 	addSizes(t, o.base.Service, false)

@@ -285,11 +285,11 @@ func TestFiniteRunFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFiniteJSON(t, js, finitePointColumns, map[string]any{"periods": 40.0, "replications": 3.0, "seed": 5.0, "particles": "board"},
+	checkFiniteJSON(t, js, finitePointColumns, map[string]any{"periods": 40.0, "replications": 3.0, "seed": 5.0, "particles": "servers"},
 		map[string]float64{"response_particle": f.Response, "response_particle_se": f.ResponseSE, "particle_tipped": float64(f.Tipped)})
-	// --particles: auto runs the servers for h2 sizes and the board for
-	// exponential ones; each kind asked for is the API's, and the two
-	// differ.
+	// --particles: herd point's auto runs the servers at any sizes (herd
+	// edge's, tested below, the board for exponential ones); each kind
+	// asked for is the API's, and the two differ.
 	h2 := meanfield.Refresh{Dispatchers: 2, Load: 0.5, Period: 2, Service: meanfield.H2Service(4)}
 	for _, c := range []struct {
 		flag, sizes, meta string
@@ -297,6 +297,8 @@ func TestFiniteRunFlags(t *testing.T) {
 		r                 meanfield.Refresh
 	}{
 		{"auto", "h2:4", "servers", meanfield.ParticlesServers, h2},
+		{"auto", "exp", "servers", meanfield.ParticlesServers, meanfield.Refresh{Dispatchers: 2, Load: 0.5, Period: 2}},
+		{"board", "exp", "board", meanfield.ParticlesBoard, meanfield.Refresh{Dispatchers: 2, Load: 0.5, Period: 2}},
 		{"board", "h2:4", "board", meanfield.ParticlesBoard, h2},
 		{"servers", "exp", "servers", meanfield.ParticlesServers, meanfield.Refresh{Dispatchers: 2, Load: 0.5, Period: 2}},
 	} {

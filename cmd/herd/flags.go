@@ -107,7 +107,7 @@ func addFiniteRunFlags(fs *pflag.FlagSet, length string, defRuns int, per string
 		refreshes: fs.Int("refreshes", 1000, fmt.Sprintf("with --servers: refresh periods per particle run; %s; integer in [10, %d]", length, maxFiniteRefreshes)),
 		runs:      fs.Int("runs", defRuns, fmt.Sprintf("with --servers: independent particle runs %s, integer in [2, %d]", per, maxFiniteRuns)),
 		seed:      fs.Uint64("seed", 1, "with --servers: master seed of the particle runs; each run's seed is derived from it and the run's place in the computation"),
-		particles: fs.String("particles", "auto", fmt.Sprintf("with --servers: how the N servers run (go doc herd/meanfield, §8.6): servers (each keeps its queue and job in service from one refresh to the next, on the map's schedule; N ≤ %s), board (the particle map: each refresh the board is N independent draws from the map's image, so a server forgets its past; any N) or auto (servers for phase-type --sizes up to %[1]s servers, board otherwise)", groupThousands(meanfield.ServerParticlesMaxN))),
+		particles: fs.String("particles", "auto", fmt.Sprintf("with --servers: how the N servers run (go doc herd/meanfield, §8.6): servers (the N servers themselves, each keeping its queue and job in service from one refresh to the next, each dispatcher filling the water on its own Poisson clock; N ≤ %s), board (the particle map: each refresh the board is N independent draws from the map's image at a noisy load, so a server forgets its past; any N) or auto (up to %[1]s servers, servers for herd point at any --sizes and for herd edge with phase-type --sizes; board otherwise)", groupThousands(meanfield.ServerParticlesMaxN))),
 	}
 }
 

@@ -386,7 +386,7 @@ func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput)
 			{Key: "periods", Value: strconv.Itoa(o.refreshes)},
 			{Key: "replications", Value: strconv.Itoa(o.runs)},
 			{Key: "seed", Value: strconv.FormatUint(o.seed, 10)},
-			{Key: "particles", Value: o.particles.Resolve(o.svc, o.servers).String()},
+			{Key: "particles", Value: o.particles.ResolveMean(o.servers).String()},
 		},
 		Columns: []table.Column{
 			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "refresh", Exact: true}, {Name: "servers"},
@@ -397,7 +397,7 @@ func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput)
 			{Name: "cross_per_period", Digits: 3}, {Name: "spectral_radius", Digits: 3},
 		},
 		Notes: []string{
-			"board_mean, response_mean: mean field (N → ∞); *_refined: plus the 1/N term of the refined mean field, valid only while border_z is large (the fluctuation stays within the node's window); response_particle: the mean time in system of the particle runs at a noisy load (meta particles: servers, the N servers themselves on the map's schedule, the area under their queues over their arrivals; board, the particle map, N servers drawn each period from the map's image, the map's mean time in system at its boards), ± its standard error over runs that did not tip",
+			"board_mean, response_mean: mean field (N → ∞); *_refined: plus the 1/N term of the refined mean field, valid only while border_z is large (the fluctuation stays within the node's window); response_particle: the mean time in system of the particle runs (meta particles: servers, the N servers themselves, each dispatcher filling the water on its own Poisson clock, the area under their queues over their arrivals; board, the particle map, N servers drawn each period from the map's image, the map's mean time in system at its boards), ± its standard error over runs that did not tip",
 			"border: τ_{c+1} − T, the node's distance to its window's end; border_sd its standard deviation at N (linear noise); cross_per_period: P(the end falls before T) in one period",
 		},
 	}
