@@ -139,10 +139,10 @@ type serverFleet struct {
 	// of its own clock (tests: one period then moves by the map's law).
 	lockStep bool
 	// scratch: the servers at most v on the board, each dispatcher's
-	// windows' starts, one server's arrivals
-	cnt []int
-	tau [][]float64
-	arr []float64
+	// windows' starts, one server's next arrivals
+	cnt   []int
+	tau   [][]float64
+	heads []serverArrival
 }
 
 // newServerFleet returns N empty servers for r's k, λ, T and sizes.
@@ -219,34 +219,18 @@ func (f *serverFleet) period(counted bool) (area, arrivals float64) {
 	for j := range f.srv {
 		s := f.srv[j]
 		// The server's arrivals: from each dispatcher one in each of its
-		// windows from the server's board on, none after T.
-		arr := f.arr[:0]
-		for _, tau := range f.tau {
-			for v := s.q; v+1 < len(tau); v++ {
-				u := rng.Float64()
-				if !f.lockStep {
-					// One of the window's n sends, at random: the last
-					// (its end) with probability 1/n, else one of the
-					// n − 1 before it, uniform on the window.
-					n := float64(N)
-					if v < top {
-						n = float64(f.cnt[v])
-					}
-					if u *= n; u < 1 {
-						u = 1
-					} else {
-						u = (u - 1) / (n - 1)
-					}
-				}
-				a := tau[v] + u*(tau[v+1]-tau[v])
-				if a >= T {
-					break
-				}
-				arr = append(arr, a)
+		// windows from the server's board on, none after T, merged in
+		// time order (each dispatcher's are in order: a heap of their
+		// next ones).
+		h := f.heads[:0]
+		for d := range f.tau {
+			if a, ok := f.arrival(d, s.q, top); ok {
+				h = append(h, serverArrival{a: a, d: d, v: s.q})
 			}
 		}
-		slices.Sort(arr)
-		f.arr = arr
+		for i := len(h)/2 - 1; i >= 0; i-- {
+			siftArrival(h, i)
+		}
 		now := 0.0
 		// serve runs the server from now to t.
 		serve := func(t float64) {
@@ -268,20 +252,82 @@ func (f *serverFleet) period(counted bool) (area, arrivals float64) {
 			}
 			now = t
 		}
-		for _, a := range arr {
-			serve(a)
+		for len(h) > 0 {
+			next := h[0]
+			serve(next.a)
 			s.q++
 			if s.q == 1 {
 				s.left = phaseSample(&f.ph, rng)
 			}
+			if counted {
+				arrivals++
+			}
+			if a, ok := f.arrival(next.d, next.v+1, top); ok {
+				h[0] = serverArrival{a: a, d: next.d, v: next.v + 1}
+			} else {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+			}
+			siftArrival(h, 0)
 		}
-		if counted {
-			arrivals += float64(len(arr))
-		}
+		f.heads = h
 		serve(T)
 		f.srv[j] = s
 	}
 	return area, arrivals
+}
+
+// serverArrival is a dispatcher's next arrival at a server: its time a,
+// in the dispatcher d's window v.
+type serverArrival struct {
+	a    float64
+	d, v int
+}
+
+// siftArrival restores the heap order (earliest first) of h below i.
+func siftArrival(h []serverArrival, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1].a < h[c].a {
+			c++
+		}
+		if h[i].a <= h[c].a {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// arrival draws the time of dispatcher d's job in its window v at a server
+// on the board below it (period's rule; top is the board's top), and
+// reports false when the window begins at or after T or the time falls
+// after T (the dispatcher sends the server nothing more this period).
+func (f *serverFleet) arrival(d, v, top int) (float64, bool) {
+	tau := f.tau[d]
+	if v+1 >= len(tau) {
+		return 0, false
+	}
+	u := f.rng.Float64()
+	if !f.lockStep {
+		// One of the window's n sends, at random: the last (its end) with
+		// probability 1/n, else one of the n − 1 before it, uniform on
+		// the window.
+		n := float64(len(f.srv))
+		if v < top {
+			n = float64(f.cnt[v])
+		}
+		if u *= n; u < 1 {
+			u = 1
+		} else {
+			u = (u - 1) / (n - 1)
+		}
+	}
+	a := tau[v] + u*(tau[v+1]-tau[v])
+	return a, a < f.T
 }
 
 // phaseSample draws a job size from the phase-type law ph: the start
