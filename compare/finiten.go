@@ -144,7 +144,7 @@ type FiniteResponseSettings struct {
 	// warm-up a quarter); 0 means 8.
 	SimRuns int
 	// Particle is the particle runs (meanfield.FiniteRun; its Particles
-	// zero value runs the servers for phase-type sizes).
+	// zero value runs the servers up to 10⁵ of them, at any sizes).
 	Particle meanfield.FiniteRun
 	Seed     uint64
 	Workers  int
@@ -152,7 +152,7 @@ type FiniteResponseSettings struct {
 
 // FiniteResponseRow is the mean time in system at one point: the
 // simulator's, plain mean field's, the refined mean field's (1/N series)
-// and the particle map's, with their errors against the simulator.
+// and the particle runs', with their errors against the simulator.
 type FiniteResponseRow struct {
 	Dispatchers   int
 	Load, Refresh float64

@@ -62,8 +62,11 @@ func particleRun(r Refresh, N int, rng *rand.Rand, runs int, theta float64, star
 // a period at N = 100) and the particle map, whose period is one
 // phase-type map at any N (and the draws; each op a run from the empty
 // board). On an idle 2-core machine, 2026-12-07: servers 10.0, 37.1
-// and 153 ms, the particle map 10.8 ms (busy: 9–17, 37–57, 205–226 and
-// 14–20 ms). Select it with -bench 'FleetPeriod'.
+// and 153 ms in lock-step at a noisy load, 10.8, 42.6 and 171 ms on the
+// dispatchers' clocks (15.5, 60.6 and 245 with each server's arrivals
+// sorted instead of merged), the particle map 10.8–11.0 ms (busy: 9–17,
+// 37–57, 205–226 and 14–20 ms, lock-step). Select it with -bench
+// 'FleetPeriod'.
 func BenchmarkFleetPeriod(b *testing.B) {
 	r := Refresh{Dispatchers: 10, Load: 0.9, Period: 30.2 / 0.01, Service: H2Service(4)}
 	for _, n := range []int{100, 400, 1600} {

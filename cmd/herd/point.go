@@ -374,7 +374,7 @@ func pointTable(jobs []pointJob, got []pointRun, done []bool, o pointOutput) (*t
 
 // runPointFinite is herd point --servers N: for each (k, λ, T) the
 // balanced fixed point reached from the empty board, its linear-noise
-// picture at N servers and the particle map's mean time in system
+// picture at N servers and the particle runs' mean time in system
 // (meanfield.FiniteMean; package doc, §8).
 func runPointFinite(ctx context.Context, e *env, jobs []pointJob, o pointOutput) error {
 	run := meanfield.FiniteRun{Periods: o.refreshes, Replications: o.runs, Seed: o.seed, Particles: o.particles, Workers: min(max(o.workers, 1), 64)}
