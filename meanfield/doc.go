@@ -608,7 +608,23 @@
 // k = 5, λ = 0.95, N = 100, T(1−λ)² = 12.671 (½ lies in both binomial
 // 95% intervals). With 6 runs those runs lay above the bracket's
 // middle in 14 of 21 cells, by 0.70 of their own standard errors on
-// average. The shift from the map's edge scales as N^(−1/2) (exponential
+// average. On the dispatchers' clocks (seed 1, 6 runs a period;
+// herd edge --servers 25,100,400 --sizes h2:4 --model-edge X, 66–1,175 s a
+// row of three N on two cores) the servers' runs predict at N = 25: 5.115,
+// 5.068, 14.471, 14.973, 15.028, 34.152, 35.710 (k, λ as above), inside or
+// within 0.76 of the bracket's width; at N = 100: 4.224, 4.236, 12.067,
+// 12.635, inside, 12.670 (k = 5, λ = 0.95; 0.51 widths above), 30.035
+// (k = 10, λ = 0.9; 0.13 widths above, where lock-step needed 48 runs) and
+// 29.103 at k = 10, λ = 0.8, 1.002 widths above [28.378, 28.740] (with 24
+// runs 28.863, [28.659, 29.067], 0.34 widths); at N = 400: 4.012, 4.019,
+// 11.205, 11.775, 11.812, 28.009, inside, and 26.816 at k = 10, λ = 0.8,
+// 2.87 widths below [26.931, 26.972] (its 95% interval [26.676, 26.956]
+// meets the bracket; with 24 runs 26.849, [26.774, 26.923], 2.05 widths
+// below; at 26.870, above it, herd sim tips in 22 of 48 runs, ½ inside the
+// binomial 95% interval, so the simulator's own T_½ lies near there, below
+// its 6-run bracket). They lie above the bracket's middle in 16 of 21
+// cells, by 0.77 of their own standard errors on average.
+// The shift from the map's edge scales as N^(−1/2) (exponential
 // sizes): at k = 5, λ = 0.9, 2.899 (map), 4.007,
 // 3.325, 3.080 at N = 25, 100, 400 against brackets [3.832, 4.077],
 // [3.225, 3.370], [3.044, 3.117], and 2.983 at N = 1,600 against
