@@ -471,9 +471,12 @@
 // therefore not tipping: at N = 100 s is negative in a third of the
 // periods at T(1−λ)² = 3.2–3.5, where runs of 1,000 periods do not tip.
 //
-// (8.6) The particle map, FiniteEdge's and FiniteMean's method. Where the
-// linear-noise picture is not enough, the fleet is run as N servers on the
-// map's own schedule: each period, the board x_n (a board of N servers)
+// (8.6) The particle runs, FiniteEdge's and FiniteMean's method: the
+// particle map, below, and the servers' runs, after it (Particles says
+// which; FiniteEdge runs the particle map for exponential sizes and the
+// servers' runs for phase-type ones, FiniteMean the servers' runs, up to
+// N = 10⁵). Where the linear-noise picture is not enough, the particle
+// map runs the fleet as N servers on the map's own schedule: each period, the board x_n (a board of N servers)
 // gives the next board as the empirical law of N independent draws from
 // F(x_n) computed at the load λ(1 + ε_n), ε_n ~ N(0, 1/(λNT)) (rounded to
 // quarter standard deviations). It keeps (8.2)'s shared arrival noise and
