@@ -201,10 +201,7 @@ func (f *serverFleet) period(counted bool) (area, arrivals float64) {
 		}
 		tau := append(f.tau[d][:0], 0)
 		for v, t := 0, 0.0; t < T; v++ {
-			n := N
-			if v < top {
-				n = f.cnt[v]
-			}
+			n := f.sends(v, top)
 			switch {
 			case n == 0:
 			case f.lockStep:
@@ -277,6 +274,16 @@ func (f *serverFleet) period(counted bool) (area, arrivals float64) {
 	return area, arrivals
 }
 
+// sends returns n_v, a dispatcher's sends in its window v: the servers at
+// most v on the board (period's f.cnt; top is the board's top), all N
+// from the top on.
+func (f *serverFleet) sends(v, top int) int {
+	if v < top {
+		return f.cnt[v]
+	}
+	return len(f.srv)
+}
+
 // serverArrival is a dispatcher's next arrival at a server: its time a,
 // in the dispatcher d's window v.
 type serverArrival struct {
@@ -316,10 +323,7 @@ func (f *serverFleet) arrival(d, v, top int) (float64, bool) {
 		// One of the window's n sends, at random: the last (its end) with
 		// probability 1/n, else one of the n − 1 before it, uniform on
 		// the window.
-		n := float64(len(f.srv))
-		if v < top {
-			n = float64(f.cnt[v])
-		}
+		n := float64(f.sends(v, top))
 		if u *= n; u < 1 {
 			u = 1
 		} else {
