@@ -210,6 +210,9 @@ type BracketResult struct {
 	Runs               int         // runs simulated to their end now (not taken from the store)
 	Stopped            int         // runs left unfinished because their point was settled
 	Jobs               int64       // jobs simulated now, stopped runs included
+	// Half is T_½, the T(1−λ)² at which a run tips within the full run
+	// length with probability ½, fitted to all the points (FitTipHalf).
+	Half TipHalf
 }
 
 // ModelScaledOf is BracketSettings.ModelScaled from the model's edge
@@ -1176,6 +1179,7 @@ func (b *bracketer) finish() {
 	b.stats()
 	pts := b.sorted()
 	b.res.Points = pts
+	b.res.Half = FitTipHalf(pts)
 	if b.reps != nil {
 		for _, m := range b.paused {
 			b.res.Stopped += len(m)

@@ -10,7 +10,8 @@ import (
 // BracketsFromTable reads brackets back from herd bracket's table: a
 // header row (servers, dispatchers, load, runs, refreshes, lower_scaled,
 // upper_scaled, model_scaled, lower_scaled_300, upper_scaled_300 and,
-// since herd 0.1, cut, points, resolution, seed) and one row per N, as the
+// since herd 0.1, cut, points, resolution, seed, then half_scaled,
+// half_lower, half_upper where the table has them) and one row per N, as the
 // CSV writer wrote them (an empty cell is NaN). Points holds as many zero
 // PointStats as the table counted (up to 10,000), for their number only.
 func BracketsFromTable(recs [][]string) ([]BracketResult, error) {
@@ -26,6 +27,16 @@ func BracketsFromTable(recs [][]string) ([]BracketResult, error) {
 			return math.NaN()
 		}
 		return x
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	cell := func(r []string, name string) float64 {
+		if i, ok := col[name]; ok && i < len(r) {
+			return num(r[i])
+		}
+		return math.NaN()
 	}
 	var out []BracketResult
 	for _, r := range recs[1:] {
@@ -48,6 +59,9 @@ func BracketsFromTable(recs [][]string) ([]BracketResult, error) {
 			br.Settings.Resolution = num(r[12])
 			br.Settings.Seed, _ = strconv.ParseUint(r[13], 10, 64)
 		}
+		// Empty where the table lacks them (written before herd bracket
+		// had them) or left them empty; its warnings said why.
+		br.Half = TipHalf{Scaled: cell(r, "half_scaled"), Lower: cell(r, "half_lower"), Upper: cell(r, "half_upper"), Slope: math.NaN()}
 		out = append(out, br)
 	}
 	return out, nil

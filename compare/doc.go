@@ -14,7 +14,11 @@
 //     computed once. A fixed grid's runs are listed in advance
 //     (bracketshard.go: FixedGridRuns), run shard by shard (RunShard,
 //     ShardStore) and merged back (RunSet); BracketsFromTable reads a
-//     bracket table.
+//     bracket table. Beside the bracket, FitTipHalf (tiphalf.go) fits T_½,
+//     where a run tips with probability ½, to all the points (logistic,
+//     Firth's penalised likelihood, profile 95% interval): what
+//     meanfield.FiniteEdge predicts, with an error the bracket's single
+//     end points do not state.
 //   - Finite-size scaling (scaling.go): edge(N) = edge(∞) + a·N^(−β) fitted
 //     to at least 4 brackets, with its χ² and degrees of freedom.
 //   - The law (law.go): x_edge = a·(k − b) fitted by least squares

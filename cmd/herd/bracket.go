@@ -295,15 +295,21 @@ func bracketTable(results []compare.BracketResult) *table.Table {
 			{Name: "lower_scaled", Digits: 4}, {Name: "upper_scaled", Digits: 4}, {Name: "model_scaled", Digits: 5},
 			{Name: "lower_scaled_300", Digits: 4}, {Name: "upper_scaled_300", Digits: 4},
 			{Name: "cut"}, {Name: "points"}, {Name: "resolution"}, {Name: "seed"},
+			{Name: "half_scaled", Digits: 4}, {Name: "half_lower", Digits: 4}, {Name: "half_upper", Digits: 4},
 		},
+		Notes: []string{"half_scaled: T(1−λ)² at which a run tips within the full run length with probability ½ (what herd edge --servers predicts), from a logistic fit of the tipped runs against T(1−λ)² over all the points (Firth's penalised maximum likelihood, finite where the runs separate); [half_lower, half_upper] its 95% profile-likelihood interval (an end the points do not bound is empty); the bracket's ends are single points and move with each point's luck, half_scaled pools them all"},
 	}
 	for _, r := range results {
 		s := r.Settings
+		h := r.Half
 		t.AddRow(s.Servers, s.Dispatchers, s.Load, s.Runs, s.Refreshes,
 			finite(r.Lower), finite(r.Upper), finite(r.ModelScaled), finite(r.LowerCut), finite(r.UpperCut),
-			s.Cut, len(r.Points), s.Resolution, int64(s.Seed))
+			s.Cut, len(r.Points), s.Resolution, int64(s.Seed), finite(h.Scaled), finite(h.Lower), finite(h.Upper))
 		if math.IsNaN(r.Lower) || math.IsNaN(r.Upper) {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("N = %d: the points do not determine both ends of the bracket (see --points)", s.Servers))
+		}
+		if h.Why != "" {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("N = %d: no half_scaled: %s", s.Servers, h.Why))
 		}
 	}
 	if len(results) > 0 && results[0].Settings.Cut != 300 {

@@ -450,11 +450,11 @@ func checkFiniteJSON(t *testing.T, js string, cols []string, meta map[string]any
 // there; the bracket ends are made up, and the run length (30 refreshes,
 // 2 runs per period) is short so that the four predictions take about a
 // second: only the plumbing of --predict is under test.
-const scalingPredictCSV = "servers,dispatchers,load,runs,refreshes,lower_scaled,upper_scaled,model_scaled,lower_scaled_300,upper_scaled_300,cut,points,resolution,seed\n" +
-	"10,5,0.7,2,30,3.2,3.5,3.102502873593299,3.2,3.5,30,5,0.5,1\n" +
-	"25,5,0.7,2,30,3.15,3.3,3.102502873593299,3.15,3.3,30,4,0.5,1\n" +
-	"100,5,0.7,2,30,3.11,3.2,3.102502873593299,3.11,3.2,30,4,0.5,1\n" +
-	"400,5,0.7,2,30,3.10,3.15,3.102502873593299,3.10,3.15,30,4,0.5,1\n"
+const scalingPredictCSV = "servers,dispatchers,load,runs,refreshes,lower_scaled,upper_scaled,model_scaled,lower_scaled_300,upper_scaled_300,cut,points,resolution,seed,half_scaled,half_lower,half_upper\n" +
+	"10,5,0.7,2,30,3.2,3.5,3.102502873593299,3.2,3.5,30,5,0.5,1,3.3,3.1,3.6\n" +
+	"25,5,0.7,2,30,3.15,3.3,3.102502873593299,3.15,3.3,30,4,0.5,1,3.2,3.1,\n" +
+	"100,5,0.7,2,30,3.11,3.2,3.102502873593299,3.11,3.2,30,4,0.5,1,3.15,3.1,3.2\n" +
+	"400,5,0.7,2,30,3.10,3.15,3.102502873593299,3.10,3.15,30,4,0.5,1,3.12,3.1,3.14\n"
 
 // TestScalingPredict: herd scaling --predict adds the predicted_* columns,
 // each row what compare.PredictScaling gives for that bracket (bit for
@@ -493,7 +493,12 @@ func TestScalingPredict(t *testing.T) {
 			t.Fatalf("N = %d: %v", p.Servers, perrs[i])
 		}
 		checkFiniteRow(t, rows[i], map[string]float64{"servers": float64(p.Servers), "predicted_scaled": p.Predicted,
-			"predicted_lower": p.PredictedLower, "predicted_upper": p.PredictedUpper, "predicted_widths": p.Widths})
+			"predicted_lower": p.PredictedLower, "predicted_upper": p.PredictedUpper, "predicted_widths": p.Widths,
+			"predicted_half_z": p.HalfZ, "half_scaled": results[i].Half.Scaled})
+		sp, sh := (p.PredictedUpper-p.PredictedLower)/3.92, (results[i].Half.Upper-results[i].Half.Lower)/3.92
+		if z := (p.Predicted - results[i].Half.Scaled) / math.Sqrt(sp*sp+sh*sh); !(z == p.HalfZ || math.IsNaN(z) && math.IsNaN(p.HalfZ)) || (i == 1) != math.IsNaN(z) {
+			t.Errorf("row %d: predicted_half_z %v, want %v (empty only at N = 25, its half_upper empty)", i, p.HalfZ, z)
+		}
 		if _, ok := rows[i]["predict_seconds"]; !ok {
 			t.Errorf("row %d: no predict_seconds", i)
 		}

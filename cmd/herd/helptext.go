@@ -347,9 +347,22 @@ and replication).
 Columns (CSV order): servers, dispatchers, load, runs, refreshes,
 lower_scaled, upper_scaled, model_scaled, lower_scaled_300,
 upper_scaled_300 (the bracket at the --cut run length), cut, points,
-resolution, seed. --points writes the per-T tipping table (tipped fraction
-and median tipping refresh, for both run lengths; runs and runs_cut count
-the runs that settled each point).
+resolution, seed, half_scaled, half_lower, half_upper. --points writes the
+per-T tipping table (tipped fraction and median tipping refresh, for both
+run lengths; runs and runs_cut count the runs that settled each point).
+
+T_½ (half_scaled). The bracket's ends are single points, so with 6 runs a
+point they move with each point's luck (above). half_scaled pools every
+point: the T(1−λ)² at which a run tips within --refreshes with
+probability ½, the quantity herd edge --servers predicts, from a logistic
+regression of the tipped runs on T(1−λ)² (Firth's penalised maximum
+likelihood, finite where the runs separate), with its 95% profile-
+likelihood interval [half_lower, half_upper] (go doc herd/compare
+TipHalf; its coverage is tested on synthetic brackets: 0.947–0.971). Runs
+paused by sequential stopping do not count; which they are depends only on
+their point's earlier runs, so the fit is as valid as with fixed runs. An
+interval end the points do not bound is empty; herd scaling --from tables written
+before these columns leave them empty.
 
 The run log (--out). Every finished run is appended as it finishes; a rerun
 with the same flags skips what it holds, so an interrupted bracket resumes

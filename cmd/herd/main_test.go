@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"herd/cmd/internal/table"
+	"herd/compare"
 	"herd/meanfield"
 )
 
@@ -345,6 +347,33 @@ func TestBracketModelEdge(t *testing.T) {
 	}
 	if !strings.Contains(string(data), "\n25,5,0.9,2.8,") {
 		t.Errorf("points do not include 0.8 × 3.5 = 2.8:\n%s", data)
+	}
+	// half_* is compare.FitTipHalf of the points table's runs.
+	prow, err := csv.NewReader(strings.NewReader(string(data))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcol := map[string]int{}
+	for i, name := range prow[0] {
+		pcol[name] = i
+	}
+	var pts []compare.PointStat
+	for _, r := range prow[1:] {
+		x, _ := strconv.ParseFloat(r[pcol["scaled"]], 64)
+		runs, _ := strconv.Atoi(r[pcol["runs"]])
+		tipped, _ := strconv.Atoi(r[pcol["tipped"]])
+		pts = append(pts, compare.PointStat{Scaled: x, Runs: runs, Tipped: tipped})
+	}
+	h := compare.FitTipHalf(pts)
+	for name, want := range map[string]float64{"half_scaled": h.Scaled, "half_lower": h.Lower, "half_upper": h.Upper} {
+		cell := rows[1][col[name]]
+		got, err := strconv.ParseFloat(cell, 64)
+		if cell == "" {
+			got, err = math.NaN(), nil // an end the points do not bound
+		}
+		if err != nil || !(got == want || math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("%s = %q, want %v (FitTipHalf of --points: %+v)", name, rows[1][col[name]], want, h)
+		}
 	}
 }
 
