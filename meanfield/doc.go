@@ -545,7 +545,8 @@
 // by the map's law (TestServerFleetPeriodLaw: the board of 200,000
 // servers after one and two periods against the map's image, χ²); on the
 // clocks the arrivals per period are Poisson(λNT) in mean and variance
-// (TestServerFleetClocks). A period costs about N·λ·T
+// (TestServerFleetClocks), and each window's length, its end's send and
+// the sends inside it follow the clocks' laws (TestServerFleetWindows). A period costs about N·λ·T
 // jobs against one map for the particle map: with h2:4 sizes at k = 10,
 // λ = 0.9, T = 3,020 (BenchmarkFleetPeriod, two idle cores) 10.8, 42.6
 // and 171 ms at N = 100, 400 and 1,600 against 11.0 ms, so an edge

@@ -138,6 +138,9 @@ type serverFleet struct {
 	// lockStep gives every dispatcher the map's windows at load λ in place
 	// of its own clock (tests: one period then moves by the map's law).
 	lockStep bool
+	// seen, if set, is told of every arrival as period draws it:
+	// dispatcher d's job in its window v at time a (tests).
+	seen func(d, v int, a float64)
 	// scratch: the servers at most v on the board, each dispatcher's
 	// windows' starts, one server's next arrivals
 	cnt   []int
@@ -319,18 +322,24 @@ func (f *serverFleet) arrival(d, v, top int) (float64, bool) {
 		return 0, false
 	}
 	u := f.rng.Float64()
-	if !f.lockStep {
-		// One of the window's n sends, at random: the last (its end) with
-		// probability 1/n, else one of the n − 1 before it, uniform on
-		// the window.
+	var a float64
+	if f.lockStep {
+		a = tau[v] + u*(tau[v+1]-tau[v])
+	} else {
+		// One of the window's n sends, at random: the last (its end,
+		// exactly, so that it never falls after the next window's first)
+		// with probability 1/n, else one of the n − 1 before it, uniform
+		// on the window.
 		n := float64(f.sends(v, top))
 		if u *= n; u < 1 {
-			u = 1
+			a = tau[v+1]
 		} else {
-			u = (u - 1) / (n - 1)
+			a = tau[v] + (u-1)/(n-1)*(tau[v+1]-tau[v])
 		}
 	}
-	a := tau[v] + u*(tau[v+1]-tau[v])
+	if f.seen != nil && a < f.T {
+		f.seen(d, v, a)
+	}
 	return a, a < f.T
 }
 
