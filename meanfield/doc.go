@@ -627,7 +627,20 @@
 // below; at 26.870, above it, herd sim tips in 22 of 48 runs, ½ inside the
 // binomial 95% interval, so the simulator's own T_½ lies near there, below
 // its 6-run bracket). They lie above the bracket's middle in 16 of 21
-// cells, by 0.77 of their own standard errors on average.
+// cells, by 0.77 of their own standard errors on average. Against the
+// simulator's own T_½ (herd bracket's half_scaled: a logistic fit to all
+// of a bracket's points, compare.FitTipHalf), which states its error where
+// a bracket's two end points do not, z = (prediction − T_½)/√(s² + s_½²),
+// each standard error its 95% interval's width over 3.92, has mean +0.11
+// over the 18 cells with both (k = 5, λ = 0.9 has no run log to fit),
+// χ² = 19.1 on 18 degrees of freedom (P = 0.39), and one cell beyond
+// ±1.96: k = 5, λ = 0.8, N = 400, z = −2.30, inside its bracket. At
+// k = 10, λ = 0.8, N = 400 the bracket's 21 points give T_½ = 26.925
+// [26.832, 27.060] (z = −1.18), and 48 runs at each of 26.75, 26.80, …,
+// 27.05, tipped 30, 30, 27, 28, 25, 22 and 13 times, give 26.921
+// [26.866, 26.990] (z = −1.34; the 24-run prediction −1.45): there the
+// share of runs that tip falls from 0.63 to 0.27 over 0.3 of T(1−λ)²,
+// where the 6-run bracket is 0.04 wide.
 // The shift from the map's edge scales as N^(−1/2) (exponential
 // sizes): at k = 5, λ = 0.9, 2.899 (map), 4.007,
 // 3.325, 3.080 at N = 25, 100, 400 against brackets [3.832, 4.077],
