@@ -226,7 +226,9 @@ Student-t half-width, runs − 1 d.f.), sim_p99_ms, sim_p99_ci_ms (the same
 plus the 0.4% binning of each run's percentile), sim_tipped, source (model
 and simulator, or simulator only). Meta: the fleet, verdict,
 verdict_source, edge_ms, edge_scaled, edge_method (exact or limit), margin,
-edge_n_lower_ms and edge_n_upper_ms (the bracket at N).
+edge_n_lower_ms and edge_n_upper_ms (the bracket at N) and edge_n_half_ms
+(where half the bracket's runs tip, fitted to all its points: herd help
+bracket, T_½; absent where the points cannot place it).
 
 Sizes from a file (--sizes-file): the file's mean and squared coefficient
 of variation C give h2:C (C > 1.05), exp or erlang:K (K = round(1/C)); the

@@ -151,6 +151,9 @@ func planMeta(in planInput, r compare.PlanResult, v compare.PlanVerdict) []table
 	if b := r.Bracket; b != nil && r.BracketErr == nil {
 		d := (1 - f.Load) * (1 - f.Load)
 		m = append(m, table.Field{Key: "edge_n_lower_ms", Value: mv(b.Lower / d * ms)}, table.Field{Key: "edge_n_upper_ms", Value: mv(b.Upper / d * ms)})
+		if h := b.Half; !math.IsNaN(h.Scaled) {
+			m = append(m, table.Field{Key: "edge_n_half_ms", Value: mv(h.Scaled / d * ms)})
+		}
 	}
 	return append(m, table.Field{Key: "runs", Value: mv(in.runs)}, table.Field{Key: "refreshes", Value: mv(in.refreshes)}, table.Field{Key: "seed", Value: mv(in.seed)})
 }
@@ -199,8 +202,17 @@ func planEdgeNotes(in planInput, r compare.PlanResult, ms float64) []string {
 	case r.Bracket != nil && r.BracketErr == nil:
 		b := r.Bracket
 		d := (1 - f.Load) * (1 - f.Load)
-		notes = append(notes, fmt.Sprintf("edge at N = %d (simulator bracket, %d runs of %d refreshes per point, resolution %g in x): refresh between %s and %s (x in [%.4g, %.4g])",
-			f.Servers, b.Settings.Runs, b.Settings.Refreshes, b.Settings.Resolution, fmtDuration(b.Lower/d*ms/1000), fmtDuration(b.Upper/d*ms/1000), b.Lower, b.Upper))
+		note := fmt.Sprintf("edge at N = %d (simulator bracket, %d runs of %d refreshes per point, resolution %g in x): refresh between %s and %s (x in [%.4g, %.4g])",
+			f.Servers, b.Settings.Runs, b.Settings.Refreshes, b.Settings.Resolution, fmtDuration(b.Lower/d*ms/1000), fmtDuration(b.Upper/d*ms/1000), b.Lower, b.Upper)
+		if h := b.Half; !math.IsNaN(h.Scaled) {
+			ci := "its 95% interval not bounded by the points"
+			if !math.IsNaN(h.Lower) && !math.IsNaN(h.Upper) {
+				ci = fmt.Sprintf("95%%: %s to %s", fmtDuration(h.Lower/d*ms/1000), fmtDuration(h.Upper/d*ms/1000))
+			}
+			note += fmt.Sprintf("; half the runs tip within %d refreshes at refresh %s (%s; x = %.4g, a logistic fit to all %d points)",
+				b.Settings.Refreshes, fmtDuration(h.Scaled/d*ms/1000), ci, h.Scaled, len(b.Points))
+		}
+		notes = append(notes, note)
 	case r.BracketErr != nil:
 		notes = append(notes, "edge at N: not bracketed: "+r.BracketErr.Error())
 	}
