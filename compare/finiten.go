@@ -79,7 +79,8 @@ type FiniteEdgeRow struct {
 	// HalfZ sets Predicted against the simulator's own T_½ (the bracket's
 	// Half: a fit to all its points): their difference over the root of
 	// the sum of their variances, each standard error taken as its 95%
-	// interval's width over 3.92; NaN where either interval is open.
+	// interval's width over 3.92; NaN where the bracket has no bounded
+	// T_½ (TipHalf.Bounded) or the prediction's interval is open.
 	HalfZ float64
 }
 
@@ -120,9 +121,11 @@ func FiniteEdgeCheck(ctx context.Context, s FiniteEdgeSettings) (FiniteEdgeRow, 
 	row.Predicted, row.PredictedLower, row.PredictedUpper = e.Scaled, e.Lower, e.Upper
 	row.BracketLower, row.BracketUpper = br.Lower, br.Upper
 	row.Miss, row.Widths, row.Holds = bracketMiss(e.Scaled, br.Lower, br.Upper)
-	h := br.Half
-	sp, sh := (e.Upper-e.Lower)/3.92, (h.Upper-h.Lower)/3.92
-	row.HalfZ = (e.Scaled - h.Scaled) / math.Sqrt(sp*sp+sh*sh)
+	row.HalfZ = math.NaN()
+	if h := br.Half; h.Bounded() {
+		sp, sh := (e.Upper-e.Lower)/3.92, (h.Upper-h.Lower)/3.92
+		row.HalfZ = (e.Scaled - h.Scaled) / math.Sqrt(sp*sp+sh*sh)
+	}
 	return row, nil
 }
 

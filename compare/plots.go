@@ -210,7 +210,7 @@ func BracketPlot(results []BracketResult, fit *ScalingFit) *FigurePlot {
 	p := &FigurePlot{
 		Title:  "edge of the balanced state against N",
 		XLabel: "servers N",
-		YLabel: "T_edge (1−λ)² (bars: bracket)",
+		YLabel: "T_edge (1−λ)² (bars: bracket; T_½: 95%)",
 		LogX:   true,
 		Series: []FigureSeries{full, cut, model},
 	}
@@ -223,6 +223,21 @@ func BracketPlot(results []BracketResult, fit *ScalingFit) *FigurePlot {
 			law.Y = append(law.Y, fit.At(n))
 		}
 		p.Series = append(p.Series, law)
+	}
+	// T_½ fitted to all of each bracket's points, at 1.12·N, its bar the
+	// larger half of its 95% interval (where the points bound both ends).
+	half := FigureSeries{Name: "T_½, fit to all points (95%)", Kind: "bracket"}
+	for _, r := range results {
+		h := r.Half
+		if !h.Bounded() {
+			continue
+		}
+		half.X = append(half.X, 1.12*float64(r.Settings.Servers))
+		half.Y = append(half.Y, h.Scaled)
+		half.YErr = append(half.YErr, max(h.Upper-h.Scaled, h.Scaled-h.Lower))
+	}
+	if len(half.X) > 0 {
+		p.Series = append(p.Series, half)
 	}
 	return p
 }

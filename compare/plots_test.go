@@ -44,7 +44,7 @@ func TestSimPlot(t *testing.T) {
 }
 
 // BracketPlot draws complete brackets at their midpoints with half their
-// width as bars, and the fitted law through At.
+// width as bars, the fitted law through At, and T_½ where it is bounded.
 func TestBracketPlot(t *testing.T) {
 	t.Parallel()
 	nan := math.NaN()
@@ -60,6 +60,16 @@ func TestBracketPlot(t *testing.T) {
 	}
 	if len(law.X) != 41 || law.Y[0] != fit.At(25) || fit.At(100) != 2.9-0.4 {
 		t.Errorf("law from %v: %v, want %v (2.9 − 4/√25)", law.X[0], law.Y[0], fit.At(25))
+	}
+	if len(p.Series) != 4 {
+		t.Errorf("%d series without any T_½, want 4", len(p.Series))
+	}
+	// T_½ where a bracket has one with both ends: at 1.12·N, bar the
+	// larger half.
+	rs[0].Half = TipHalf{Scaled: 2.5, Lower: 2.3, Upper: 2.8}
+	rs[1].Half = TipHalf{Scaled: 2.6, Lower: nan, Upper: 2.8}
+	if h := BracketPlot(rs, fit).Series[4]; len(h.X) != 1 || math.Abs(h.X[0]-28) > 1e-12 || h.Y[0] != 2.5 || math.Abs(h.YErr[0]-0.3) > 1e-12 {
+		t.Errorf("T_½ series %+v, want one point (28, 2.5) with bar 0.3", h)
 	}
 }
 

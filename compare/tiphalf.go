@@ -37,6 +37,10 @@ type TipHalf struct {
 	Why string
 }
 
+// Bounded reports an estimate inside a 95% interval bounded at both ends
+// (false for the zero TipHalf, and where the points leave an end open).
+func (h TipHalf) Bounded() bool { return h.Lower < h.Scaled && h.Scaled < h.Upper }
+
 // tipChi95 is the 95% point of χ² on one degree of freedom.
 const tipChi95 = 3.841458820694124
 
