@@ -631,10 +631,15 @@
 // simulator's own T_½ (herd bracket's half_scaled: a logistic fit to all
 // of a bracket's points, compare.FitTipHalf), which states its error where
 // a bracket's two end points do not, z = (prediction − T_½)/√(s² + s_½²),
-// each standard error its 95% interval's width over 3.92, has mean +0.11
-// over the 18 cells with both (k = 5, λ = 0.9 has no run log to fit),
-// χ² = 19.1 on 18 degrees of freedom (P = 0.39), and one cell beyond
+// each standard error its 95% interval's width over 3.92, has mean +0.16
+// over the 20 cells with both (k = 5, λ = 0.9 has no run log to fit),
+// χ² = 20.0 on 20 degrees of freedom (P = 0.46), and one cell beyond
 // ±1.96: k = 5, λ = 0.8, N = 400, z = −2.30, inside its bracket. At
+// k = 10, λ = 0.95 (bracketed later: [34.629, 36.025] and [30.063,
+// 30.190] at N = 25 and 100, T_½ 36.025 [35.547, 36.842] and 30.467
+// [30.263, 30.728]) the servers' runs predict 36.233 and 30.695: z = +0.29
+// and +0.91, though 30.695 lies 3.98 widths above its 0.127-wide bracket,
+// which T_½ itself lies above. At
 // k = 10, λ = 0.8, N = 400 the bracket's 21 points give T_½ = 26.925
 // [26.832, 27.060] (z = −1.18), and 48 runs at each of 26.75, 26.80, …,
 // 27.05, tipped 30, 30, 27, 28, 25, 22 and 13 times, give 26.921
