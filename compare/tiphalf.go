@@ -91,13 +91,13 @@ func FitTipHalf(points []PointStat) TipHalf {
 	// the profile's drop exceeds the χ² point, then bisect. An end the data
 	// do not bound (the profile never drops that far) is NaN.
 	drop := func(m float64) float64 { return 2*(lmax-tipProfile(obs, m, xc, b)) - tipChi95 }
-	span := obs[len(obs)-1].x - obs[0].x
+	var span float64 // the points' reach from x_½ (> 0: the fit needs two x)
 	for _, o := range obs {
 		span = max(span, math.Abs(o.x-out.Scaled))
 	}
 	end := func(dir float64) float64 {
 		in := out.Scaled
-		for step := span / 64; step <= 64*span; step *= 2 {
+		for step := span / 64; step > 0 && step <= 64*span; step *= 2 {
 			m := out.Scaled + dir*step
 			if drop(m) <= 0 {
 				in = m
