@@ -69,10 +69,41 @@ func FitScaling(ns []int, lo, hi []float64) (ScalingFit, error) {
 		ys = append(ys, (lo[i]+hi[i])/2)
 		ws = append(ws, 1/(sd*sd))
 	}
+	return fitScaling(xs, ys, ws, "complete brackets")
+}
+
+// FitScalingHalf is FitScaling on the brackets' T_½ instead of their
+// ends: each enters at T_½ with the standard deviation its 95% interval
+// implies, (upper − lower)/3.92 (TipHalf: a fit to all of a bracket's
+// points, with an error the bracket's two end points do not state). Needs
+// at least MinScalingBrackets bounded T_½ (TipHalf.Bounded) at distinct N.
+func FitScalingHalf(ns []int, halves []TipHalf) (ScalingFit, error) {
+	if len(ns) != len(halves) {
+		panic("compare: FitScalingHalf: lengths differ")
+	}
+	var xs, ys, ws []float64
+	seen := map[int]bool{}
+	for i, n := range ns {
+		h := halves[i]
+		if !h.Bounded() || n < 1 || seen[n] {
+			continue
+		}
+		seen[n] = true
+		sd := (h.Upper - h.Lower) / 3.92
+		xs = append(xs, float64(n))
+		ys = append(ys, h.Scaled)
+		ws = append(ws, 1/(sd*sd))
+	}
+	return fitScaling(xs, ys, ws, "bounded T_½")
+}
+
+// fitScaling fits y = e + a·N^(−β) with weights ws (1/variance) at the
+// servers xs; what names the points in its error.
+func fitScaling(xs, ys, ws []float64, what string) (ScalingFit, error) {
 	fit := ScalingFit{Points: len(xs), DF: len(xs) - 3, EdgeInf: math.NaN(), EdgeInfLow: math.NaN(), EdgeInfHigh: math.NaN(),
 		A: math.NaN(), Beta: math.NaN(), Chi2: math.NaN(), PValue: math.NaN()}
 	if len(xs) < MinScalingBrackets {
-		return fit, fmt.Errorf("compare: a scaling fit of edge(∞), a and β needs at least %d complete brackets at distinct N (it has %d): with fewer there is no degree of freedom left to test the law", MinScalingBrackets, len(xs))
+		return fit, fmt.Errorf("compare: a scaling fit of edge(∞), a and β needs at least %d %s at distinct N (it has %d): with fewer there is no degree of freedom left to test the law", MinScalingBrackets, what, len(xs))
 	}
 	type sol struct{ beta, e, a, se, chi2 float64 }
 	var sols []sol

@@ -49,6 +49,50 @@ func TestFitScalingDegreesOfFreedom(t *testing.T) {
 	}
 }
 
+// FitScalingHalf fits the law to T_½ with the standard deviations their
+// 95% intervals imply: the same points as brackets of matching uniform
+// error give the same fit, T_½ lying exactly on a law (β on the grid)
+// give it back with χ² = 0, and an interval open at an end (or the zero
+// TipHalf) does not count.
+func TestFitScalingHalf(t *testing.T) {
+	t.Parallel()
+	ns := []int{25, 100, 400, 1600}
+	lo, hi := lawBrackets(ns, 2.9, 6, 0.5, []float64{0.01, -0.02, 0.015, -0.01})
+	halves := make([]TipHalf, len(ns))
+	for i := range ns {
+		// A 95% interval of width 3.92·σ, σ the brackets' (hi − lo)/√12.
+		mid, w := (lo[i]+hi[i])/2, (hi[i]-lo[i])/math.Sqrt(12)*3.92
+		halves[i] = TipHalf{Scaled: mid, Lower: mid - w/2, Upper: mid + w/2}
+	}
+	fb, err := FitScaling(ns, lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, err := FitScalingHalf(ns, halves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(fh.EdgeInf-fb.EdgeInf) > 1e-9 || fh.Beta != fb.Beta || math.Abs(fh.Chi2-fb.Chi2) > 1e-9*(1+fb.Chi2) {
+		t.Errorf("T_½ fit %+v, want the brackets' %+v", fh, fb)
+	}
+	for i, n := range ns {
+		y := 28.1 + 60*math.Pow(float64(n), -0.67)
+		halves[i] = TipHalf{Scaled: y, Lower: y - 0.1, Upper: y + 0.3} // asymmetric: σ = 0.4/3.92
+	}
+	fh, err = FitScalingHalf(ns, halves)
+	if err != nil || math.Abs(fh.EdgeInf-28.1) > 1e-9 || fh.Beta != 0.67 || fh.Chi2 > 1e-18 {
+		t.Errorf("exact law: %+v (%v), want edge(∞) 28.1, β 0.67, χ² 0", fh, err)
+	}
+	halves[2].Upper = math.NaN()
+	if _, err := FitScalingHalf(ns, halves); err == nil || !strings.Contains(err.Error(), "at least 4 bounded T_½") {
+		t.Errorf("an open interval counted: %v", err)
+	}
+	halves[2] = TipHalf{}
+	if _, err := FitScalingHalf(ns, halves); err == nil {
+		t.Error("the zero TipHalf counted")
+	}
+}
+
 // Brackets that keep falling faster than any β on the grid allows put the
 // best β on its upper bound, and the fit says so.
 func TestFitScalingBetaOnBound(t *testing.T) {

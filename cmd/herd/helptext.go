@@ -393,6 +393,16 @@ in the meta of text and JSON and in the CSV's fit_* columns (fit_scaled is
 the fitted curve at that row's N; the others repeat the fit on every row).
 Takes the flags of herd bracket, or --from FILE to fit what herd bracket
 --format csv (or json) wrote; FILE may be - for standard input.
+
+--fit half fits each bracket's T_½ instead (half_scaled: where half the
+runs tip, fitted to all the bracket's points, herd help bracket), with the
+standard deviation its 95% interval implies, (half_upper − half_lower)/3.92;
+it needs 4 bounded T_½ at distinct N. A bracket's two ends are single
+points that move with each point's luck; T_½ states its error, so the χ²
+tests the law rather than the ends. Example: herd's h2:10 brackets at
+k = 5, λ = 0.9, N = 25 … 1,600 give edge(∞) = 27.73 (27.45–27.94, χ² = 10.8
+on 1 d.f., P = 0.001) against the map's 28.126; their T_½ give 28.06
+(27.95–28.16, χ² = 5.86, P = 0.016), a range that holds the map's edge.
 `,
 
 	"balls": `What it computes. Throws m balls into n bins, one at a time, the discrete

@@ -682,6 +682,50 @@ func TestScalingFrom(t *testing.T) {
 	if want := "--runs: the brackets are read from --from " + csvPath + ", not run, so it would change no row"; err == nil || err.Error() != want {
 		t.Errorf("--from with --runs: err %v, want %q", err, want)
 	}
+	// --fit half fits the T_½ columns (compare.FitScalingHalf); a table
+	// without them, or a --fit that is neither, is refused.
+	_, _, err = scaling("", "--from", csvPath, "--fit", "half")
+	if err == nil || !strings.Contains(err.Error(), "0 bounded T_½ (half_* columns) at distinct N") {
+		t.Errorf("--fit half without half_* columns: err %v", err)
+	}
+	_, _, err = scaling("", "--from", csvPath, "--fit", "ends")
+	if err == nil || err.Error() != `--fit "ends": want bracket or half` {
+		t.Errorf("--fit ends: err %v", err)
+	}
+	halfCSV := strings.Replace(brCSV, "seed\n", "seed,half_scaled,half_lower,half_upper\n", 1)
+	var b strings.Builder
+	for i, line := range strings.SplitAfter(halfCSV, "\n") {
+		if i == 0 || line == "" {
+			b.WriteString(line)
+			continue
+		}
+		h := []string{"3.3,3.2,3.45", "3.1,3.0,3.25", "3.0,2.95,3.06", "2.95,2.92,2.99"}[i-1]
+		b.WriteString(strings.TrimSuffix(line, "\n") + "," + h + "\n")
+	}
+	halfPath := filepath.Join(dir, "half.csv")
+	if err := os.WriteFile(halfPath, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, err := scaling("", "--from", halfPath, "--fit", "half", "--format", "json")
+	if err != nil {
+		t.Fatalf("--fit half: %v (%s)", err, errs)
+	}
+	var doc struct {
+		Meta map[string]any `json:"meta"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	fit, err := compare.FitScalingHalf([]int{25, 50, 100, 400}, []compare.TipHalf{
+		{Scaled: 3.3, Lower: 3.2, Upper: 3.45}, {Scaled: 3.1, Lower: 3.0, Upper: 3.25},
+		{Scaled: 3.0, Lower: 2.95, Upper: 3.06}, {Scaled: 2.95, Lower: 2.92, Upper: 2.99}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want6, _ := strconv.ParseFloat(strconv.FormatFloat(fit.EdgeInf, 'g', 6, 64), 64)
+	if doc.Meta["fit_on"] != "half" || doc.Meta["edge_inf"] != want6 {
+		t.Errorf("--fit half: meta fit_on %v, edge_inf %v; want half, %v", doc.Meta["fit_on"], doc.Meta["edge_inf"], want6)
+	}
 }
 
 // herd validate --table prints the table of published figures with its

@@ -19,6 +19,7 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 	f := addBracketFlags(fs)
 	from := fs.String("from", "", "fit the brackets in FILE (herd bracket --format csv output) instead of running them")
 	predict := fs.Bool("predict", false, "also predict the edge at each N from the model, with the brackets' dispatchers, load, sizes, run length, start, detector and seed (the particle runs, meanfield.FiniteEdge: the servers' runs for phase-type sizes, the particle map for exponential ones; go doc herd/meanfield, §8): columns predicted_*, and on --plot a line through the predictions with their 95% interval; tens of thousands of refresh-map applications per N; with --from, give --sizes as the brackets were run (their table does not record them)")
+	fitOn := fs.String("fit", "bracket", "what the law is fitted to: bracket (each bracket's middle, its width a uniform error) or half (each bracket's T_½, where half the runs tip, fitted to all its points, with its 95% interval: herd help bracket; with --from, a table that has the half_* columns)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -26,7 +27,11 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	results, runErr, err := scalingBrackets(ctx, e, f, *from, *predict)
+	if *fitOn != "bracket" && *fitOn != "half" {
+		return usagef("--fit %q: want bracket or half", *fitOn)
+	}
+	half := *fitOn == "half"
+	results, runErr, err := scalingBrackets(ctx, e, f, *from, *predict, half)
 	if err != nil {
 		return err
 	}
@@ -35,18 +40,11 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 	if *predict && ctx.Err() == nil {
 		preds, predErrs = predictScaling(ctx, e, *f.progress, results, *f.outFlags.workers)
 	}
-	var ns []int
-	var lo, hi []float64
-	for _, r := range results {
-		ns = append(ns, r.Settings.Servers)
-		lo = append(lo, r.Lower)
-		hi = append(hi, r.Upper)
-	}
-	fit, fitErr := compare.FitScaling(ns, lo, hi)
+	fit, fitErr := scalingFit(results, half)
 	if fitErr != nil && *from != "" {
 		return usagef("--from %s: %d bracket(s): %v", *from, len(results), fitErr)
 	}
-	t := scalingTable(results, fit, fitErr)
+	t := scalingTable(results, fit, fitErr, half)
 	if *from == "" {
 		f.modelNote(t)
 	}
@@ -75,7 +73,7 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 		return runErr
 	}
 	if fitErr != nil {
-		return usagef("herd scaling: %d complete brackets at distinct N; %v", distinctServers(results, true), fitErr)
+		return usagef("herd scaling: %d %s at distinct N; %v", fitPoints(results, half), fitWhat(half), fitErr)
 	}
 	return predFailed
 }
@@ -113,12 +111,12 @@ func addPredictions(t *table.Table, results []compare.BracketResult, preds []com
 // scalingBrackets reads the brackets of --from, or runs them; runErr is
 // the runs' error (an interruption keeps the finished brackets), err a
 // usage or input error.
-func scalingBrackets(ctx context.Context, e *env, f *bracketFlags, from string, predict bool) (results []compare.BracketResult, runErr, err error) {
+func scalingBrackets(ctx context.Context, e *env, f *bracketFlags, from string, predict, half bool) (results []compare.BracketResult, runErr, err error) {
 	if from != "" {
 		var idle error
 		f.fs.Visit(func(fl *pflag.Flag) {
 			switch {
-			case fl.Name == "from", fl.Name == "plot", fl.Name == "format", fl.Name == "workers", fl.Name == "predict",
+			case fl.Name == "from", fl.Name == "plot", fl.Name == "format", fl.Name == "workers", fl.Name == "predict", fl.Name == "fit",
 				fl.Name == "progress": // how, not what: a script may pass it either way
 			case fl.Name == "sizes" && predict: // the table does not record them
 			default:
@@ -151,9 +149,9 @@ func scalingBrackets(ctx context.Context, e *env, f *bracketFlags, from string, 
 				results[i].Settings.Sizes = sizes
 			}
 		}
-		if n := distinctServers(results, true); n < compare.MinScalingBrackets {
-			return nil, nil, usagef("--from %s: %d complete brackets at distinct N; a fit of edge(∞), a and β needs at least %d (one degree of freedom to test the law)",
-				from, n, compare.MinScalingBrackets)
+		if n := fitPoints(results, half); n < compare.MinScalingBrackets {
+			return nil, nil, usagef("--from %s: %d %s at distinct N; a fit of edge(∞), a and β needs at least %d (one degree of freedom to test the law)",
+				from, n, fitWhat(half), compare.MinScalingBrackets)
 		}
 		return results, nil, nil
 	}
@@ -176,9 +174,15 @@ func scalingBrackets(ctx context.Context, e *env, f *bracketFlags, from string, 
 // scalingTable is the brackets' table with the fit: the meta of text and
 // JSON, and columns of the CSV (the fitted curve at each N, and the fit's
 // parameters repeated on every row).
-func scalingTable(results []compare.BracketResult, fit compare.ScalingFit, fitErr error) *table.Table {
+func scalingTable(results []compare.BracketResult, fit compare.ScalingFit, fitErr error, half bool) *table.Table {
 	t := bracketTable(results)
 	t.Title = "herd scaling: edge(N) = edge(∞) + a·N^(−β) fitted to the brackets, as T(1−λ)²"
+	on := "bracket"
+	if half {
+		on = "half"
+		t.Title = "herd scaling: edge(N) = edge(∞) + a·N^(−β) fitted to the brackets' T_½, as T(1−λ)²"
+	}
+	t.Meta = append(t.Meta, table.Field{Key: "fit_on", Value: on})
 	model := math.NaN()
 	if len(results) > 0 {
 		model = results[0].ModelScaled
@@ -201,8 +205,8 @@ func scalingTable(results []compare.BracketResult, fit compare.ScalingFit, fitEr
 		return t
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("fit: edge(∞) = %.4g (range %.4g to %.4g), a = %.4g, β = %.2f; χ² = %.3g with %d degree(s) of freedom (P(χ² ≥ that) = %.3g) over %d brackets",
-			fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh, fit.A, fit.Beta, fit.Chi2, fit.DF, fit.PValue, fit.Points),
+		fmt.Sprintf("fit: edge(∞) = %.4g (range %.4g to %.4g), a = %.4g, β = %.2f; χ² = %.3g with %d degree(s) of freedom (P(χ² ≥ that) = %.3g) over %d %s",
+			fit.EdgeInf, fit.EdgeInfLow, fit.EdgeInfHigh, fit.A, fit.Beta, fit.Chi2, fit.DF, fit.PValue, fit.Points, fitWhat(half)),
 		fmt.Sprintf("model (refresh map, N → ∞): %.5g", model))
 	g := func(x float64, d int) string { return strconv.FormatFloat(x, 'g', d, 64) }
 	t.Meta = append(t.Meta,
@@ -220,6 +224,47 @@ func scalingTable(results []compare.BracketResult, fit compare.ScalingFit, fitEr
 			fit.Beta, compare.BetaMin, compare.BetaMax))
 	}
 	return t
+}
+
+// scalingFit fits the law to the brackets (compare.FitScaling) or, with
+// half, to their T_½ (compare.FitScalingHalf).
+func scalingFit(results []compare.BracketResult, half bool) (compare.ScalingFit, error) {
+	var ns []int
+	var lo, hi []float64
+	var halves []compare.TipHalf
+	for _, r := range results {
+		ns = append(ns, r.Settings.Servers)
+		lo = append(lo, r.Lower)
+		hi = append(hi, r.Upper)
+		halves = append(halves, r.Half)
+	}
+	if half {
+		return compare.FitScalingHalf(ns, halves)
+	}
+	return compare.FitScaling(ns, lo, hi)
+}
+
+// fitPoints counts what the fit can use: the distinct N with a complete
+// bracket, or with half a bounded T_½.
+func fitPoints(results []compare.BracketResult, half bool) int {
+	if !half {
+		return distinctServers(results, true)
+	}
+	seen := map[int]bool{}
+	for _, r := range results {
+		if r.Half.Bounded() {
+			seen[r.Settings.Servers] = true
+		}
+	}
+	return len(seen)
+}
+
+// fitWhat names fitPoints' points.
+func fitWhat(half bool) string {
+	if half {
+		return "bounded T_½ (half_* columns)"
+	}
+	return "complete brackets"
 }
 
 // distinctServers counts the distinct N among results, only those with a
