@@ -645,7 +645,17 @@
 // 27.05, tipped 30, 30, 27, 28, 25, 22 and 13 times, give 26.921
 // [26.866, 26.990] (z = −1.34; the 24-run prediction −1.45): there the
 // share of runs that tip falls from 0.63 to 0.27 over 0.3 of T(1−λ)²,
-// where the 6-run bracket is 0.04 wide.
+// where the 6-run bracket is 0.04 wide. At N = 1,600 (h2:4, seed 1, 6
+// runs; brackets 276–505 s, predictions 152–369 s on two cores) the
+// servers' runs predict 10.989 [10.960, 11.019] at k = 5, λ = 0.8
+// (bracket [10.926, 11.027], T_½ 10.986 [10.954, 11.013]: z = +0.16) and
+// 3.912 [3.898, 3.926] at k = 3, λ = 0.9 ([3.854, 3.950], T_½ 3.913
+// [3.886, 3.943]: z = −0.10), both inside; at k = 10, λ = 0.8 26.147
+// [26.098, 26.197], 0.13 widths below [26.168, 26.328] but z = −3.03
+// against T_½ 26.248 [26.207, 26.292]: the servers' runs tip in 3, 1
+// and 1 of 6 at 26.176, 26.208 and 26.240 where herd sim tips in 6 of
+// 6, 2 of 3 and 3 of 6 at 26.168, 26.208 and 26.248, so there the
+// prediction lies about 0.1 (0.4%) below the simulator's edge.
 // The shift from the map's edge scales as N^(−1/2) (exponential
 // sizes): at k = 5, λ = 0.9, 2.899 (map), 4.007,
 // 3.325, 3.080 at N = 25, 100, 400 against brackets [3.832, 4.077],
