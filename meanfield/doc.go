@@ -546,14 +546,15 @@
 // servers after one and two periods against the map's image, χ²); on the
 // clocks the arrivals per period are Poisson(λNT) in mean and variance
 // (TestServerFleetClocks), and each window's length, its end's send and
-// the sends inside it follow the clocks' laws (TestServerFleetWindows). A period costs about N·λ·T
-// jobs against one map for the particle map: with h2:4 sizes at k = 10,
+// the sends inside it follow the clocks' laws (TestServerFleetWindows).
+// A period costs about N·λ·T jobs against one map for the particle map:
+// with h2:4 sizes at k = 10,
 // λ = 0.9, T = 3,020 (BenchmarkFleetPeriod, two idle cores) 10.8, 42.6
 // and 171 ms at N = 100, 400 and 1,600 against 11.0 ms, so an edge
-// at N = 1,600 takes hours where the particle map's takes minutes (at
-// k = 5, λ = 0.9, N = 1,600 the particle map's 11.487 lies inside herd
-// bracket's [11.431, 11.537], the one h2:4 cell at that N); with
-// exponential sizes the servers' runs are always the dearer. Their
+// at N = 1,600 takes minutes where T is short and up to an hour at
+// k = 5, λ = 0.9 (152–1,923 s at nice 19 for the four h2:4 cells below;
+// the particle map's take minutes); with exponential sizes the servers'
+// runs are always the dearer. Their
 // response is the area under the queues over the arrivals (Little's law),
 // after the first tenth.
 //
@@ -655,7 +656,9 @@
 // against T_½ 26.248 [26.207, 26.292]: the servers' runs tip in 3, 1
 // and 1 of 6 at 26.176, 26.208 and 26.240 where herd sim tips in 6 of
 // 6, 2 of 3 and 3 of 6 at 26.168, 26.208 and 26.248, so there the
-// prediction lies about 0.1 (0.4%) below the simulator's edge.
+// prediction lies about 0.1 (0.4%) below the simulator's edge. At k = 5,
+// λ = 0.9 the servers' runs give 11.484 [11.453, 11.516], inside
+// [11.431, 11.537] as the particle map's 11.487 was.
 // The shift from the map's edge scales as N^(−1/2) (exponential
 // sizes): at k = 5, λ = 0.9, 2.899 (map), 4.007,
 // 3.325, 3.080 at N = 25, 100, 400 against brackets [3.832, 4.077],
