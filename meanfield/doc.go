@@ -655,8 +655,10 @@
 // [26.098, 26.197], 0.13 widths below [26.168, 26.328] but z = −3.03
 // against T_½ 26.248 [26.207, 26.292]: the servers' runs tip in 3, 1
 // and 1 of 6 at 26.176, 26.208 and 26.240 where herd sim tips in 6 of
-// 6, 2 of 3 and 3 of 6 at 26.168, 26.208 and 26.248, so there the
-// prediction lies about 0.1 (0.4%) below the simulator's edge. At k = 5,
+// 6, 2 of 3 and 3 of 6 at 26.168, 26.208 and 26.248; with 24 runs
+// 26.175 [26.143, 26.206], inside the bracket, z = −2.72: there the
+// prediction lies about 0.07 (0.3%) below the simulator's edge, the one
+// cell where the comparison that can fail does. At k = 5,
 // λ = 0.9 the servers' runs give 11.484 [11.453, 11.516], inside
 // [11.431, 11.537] as the particle map's 11.487 was.
 // The shift from the map's edge scales as N^(−1/2) (exponential
