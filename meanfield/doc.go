@@ -647,7 +647,7 @@
 // [26.866, 26.990] (z = −1.34; the 24-run prediction −1.45): there the
 // share of runs that tip falls from 0.63 to 0.27 over 0.3 of T(1−λ)²,
 // where the 6-run bracket is 0.04 wide. At N = 1,600 (h2:4, seed 1, 6
-// runs; brackets 276–505 s, predictions 152–369 s on two cores) the
+// runs; brackets 275–505 s, predictions 152–369 s on two cores) the
 // servers' runs predict 10.989 [10.960, 11.019] at k = 5, λ = 0.8
 // (bracket [10.926, 11.027], T_½ 10.986 [10.954, 11.013]: z = +0.16) and
 // 3.912 [3.898, 3.926] at k = 3, λ = 0.9 ([3.854, 3.950], T_½ 3.913
