@@ -165,11 +165,13 @@ func tipFirth(obs []tipObs, xc float64) (a, b float64, ok bool) {
 	}
 	a = math.Log(k / (n - k))
 	l := tipPen(obs, a, b, xc)
+	ps := make([]float64, len(obs)) // each point's p at (a, b)
 	for range 500 {
 		var i00, i01, i11 float64
-		for _, o := range obs {
+		for j, o := range obs {
 			u := o.x - xc
 			p := logistic(a + b*u)
+			ps[j] = p
 			w := o.n * p * (1 - p)
 			i00 += w
 			i01 += w * u
@@ -180,9 +182,9 @@ func tipFirth(obs []tipObs, xc float64) (a, b float64, ok bool) {
 			return a, b, false
 		}
 		var g0, g1 float64
-		for _, o := range obs {
+		for j, o := range obs {
 			u := o.x - xc
-			p := logistic(a + b*u)
+			p := ps[j]
 			w := o.n * p * (1 - p)
 			h := w * (i11 - 2*i01*u + i00*u*u) / det
 			r := o.k - o.n*p + h*(0.5-p)

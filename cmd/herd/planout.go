@@ -206,7 +206,7 @@ func planEdgeNotes(in planInput, r compare.PlanResult, ms float64) []string {
 			f.Servers, b.Settings.Runs, b.Settings.Refreshes, b.Settings.Resolution, fmtDuration(b.Lower/d*ms/1000), fmtDuration(b.Upper/d*ms/1000), b.Lower, b.Upper)
 		if h := b.Half; !math.IsNaN(h.Scaled) {
 			ci := "its 95% interval not bounded by the points"
-			if !math.IsNaN(h.Lower) && !math.IsNaN(h.Upper) {
+			if h.Bounded() {
 				ci = fmt.Sprintf("95%%: %s to %s", fmtDuration(h.Lower/d*ms/1000), fmtDuration(h.Upper/d*ms/1000))
 			}
 			note += fmt.Sprintf("; half the runs tip within %d refreshes at refresh %s (%s; x = %.4g, a logistic fit to all %d points)",
