@@ -1063,6 +1063,12 @@ type FiniteEdgeSettings struct {
 	// an estimate of the time left. It is not a setting of the
 	// computation.
 	Progress func(FiniteEdgeProgress) `json:"-"`
+	// Journal, when not nil, keeps each run as it finishes, and a run it
+	// already holds is taken from it instead of being run (finitejournal.go):
+	// given an interrupted search's journal, the search ends with the
+	// uninterrupted one's result. It must come from a search with the same
+	// settings (Workers, Stop and Progress aside).
+	Journal *FiniteJournal `json:"-"`
 }
 
 // FiniteEdgeProgress is FiniteEdge's report after each probed period.
@@ -1424,17 +1430,28 @@ func particlePoint(s FiniteEdgeSettings, r Refresh, key float64, response bool, 
 		resp      float64
 		err       error
 	}
+	// The journal keeps the edge's runs (no response) as they finish.
+	jr := s.Journal
+	if response {
+		jr = nil
+	}
 	outs, _ := pool.Parallel(context.Background(), s.Replications, s.Workers, func(i int) (runOut, bool) {
+		if rec, ok := jr.recall(key, i); ok {
+			return runOut{tip: rec.Tip, maps: rec.Maps, resp: math.NaN()}, true
+		}
 		seed := mixSeed(s.Seed, math.Float64bits(key), uint64(i))
 		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 		var o runOut
 		if servers {
 			o.tip, o.resp, o.err = serverRun(r, s.Servers, rng, s.Refreshes, theta, response, s.Stop)
-			return o, true
+		} else {
+			pm := <-maps
+			o.tip, o.maps, o.resp, o.err = pm.run(r, s.Servers, rng, s.Refreshes, theta, startBoard, response, s.Stop)
+			maps <- pm
 		}
-		pm := <-maps
-		defer func() { maps <- pm }()
-		o.tip, o.maps, o.resp, o.err = pm.run(r, s.Servers, rng, s.Refreshes, theta, startBoard, response, s.Stop)
+		if o.err == nil {
+			jr.keep(FiniteRunRecord{Key: key, Rep: i, Tip: o.tip, Maps: o.maps})
+		}
 		return o, true
 	}, nil)
 	var tips []float64

@@ -221,7 +221,7 @@ func edgeServers(fs *pflag.FlagSet, list string) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range []string{"plot", "confirm", "confirm-maps", "method", "checkpoint", "herd", "tolerance", "branch-from"} {
+	for _, f := range []string{"plot", "confirm", "confirm-maps", "method", "herd", "tolerance", "branch-from"} {
 		if fs.Changed(f) {
 			return nil, usagef("--servers does not go with --%s", f)
 		}
@@ -724,6 +724,14 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 			labels = append(labels, label)
 		}
 	}
+	ids := make([]string, len(cells))
+	for i, c := range cells {
+		ids[i] = fmt.Sprintf("k=%d λ=%g N=%d", settings[c.j].Dispatchers, settings[c.j].Load, c.n)
+	}
+	cp, journals, err := openFiniteCheckpoint(e, o, ids)
+	if err != nil {
+		return err
+	}
 	var failed []string
 	prog := newFiniteProgress(e, o.progress, "edge", "edges", labels)
 	defer prog.close()
@@ -743,7 +751,8 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		kind := o.particles.Resolve(s.Service, c.n).String()
 		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,
 			Servers: c.n, Refreshes: o.refreshes, Replications: o.runs, ModelScaled: model, Seed: o.seed,
-			Particles: o.particles, Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i, 0), Progress: prog.edgeProgress(i)})
+			Particles: o.particles, Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i, 0), Progress: prog.edgeProgress(i),
+			Journal: journals[i]})
 		if model == 0 && r.ModelScaled > 0 {
 			model, modelMaps = r.ModelScaled, r.ModelMaps
 		} else {
@@ -770,6 +779,9 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 			finite(r.Refresh), r.HazardFit, finite(r.HazardSlope), len(r.Points), r.Maps)
 	}
 	t.Warnings = failed
+	if err := cp.close(ctx, e); err != nil {
+		return err
+	}
 	if err := writeTable(ctx, e, t, o.format, nil); err != nil {
 		return err
 	}
@@ -795,20 +807,35 @@ func groupThousands(n int) string {
 // so a /1 file would resume into a search neither build makes alone.
 const edgeCheckpointFormat = "herd-edge-checkpoint/2"
 
+// finiteCheckpointFormat names herd edge --servers' checkpoint format: each
+// cell's finished particle runs (meanfield.FiniteJournal).
+const finiteCheckpointFormat = "herd-edge-servers-checkpoint/1"
+
+// journal is what edgeCheckpoint keeps of a search: meanfield's
+// EdgeJournal or FiniteJournal.
+type journal interface {
+	MarshalBinary() ([]byte, error)
+	UnmarshalBinary([]byte) error
+}
+
 // edgeCheckpoint is herd edge's checkpoint (--checkpoint FILE) while its
 // searches run: a sweep.Checkpointer whose points are the searches, each
-// with its journal (meanfield.EdgeSettings.Journal, encoded by its
-// MarshalBinary) as its state, offered every --checkpoint-every and taken
-// when the run ends or is interrupted. A search given its journal back
-// makes no run twice and ends with the uninterrupted search's result, so
-// stdout is the bytes of an uninterrupted command. A nil one is none.
+// with its journal (meanfield.EdgeSettings.Journal, or with --servers
+// FiniteEdgeSettings.Journal, encoded by its MarshalBinary) as its
+// state, offered every --checkpoint-every and taken when the run ends or
+// is interrupted. A search given its journal back makes no run twice and
+// ends with the uninterrupted search's result, so stdout is the bytes of
+// an uninterrupted command. A nil one is none.
 type edgeCheckpoint struct {
 	*sweep.Checkpointer[struct{}, []byte]
-	journals []*meanfield.EdgeJournal
-	path     string
-	every    time.Duration
-	done     chan struct{}
-	wg       sync.WaitGroup
+	journals []journal
+	// holds says what the journals hold ("12 runs finished"), for the
+	// messages on resuming and on interruption.
+	holds func() string
+	path  string
+	every time.Duration
+	done  chan struct{}
+	wg    sync.WaitGroup
 }
 
 // openEdgeCheckpoint opens --checkpoint's file for the searches and gives
@@ -818,9 +845,66 @@ func openEdgeCheckpoint(e *env, o edgeOutput, searches []meanfield.EdgeSettings)
 	if o.checkpoint == "" {
 		return nil, nil
 	}
-	want := sweep.Checkpoint[struct{}, []byte]{Format: edgeCheckpointFormat, Version: version, Command: "edge", Args: o.checkpointArgs}
-	for _, s := range searches {
-		want.Points = append(want.Points, sweep.CheckpointPoint[struct{}, []byte]{ID: fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)})
+	ids := make([]string, len(searches))
+	js := make([]*meanfield.EdgeJournal, len(searches))
+	for i, s := range searches {
+		ids[i] = fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
+		js[i] = meanfield.NewEdgeJournal()
+		js[i].Every = o.checkpointEvery
+		searches[i].Journal = js[i]
+	}
+	holds := func() string {
+		var runs, open, openMaps int
+		for _, j := range js {
+			n := j.Counts()
+			runs += n.Runs + n.Herds
+			open += n.Open
+			for _, m := range n.OpenMaps {
+				openMaps += m
+			}
+		}
+		return fmt.Sprintf("%d runs finished and %d saved part way (%d maps)", runs, open, openMaps)
+	}
+	return openJournals(e, o, edgeCheckpointFormat, ids, toJournals(js), holds)
+}
+
+// openFiniteCheckpoint is openEdgeCheckpoint for herd edge --servers: one
+// journal of finished particle runs per cell (ids), returned for the
+// cells' FiniteEdgeSettings.Journal; nil without --checkpoint.
+func openFiniteCheckpoint(e *env, o edgeOutput, ids []string) (*edgeCheckpoint, []*meanfield.FiniteJournal, error) {
+	js := make([]*meanfield.FiniteJournal, len(ids))
+	if o.checkpoint == "" {
+		return nil, js, nil
+	}
+	for i := range js {
+		js[i] = new(meanfield.FiniteJournal)
+	}
+	holds := func() string {
+		runs := 0
+		for _, j := range js {
+			runs += j.Len()
+		}
+		return fmt.Sprintf("%d runs finished", runs)
+	}
+	c, err := openJournals(e, o, finiteCheckpointFormat, ids, toJournals(js), holds)
+	return c, js, err
+}
+
+func toJournals[J journal](js []J) []journal {
+	out := make([]journal, len(js))
+	for i, j := range js {
+		out[i] = j
+	}
+	return out
+}
+
+// openJournals opens --checkpoint's file, one point per search (ids),
+// loads each search's journal from it, and saves them every
+// --checkpoint-every until close.
+func openJournals(e *env, o edgeOutput, format string, ids []string, journals []journal, holds func() string) (*edgeCheckpoint, error) {
+	want := sweep.Checkpoint[struct{}, []byte]{Format: format, Version: version, Command: "edge", Args: o.checkpointArgs}
+	for _, id := range ids {
+		want.Points = append(want.Points, sweep.CheckpointPoint[struct{}, []byte]{ID: id})
 	}
 	f, err := sweep.OpenCheckpoint(sweep.CheckpointSettings[struct{}, []byte]{
 		Path: o.checkpoint, Every: o.checkpointEvery, Want: want,
@@ -831,22 +915,16 @@ func openEdgeCheckpoint(e *env, o edgeOutput, searches []meanfield.EdgeSettings)
 	if err != nil {
 		return nil, usagef("--checkpoint %s: %v", o.checkpoint, err)
 	}
-	c := &edgeCheckpoint{Checkpointer: f, path: o.checkpoint, every: o.checkpointEvery, done: make(chan struct{})}
-	for i := range searches {
-		j := meanfield.NewEdgeJournal()
-		j.Every = o.checkpointEvery
+	c := &edgeCheckpoint{Checkpointer: f, journals: journals, holds: holds, path: o.checkpoint, every: o.checkpointEvery, done: make(chan struct{})}
+	for i, j := range journals {
 		if st := f.State(i); st != nil {
 			if err := j.UnmarshalBinary(*st); err != nil {
-				return nil, usagef("--checkpoint %s: search %s: %v (delete it, or name another file, to start afresh)", o.checkpoint, want.Points[i].ID, err)
+				return nil, usagef("--checkpoint %s: search %s: %v (delete it, or name another file, to start afresh)", o.checkpoint, ids[i], err)
 			}
 		}
-		c.journals = append(c.journals, j)
-		searches[i].Journal = j
 	}
 	if f.Resumed() {
-		runs, open, maps := c.counts()
-		fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s: resuming: %d runs finished, %d continued from their saved state (%d maps)\n",
-			o.checkpoint, runs, open, maps)
+		fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s: resuming: %s\n", o.checkpoint, holds())
 	}
 	c.wg.Add(1)
 	go func() {
@@ -872,26 +950,11 @@ func (c *edgeCheckpoint) save(stopping bool) {
 		c.Save(i, stopping, func() *[]byte {
 			b, err := j.MarshalBinary()
 			if err != nil {
-				return c.State(i) // gob of plain data does not fail; keep the last
+				return c.State(i) // plain data does not fail to encode; keep the last
 			}
 			return &b
 		})
 	}
-}
-
-// counts sums what the journals hold: finished runs (the search's, its
-// herd classification's and its check's), runs saved part way and the
-// maps those have made.
-func (c *edgeCheckpoint) counts() (runs, open, openMaps int) {
-	for _, j := range c.journals {
-		n := j.Counts()
-		runs += n.Runs + n.Herds
-		open += n.Open
-		for _, m := range n.OpenMaps {
-			openMaps += m
-		}
-	}
-	return runs, open, openMaps
 }
 
 // close takes every journal, writes the file a last time and, when the
@@ -907,9 +970,8 @@ func (c *edgeCheckpoint) close(ctx context.Context, e *env) error {
 		return fmt.Errorf("--checkpoint %s: %w", c.path, err)
 	}
 	if ctx.Err() != nil {
-		runs, open, maps := c.counts()
-		fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s holds %d finished runs and %d saved part way (%d maps): the same command with --checkpoint %s resumes\n",
-			c.path, runs, open, maps, c.path)
+		fmt.Fprintf(e.stderr, "herd edge: --checkpoint %s holds %s: the same command with --checkpoint %s resumes\n",
+			c.path, c.holds(), c.path)
 	}
 	return nil
 }

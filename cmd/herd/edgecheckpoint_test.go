@@ -55,9 +55,8 @@ func TestEdgeCheckpointResume(t *testing.T) {
 	}
 }
 
-// TestEdgeCheckpointBad: a checkpoint made for other arguments, a file
-// that is not one, and --checkpoint with --servers exit 2 naming
-// --checkpoint.
+// TestEdgeCheckpointBad: a checkpoint made for other arguments (with
+// --servers too) and a file that is not one exit 2 naming --checkpoint.
 func TestEdgeCheckpointBad(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -75,7 +74,7 @@ func TestEdgeCheckpointBad(t *testing.T) {
 	}{
 		{[]string{"edge", "--dispatchers", "6", "--load", "0.9", "--checkpoint", made}, "not for this herd edge"},
 		{[]string{"edge", "--dispatchers", "5", "--load", "0.9", "--checkpoint", junk}, "not a herd edge checkpoint"},
-		{[]string{"edge", "--dispatchers", "5", "--load", "0.9", "--servers", "100", "--checkpoint", made}, "--servers does not go with --checkpoint"},
+		{[]string{"edge", "--dispatchers", "5", "--load", "0.9", "--servers", "100", "--checkpoint", made}, `format "herd-edge-checkpoint/2", want "herd-edge-servers-checkpoint/1"`},
 		{[]string{"edge", "--dispatchers", "5", "--checkpoint-every", "1m"}, "--checkpoint-every needs --checkpoint"},
 		{[]string{"edge", "--dispatchers", "5", "--checkpoint", made, "--checkpoint-every", "0s"}, "--checkpoint-every"},
 	} {
@@ -115,8 +114,51 @@ func TestEdgeCheckpointConfirm(t *testing.T) {
 		}
 		args[len(base)-1] = workers
 		got, errs, code := herd(t, args...)
-		if code != 0 || got != want || !regexp.MustCompile(`resuming: \d+ runs finished, [1-9]\d* continued`).MatchString(errs) {
+		if code != 0 || got != want || !regexp.MustCompile(`resuming: \d+ runs finished and [1-9]\d* saved part way`).MatchString(errs) {
 			t.Fatalf("resumed with %s workers: exit %d, stderr %q; stdout\n%s\nwant (uninterrupted)\n%s", workers, code, errs, got, want)
 		}
+	}
+}
+
+// TestEdgeServersCheckpoint: herd edge --servers interrupted once or twice
+// with --checkpoint F exits 1 saying that F resumes; the same command with
+// F then prints the bytes of a run never interrupted, with one worker or
+// two, having taken the finished particle runs from F.
+func TestEdgeServersCheckpoint(t *testing.T) {
+	t.Parallel()
+	base := []string{"edge", "--dispatchers", "5", "--load", "0.8", "--servers", "30,40", "--model-edge", "3.1631964844955442",
+		"--refreshes", "100", "--runs", "4", "--format", "json"}
+	want, errs, code := herd(t, base...)
+	if code != 0 {
+		t.Fatalf("uninterrupted: exit %d, %s", code, errs)
+	}
+	// The polls: one per refresh period of every run, and a few more.
+	ctx := newCountdown(1 << 40)
+	if _, errs, code := herdCtx(ctx, base...); code != 0 {
+		t.Fatalf("counting polls: exit %d, %s", code, errs)
+	}
+	all := int(1<<40 - ctx.left.Load())
+	for _, c := range []struct {
+		cuts    []int
+		workers string
+	}{
+		{[]int{all / 2}, "1"},
+		{[]int{all / 4, all / 4}, "2"},
+	} {
+		t.Run(fmt.Sprint(c.cuts, c.workers), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "s.ckpt")
+			args := append(append([]string(nil), base...), "--workers", c.workers, "--checkpoint", path, "--checkpoint-every", "1h")
+			for _, n := range c.cuts {
+				out, errs, code := herdCtx(newCountdown(n), args...)
+				if code != 1 || !strings.Contains(errs, "holds ") || !strings.Contains(errs, "the same command with --checkpoint "+path+" resumes") || !strings.Contains(out, `"partial": true`) {
+					t.Fatalf("cut at poll %d of %d: exit %d, stderr %q, stdout %s; want 1, partial, and how to resume", n, all, code, errs, out)
+				}
+			}
+			got, errs, code := herd(t, args...)
+			if code != 0 || got != want || !regexp.MustCompile(`resuming: [1-9]\d* runs finished`).MatchString(errs) {
+				t.Fatalf("resumed: exit %d, stderr %q; stdout\n%s\nwant (uninterrupted)\n%s", code, errs, got, want)
+			}
+		})
 	}
 }
