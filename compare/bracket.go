@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"sync/atomic"
@@ -47,7 +48,12 @@ type BracketSettings struct {
 	// Sizes are the job sizes of the simulator and of the model (exp,
 	// h2:C, erlang:K; zero value exp).
 	Sizes     fleet.Sizes
-	MaxPoints int    // most points per bracket; default 30
+	MaxPoints int // most points per bracket; default 30
+	// HalfWidth, when positive, goes on after the bracket until T_½'s 95%
+	// interval (BracketResult.Half) is at most this wide, in T(1−λ)²,
+	// running every replication of the points it adds or takes up
+	// (refineHalf), at most HalfMaxPoints points more. Not with Fixed.
+	HalfWidth float64
 	Seed      uint64 // master seed; default 1
 	Workers   int    // runs in parallel; default 1
 }
@@ -97,6 +103,10 @@ func (s BracketSettings) Validate() error {
 		return fmt.Errorf("compare: Resolution = %v, want > 0", d.Resolution)
 	case s.Fixed && len(s.Grid) == 0:
 		return fmt.Errorf("compare: Fixed needs a Grid")
+	case !(s.HalfWidth >= 0) || math.IsInf(s.HalfWidth, 0):
+		return fmt.Errorf("compare: HalfWidth = %v, want ≥ 0 (0: the bracket alone)", s.HalfWidth)
+	case s.HalfWidth > 0 && s.Fixed:
+		return fmt.Errorf("compare: HalfWidth does not go with Fixed (a fixed grid adds no points)")
 	case s.ModelScaled < 0 || math.IsInf(s.ModelScaled, 0):
 		return fmt.Errorf("compare: ModelScaled = %v, want > 0 (0: compute it, NaN: none)", s.ModelScaled)
 	}
@@ -213,6 +223,9 @@ type BracketResult struct {
 	// Half is T_½, the T(1−λ)² at which a run tips within the full run
 	// length with probability ½, fitted to all the points (FitTipHalf).
 	Half TipHalf
+	// HalfPoints counts the points refineHalf ran to their end for Half
+	// (HalfWidth), those it added and those of the bracket it took up.
+	HalfPoints int
 }
 
 // ModelScaledOf is BracketSettings.ModelScaled from the model's edge
@@ -309,6 +322,9 @@ func Bracket(ctx context.Context, s BracketSettings, store Store, notify func(do
 		err = b.exhaustive(ctx, grid)
 	} else {
 		err = b.adaptive(ctx, grid)
+	}
+	if err == nil {
+		err = b.refineHalf(ctx)
 	}
 	b.finish()
 	return res, err
@@ -479,6 +495,109 @@ func (b *bracketer) adaptive(ctx context.Context, grid []float64) error {
 		}
 	}
 	return b.settle(ctx)
+}
+
+// HalfMaxPoints is the most points refineHalf adds to a bracket.
+const HalfMaxPoints = 40
+
+// refineHalf narrows T_½'s interval to HalfWidth (nothing when it is 0).
+// While the fit of all the points (FitTipHalf) leaves a wider interval,
+// it runs every replication of one more point: in turn at T_½ − d, T_½ + d
+// and T_½, with d = ln 4/|b| (where the fitted chance of a tip is 0.8 and
+// 0.2, b the fit's slope), at least Resolution; it takes up the point of
+// the bracket nearest the target when one lies within d/4 and some of its
+// replications were not run, and otherwise adds round6 of the target,
+// moved on by Resolution/4 until it names no point run in full. Where the
+// fit has no estimate it aims at the bracket's middle, or the model's
+// edge. The points chosen depend on the runs' outcomes alone, so the
+// refinement resumes from the store like the bracket. The points it adds
+// count for T_½ alone: the bracket stays the one the search found.
+func (b *bracketer) refineHalf(ctx context.Context) error {
+	s := b.s
+	if s.HalfWidth <= 0 {
+		return nil
+	}
+	added := 0
+	for i := 0; ; i++ {
+		b.stats()
+		h := FitTipHalf(b.sorted())
+		if h.Bounded() && h.Upper-h.Lower <= s.HalfWidth {
+			return nil
+		}
+		x := b.halfTarget(h, i)
+		if math.IsNaN(x) {
+			return nil
+		}
+		if _, ok := b.points[x]; !ok {
+			if added >= HalfMaxPoints {
+				return nil
+			}
+			added++
+			if b.extra == nil {
+				b.extra = map[float64]bool{}
+			}
+			b.extra[x] = true
+			if err := b.visit(ctx, x); err != nil {
+				return err
+			}
+		}
+		b.asked[x] |= qEvery
+		b.res.HalfPoints++
+		if err := b.resolve(ctx, x, 0); err != nil {
+			return err
+		}
+	}
+}
+
+// halfTarget is refineHalf's i-th point: a point of the bracket to run in
+// full, or a new one (see refineHalf); NaN when there is nowhere to aim.
+func (b *bracketer) halfTarget(h TipHalf, i int) float64 {
+	s := b.s
+	c := h.Scaled
+	if math.IsNaN(c) {
+		lo, hi := b.known(false)
+		switch {
+		case !math.IsNaN(lo) && !math.IsNaN(hi):
+			c = (lo + hi) / 2
+		case !math.IsNaN(lo):
+			c = lo
+		case !math.IsNaN(hi):
+			c = hi
+		default:
+			c = s.ModelScaled
+		}
+	}
+	if !(c > 0) || math.IsInf(c, 0) {
+		return math.NaN()
+	}
+	d := s.Resolution
+	if slope := math.Abs(h.Slope); slope > 0 && !math.IsInf(slope, 0) {
+		d = max(d, math.Log(4)/slope)
+	}
+	d = min(d, c/4)
+	sign := [...]float64{-1, 1, 0}[i%3]
+	target := c + sign*d
+	full := func(x float64) bool { return b.asked[x]&qEvery != 0 }
+	near, best := math.NaN(), d/4
+	for x := range b.points {
+		if dist := math.Abs(x - target); !full(x) && (dist < best || dist == best && x < near) {
+			near, best = x, dist
+		}
+	}
+	if !math.IsNaN(near) {
+		return near
+	}
+	step := s.Resolution / 4
+	if sign < 0 {
+		step = -step
+	}
+	for j := 0; j < 1000; j++ {
+		x := round6(target + float64(j)*step)
+		if x > 0 && !full(x) {
+			return x
+		}
+	}
+	return math.NaN()
 }
 
 // bisectLower is the adaptive search's bisection of the lower end
@@ -675,6 +794,7 @@ type bracketer struct {
 	past   map[float64][]bool          // adaptive: the replication ran past Cut refreshes untipped
 	asked  map[float64]int             // adaptive: the questions asked of each point (bits)
 	paused map[float64]map[int]*flight // adaptive: runs set aside, by point and replication
+	extra  map[float64]bool            // points refineHalf added, for T_½ alone (not the bracket's)
 	res    *BracketResult
 	done   int
 	total  int
@@ -776,12 +896,14 @@ const (
 	no
 )
 
-// Questions, as bits of bracketer.asked.
+// Questions, as bits of bracketer.asked; qEvery asks for every
+// replication (refineHalf).
 const (
 	qAll = 1 << iota
 	qAtMostOne
 	qAllCut
 	qAtMostOneCut
+	qEvery
 )
 
 // all: have all R runs tipped?
@@ -840,7 +962,7 @@ func (b *bracketer) reported(x float64) (full, cut int) {
 		}
 		return b.s.Runs
 	}
-	if b.s.Exhaustive {
+	if b.s.Exhaustive || asked&qEvery != 0 {
 		return b.s.Runs, b.s.Runs
 	}
 	return least([]int{qAll, qAtMostOne}), least([]int{qAllCut, qAtMostOneCut})
@@ -880,7 +1002,7 @@ func (b *bracketer) bracket(ctx context.Context, cut bool) (lo, hi float64, err 
 func (b *bracketer) ends(qa, qb int) (lo, hi, x float64, q int) {
 	R := b.s.Runs
 	lo, hi = math.NaN(), math.NaN()
-	pts := b.sorted()
+	pts := slices.DeleteFunc(b.sorted(), func(p PointStat) bool { return b.extra[p.Scaled] })
 	for i := len(pts) - 1; i >= 0; i-- {
 		b.asked[pts[i].Scaled] |= qa
 		a := b.answer(pts[i].Scaled, qa, R)

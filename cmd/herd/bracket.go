@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -19,6 +21,7 @@ type bracketFlags struct {
 	servers, grid           *string
 	dispatchers             *int
 	load, resolution, model *float64
+	halfWidth               *float64
 	runs, refreshes, cut    *int
 	seed                    *uint64
 	out, points, plot, from *string
@@ -37,6 +40,7 @@ func addBracketFlags(fs *pflag.FlagSet) *bracketFlags {
 		refreshes:   refreshesFlag(fs, 1000, " (a run stops when it tips), integer ≥ 10"),
 		cut:         fs.Int("cut", 300, "the shorter run length also reported, in refreshes, at most --refreshes (default: 300, or --refreshes if fewer)"),
 		resolution:  fs.Float64("resolution", 0.05, "bisect until no gap inside the bracket exceeds this, in T(1−λ)²"),
+		halfWidth:   fs.Float64("half-width", 0, fmt.Sprintf("after the bracket, run points in full until half_scaled's 95%% interval is at most this wide, in T(1−λ)² (at most %d points more; they count for half_scaled alone, the bracket stays the search's); not given: the bracket's points alone", compare.HalfMaxPoints)),
 		grid:        fs.String("grid", "", "fixed list of T(1−λ)² to run (no extension or bisection); default: adaptive around the model's edge"),
 		model:       fs.Float64("model-edge", 0, "the refresh map's edge T_edge(1−λ)² at these --dispatchers, --load and --sizes, if already known (herd edge's edge_scaled): the adaptive search starts around it and model_scaled reports it; 0 computes it, once for all --servers"),
 		seed:        seedFlag(fs),
@@ -82,7 +86,7 @@ func (f *bracketFlags) settings() ([]compare.BracketSettings, error) {
 			Servers: n, Dispatchers: *f.dispatchers, Load: *f.load, Runs: *f.runs,
 			Refreshes: *f.refreshes, Cut: *f.cut, Resolution: *f.resolution,
 			Grid: grid, Fixed: grid != nil, Seed: *f.seed, Workers: *f.outFlags.workers,
-			Sizes: sizes, ModelScaled: *f.model,
+			Sizes: sizes, ModelScaled: *f.model, HalfWidth: *f.halfWidth,
 		})
 	}
 	return out, nil
@@ -112,6 +116,10 @@ func (f *bracketFlags) check() error {
 		return usagef("--runs %d: want an integer in [2, %d]", *f.runs, maxSweepRuns)
 	case !(*f.resolution > 0) || math.IsInf(*f.resolution, 0):
 		return usagef("--resolution %v: want a number > 0 (in T(1−λ)²)", *f.resolution)
+	case f.fs.Changed("half-width") && (!(*f.halfWidth > 0) || math.IsInf(*f.halfWidth, 0)):
+		return usagef("--half-width %v: want a number > 0 (in T(1−λ)²)", *f.halfWidth)
+	case f.fs.Changed("half-width") && f.fs.Changed("grid"):
+		return usagef("--half-width does not go with --grid (a fixed grid adds no points)")
 	case !(*f.model >= 0) || *f.model > maxModelEdge:
 		return usagef("--model-edge %v: want 0 (compute it) or a number in (0, %g] (T(1−λ)²)", *f.model, float64(maxModelEdge))
 	}
@@ -311,11 +319,31 @@ func bracketTable(results []compare.BracketResult) *table.Table {
 		if h.Why != "" {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("N = %d: no half_scaled: %s", s.Servers, h.Why))
 		}
+		if s.HalfWidth > 0 && !(h.Bounded() && h.Upper-h.Lower <= s.HalfWidth) {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("N = %d: half_scaled's interval [%s, %s] is wider than --half-width %g after %d points run in full (at most %d added)",
+				s.Servers, fstr4(h.Lower), fstr4(h.Upper), s.HalfWidth, r.HalfPoints, compare.HalfMaxPoints))
+		}
+	}
+	if len(results) > 0 && results[0].Settings.HalfWidth > 0 {
+		var ns []string
+		for _, r := range results {
+			ns = append(ns, fmt.Sprintf("%d at N = %d", r.HalfPoints, r.Settings.Servers))
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("--half-width %g: points run in full for half_scaled (at T_½ and where the fit puts the chance of a tip at 0.2 and 0.8; counted in points, not in the bracket): %s",
+			results[0].Settings.HalfWidth, strings.Join(ns, ", ")))
 	}
 	if len(results) > 0 && results[0].Settings.Cut != 300 {
 		t.Notes = append(t.Notes, fmt.Sprintf("the *_300 columns use runs cut at %d refreshes", results[0].Settings.Cut))
 	}
 	return t
+}
+
+// fstr4 writes x to 4 decimals, "none" where it is NaN (an open end).
+func fstr4(x float64) string {
+	if math.IsNaN(x) {
+		return "none"
+	}
+	return strconv.FormatFloat(x, 'f', 4, 64)
 }
 
 // pointsTable is the per-T tipping table of every bracket (--points).

@@ -368,6 +368,17 @@ their point's earlier runs, so the fit is as valid as with fixed runs. An
 interval end the points do not bound is empty; herd scaling --from tables written
 before these columns leave them empty.
 
+--half-width W. Where the tipping chance falls slowly with T (a wide
+transition at small N), the bracket's points place T_½ loosely. With
+--half-width the bracket goes on: while half_scaled's interval is wider
+than W it runs every run of one more point, in turn where the fit puts the
+chance of a tip at 0.8, at 0.2 and at ½ (a point of the bracket near there
+whose runs sequential stopping left unrun, else a new one), at most 40 new
+points a bracket, and warns when W is not reached. The new points count
+for half_scaled alone (the bracket stays the search's); --points lists
+them all. They follow from the runs' outcomes alone, so they resume from
+--out like the bracket.
+
 The run log (--out). Every finished run is appended as it finishes; a rerun
 with the same flags skips what it holds, so an interrupted bracket resumes
 and prints the same output. The log is a journal, not a result: its order

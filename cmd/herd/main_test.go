@@ -282,6 +282,11 @@ func TestBracketCLI(t *testing.T) {
 		{[]string{"--model-edge", "-1"}, "--model-edge -1: want 0 (compute it) or a number in (0, 1000]"},
 		{[]string{"--model-edge", "NaN"}, "--model-edge NaN: want 0"},
 		{[]string{"--model-edge", "2000"}, "--model-edge 2000: want 0"},
+		{[]string{"--half-width", "0"}, "--half-width 0: want a number > 0"},
+		{[]string{"--half-width", "-0.1"}, "--half-width -0.1: want a number > 0"},
+		{[]string{"--half-width", "Inf"}, "--half-width +Inf: want a number > 0"},
+		{[]string{"--half-width", ""}, `invalid argument "" for "--half-width"`},
+		{[]string{"--half-width", "0.1", "--grid", "3,4"}, "--half-width does not go with --grid"},
 	}
 	for _, tc := range bad {
 		_, errs, code := herd(t, append([]string{"bracket"}, tc.args...)...)
@@ -312,6 +317,58 @@ func TestBracketCLI(t *testing.T) {
 	again, errs, code := herd(t, args...)
 	if code != 0 || again != first {
 		t.Errorf("resumed run: exit %d (%s), output\n%s\nwant\n%s", code, errs, again, first)
+	}
+}
+
+// herd bracket --half-width: the bracket goes on until half_scaled's
+// interval is that narrow, says how many points it ran for it, leaves the
+// bracket's ends as they were, and resumes from its run log to the same
+// bytes.
+func TestBracketHalfWidthCLI(t *testing.T) {
+	t.Parallel()
+	base := []string{"bracket", "--servers", "25", "--runs", "4", "--refreshes", "100", "--resolution", "0.2", "--model-edge", "2.8992", "--format", "csv"}
+	plain, errs, code := herd(t, base...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	log := filepath.Join(t.TempDir(), "runs.csv")
+	args := append(append([]string(nil), base...), "--half-width", "0.16", "--out", log)
+	first, errs, code := herd(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	row := func(out string) map[string]string {
+		rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("%v: %d rows in\n%s", err, len(rows), out)
+		}
+		m := map[string]string{}
+		for i, name := range rows[0] {
+			m[name] = rows[1][i]
+		}
+		return m
+	}
+	p, r := row(plain), row(first)
+	lo, _ := strconv.ParseFloat(r["half_lower"], 64)
+	hi, _ := strconv.ParseFloat(r["half_upper"], 64)
+	if !(hi-lo <= 0.16) || r["meta_warnings"] != "" || !strings.Contains(r["meta_notes"], "--half-width 0.16: points run in full") {
+		t.Errorf("half_scaled [%v, %v], warnings %q, notes %q: want an interval at most 0.16 wide, no warning, and the note", lo, hi, r["meta_warnings"], r["meta_notes"])
+	}
+	for _, c := range []string{"lower_scaled", "upper_scaled", "lower_scaled_300", "upper_scaled_300"} {
+		if p[c] != r[c] {
+			t.Errorf("%s %s, without --half-width %s: the bracket moved", c, r[c], p[c])
+		}
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(log, []byte(strings.Join(lines[:len(lines)/2], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again, errs, code := herd(t, args...); code != 0 || again != first {
+		t.Errorf("resumed from half the log: exit %d (%s), output\n%s\nwant\n%s", code, errs, again, first)
 	}
 }
 
