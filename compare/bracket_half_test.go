@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"context"
 	"math"
 	"strings"
 	"testing"
@@ -14,21 +13,14 @@ import (
 // T_½.
 func TestBracketHalfWidth(t *testing.T) {
 	t.Parallel()
-	s := BracketSettings{Servers: 25, Dispatchers: 5, Load: 0.9, Runs: 4, Refreshes: 100, Resolution: 0.2,
-		ModelScaled: 2.8992 /* herd edge, k = 5, λ = 0.9 */, Workers: 2}
-	plain, err := Bracket(context.Background(), s, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := smallBracket()
+	plain := mustBracket(t, s)
 	w0 := plain.Half.Upper - plain.Half.Lower
 	if !plain.Half.Bounded() || plain.HalfPoints != 0 {
 		t.Fatalf("the plain bracket's T_½ %+v, %d points refined: want a bounded interval and none", plain.Half, plain.HalfPoints)
 	}
 	s.HalfWidth = w0 / 2
-	full, err := Bracket(context.Background(), s, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := mustBracket(t, s)
 	h := full.Half
 	if !h.Bounded() || h.Upper-h.Lower > s.HalfWidth {
 		t.Errorf("T_½ %v [%v, %v] after %d points run in full: want an interval at most %v wide", h.Scaled, h.Lower, h.Upper, full.HalfPoints, s.HalfWidth)
@@ -50,32 +42,14 @@ func TestBracketHalfWidth(t *testing.T) {
 		t.Errorf("Half %+v is not the fit of the points it reports, %+v", h, refit)
 	}
 	// Interrupted during the refinement and resumed.
-	store := memStore{}
-	ctx, cancel := context.WithCancel(context.Background())
-	n, stopAt := 0, full.Runs-5
-	_, err = Bracket(ctx, s, store, func(done, total int) {
-		if n++; n == stopAt {
-			cancel()
-		}
-	})
-	if err == nil {
-		t.Fatalf("interrupted after %d of %d runs: no error", stopAt, full.Runs)
-	}
-	resumed, err := Bracket(context.Background(), s, store, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resumed := interruptResume(t, s, full.Runs-5)
 	samePoints(t, "resumed", resumed.Points, full.Points)
 	if resumed.Half != h || resumed.HalfPoints != full.HalfPoints {
 		t.Errorf("resumed: T_½ %+v after %d points, uninterrupted %+v after %d", resumed.Half, resumed.HalfPoints, h, full.HalfPoints)
 	}
 	one := s
 	one.Workers = 1
-	serial, err := Bracket(context.Background(), one, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	samePoints(t, "one worker", serial.Points, full.Points)
+	samePoints(t, "one worker", mustBracket(t, one).Points, full.Points)
 	t.Logf("T_½ %.4f [%.4f, %.4f] from %d points, %d runs; refined (≤ %.4f): %.4f [%.4f, %.4f], %d points run in full, %d in all, %d runs",
 		plain.Half.Scaled, plain.Half.Lower, plain.Half.Upper, len(plain.Points), plain.Runs, s.HalfWidth, h.Scaled, h.Lower, h.Upper, full.HalfPoints, len(full.Points), full.Runs)
 }

@@ -21,34 +21,12 @@ func (m memStore) Put(r RunRecord) error          { m[r.Key()] = r; return nil }
 // recorded, then interrupted — ends with the same result.
 func TestBracketResume(t *testing.T) {
 	t.Parallel()
-	s := BracketSettings{Servers: 25, Dispatchers: 5, Load: 0.9, Runs: 4, Refreshes: 100, Resolution: 0.2,
-		ModelScaled: 2.8992 /* herd edge, k = 5, λ = 0.9 */, Workers: 2}
-	full, err := Bracket(context.Background(), s, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := smallBracket()
+	full := mustBracket(t, s)
 	if math.IsNaN(full.Lower) || math.IsNaN(full.Upper) || !(full.Lower < full.Upper) {
 		t.Fatalf("bracket [%v, %v], want both ends", full.Lower, full.Upper)
 	}
-	// Interrupt after some runs, keeping what was recorded.
-	store := memStore{}
-	ctx, cancel := context.WithCancel(context.Background())
-	n := 0
-	_, err = Bracket(ctx, s, store, func(done, total int) {
-		if n++; n == 10 {
-			cancel()
-		}
-	})
-	if err == nil {
-		t.Fatal("interrupted bracket returned no error")
-	}
-	if len(store) < 10 {
-		t.Fatalf("%d runs recorded before the interruption, want at least 10", len(store))
-	}
-	resumed, err := Bracket(context.Background(), s, store, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resumed := interruptResume(t, s, 10)
 	if resumed.Lower != full.Lower || resumed.Upper != full.Upper || resumed.LowerCut != full.LowerCut ||
 		len(resumed.Points) != len(full.Points) {
 		t.Errorf("resumed [%v, %v] (%d points), uninterrupted [%v, %v] (%d points)",
@@ -59,12 +37,51 @@ func TestBracketResume(t *testing.T) {
 	// prints), whatever the timing of the runs in flight.
 	one := s
 	one.Workers = 1
-	serial, err := Bracket(context.Background(), one, nil, nil)
+	samePoints(t, "one worker", mustBracket(t, one).Points, full.Points)
+	t.Logf("N = 25, 100 refreshes: [%v, %v], %d points", full.Lower, full.Upper, len(full.Points))
+}
+
+// smallBracket is a bracket of seconds: N = 25, k = 5, λ = 0.9, 4 runs of
+// 100 refreshes a point, resolution 0.2, on two workers.
+func smallBracket() BracketSettings {
+	return BracketSettings{Servers: 25, Dispatchers: 5, Load: 0.9, Runs: 4, Refreshes: 100, Resolution: 0.2,
+		ModelScaled: 2.8992 /* herd edge, k = 5, λ = 0.9 */, Workers: 2}
+}
+
+// mustBracket is Bracket without a store, failing the test on an error.
+func mustBracket(t *testing.T, s BracketSettings) BracketResult {
+	t.Helper()
+	r, err := Bracket(context.Background(), s, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	samePoints(t, "one worker", serial.Points, full.Points)
-	t.Logf("N = 25, 100 refreshes: [%v, %v], %d points", full.Lower, full.Upper, len(full.Points))
+	return r
+}
+
+// interruptResume runs the bracket with a store, interrupts it after stop
+// runs, checks that it failed and kept at least those runs, and returns the
+// bracket resumed from the store.
+func interruptResume(t *testing.T, s BracketSettings, stop int) BracketResult {
+	t.Helper()
+	store := memStore{}
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	_, err := Bracket(ctx, s, store, func(done, total int) {
+		if n++; n == stop {
+			cancel()
+		}
+	})
+	if err == nil {
+		t.Fatalf("bracket interrupted after %d runs returned no error", stop)
+	}
+	if len(store) < stop {
+		t.Fatalf("%d runs recorded before the interruption, want at least %d", len(store), stop)
+	}
+	resumed, err := Bracket(context.Background(), s, store, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resumed
 }
 
 // samePoints fails when two brackets' per-point tables differ.
