@@ -505,9 +505,10 @@ const HalfMaxPoints = 40
 // it runs every replication of one more point: in turn at T_½ − d, T_½ + d
 // and T_½, with d = ln 4/|b| (where the fitted chance of a tip is 0.8 and
 // 0.2, b the fit's slope), at least Resolution; it takes up the point of
-// the bracket nearest the target when one lies within d/4 and some of its
-// replications were not run, and otherwise adds round6 of the target,
-// moved on by Resolution/4 until it names no point run in full. Where the
+// the bracket nearest the target when one lies within d/4 whose table
+// leaves replications out (not run, or not needed by the bracket's
+// questions), and otherwise adds round6 of the target, moved on by
+// Resolution/4 until it names no point visited. Where the
 // fit has no estimate it aims at the bracket's middle, or the model's
 // edge. The points chosen depend on the runs' outcomes alone, so the
 // refinement resumes from the store like the bracket. The points it adds
@@ -541,12 +542,21 @@ func (b *bracketer) refineHalf(ctx context.Context) error {
 				return err
 			}
 		}
-		b.asked[x] |= qEvery
-		b.res.HalfPoints++
+		// Counted in full only once every run is in: an interrupted point
+		// reports the runs that settled the bracket's questions, as before.
 		if err := b.resolve(ctx, x, 0); err != nil {
 			return err
 		}
+		b.asked[x] |= qEvery
+		b.res.HalfPoints++
 	}
+}
+
+// complete reports that every replication of x counts in its table: run
+// in full for T_½, or reported whole for the bracket's questions.
+func (b *bracketer) complete(x float64) bool {
+	full, _ := b.reported(x)
+	return b.asked[x]&qEvery != 0 || full == b.s.Runs
 }
 
 // halfTarget is refineHalf's i-th point: a point of the bracket to run in
@@ -577,10 +587,9 @@ func (b *bracketer) halfTarget(h TipHalf, i int) float64 {
 	d = min(d, c/4)
 	sign := [...]float64{-1, 1, 0}[i%3]
 	target := c + sign*d
-	full := func(x float64) bool { return b.asked[x]&qEvery != 0 }
 	near, best := math.NaN(), d/4
 	for x := range b.points {
-		if dist := math.Abs(x - target); !full(x) && (dist < best || dist == best && x < near) {
+		if dist := math.Abs(x - target); !b.complete(x) && (dist < best || dist == best && x < near) {
 			near, best = x, dist
 		}
 	}
@@ -593,7 +602,7 @@ func (b *bracketer) halfTarget(h TipHalf, i int) float64 {
 	}
 	for j := 0; j < 1000; j++ {
 		x := round6(target + float64(j)*step)
-		if x > 0 && !full(x) {
+		if _, seen := b.points[x]; x > 0 && !seen {
 			return x
 		}
 	}
@@ -945,11 +954,19 @@ func (b *bracketer) answer(x float64, q, limit int) int {
 
 // reported is how many of x's replications its table reports, for the
 // full and the cut run length: the fewest that settle every question the
-// bracket asked of it. It depends only on the outcomes, not on timing.
+// bracket asked of it (all of them, Exhaustive or run in full for T_½).
+// It depends only on the outcomes, not on timing. In a bracket
+// interrupted before a question was settled it is the replications
+// whose outcome is known, in order, so that a run not yet known never
+// counts as a survivor.
 func (b *bracketer) reported(x float64) (full, cut int) {
 	asked := b.asked[x]
-	least := func(qs []int) int {
-		for m := 0; m < b.s.Runs; m++ {
+	R := b.s.Runs
+	least := func(qs []int, cut bool) int {
+		if b.s.Exhaustive || asked&qEvery != 0 {
+			return b.verdicts(x, cut, R).n
+		}
+		for m := 0; m <= R; m++ {
 			ok := true
 			for _, q := range qs {
 				if asked&q != 0 && b.answer(x, q, m) == open {
@@ -960,12 +977,9 @@ func (b *bracketer) reported(x float64) (full, cut int) {
 				return m
 			}
 		}
-		return b.s.Runs
+		return b.verdicts(x, cut, R).n
 	}
-	if b.s.Exhaustive || asked&qEvery != 0 {
-		return b.s.Runs, b.s.Runs
-	}
-	return least([]int{qAll, qAtMostOne}), least([]int{qAllCut, qAtMostOneCut})
+	return least([]int{qAll, qAtMostOne}, false), least([]int{qAllCut, qAtMostOneCut}, true)
 }
 
 // settle finishes a search: the bracket at full length, then at the cut.

@@ -26,7 +26,7 @@ func TestBracketResume(t *testing.T) {
 	if math.IsNaN(full.Lower) || math.IsNaN(full.Upper) || !(full.Lower < full.Upper) {
 		t.Fatalf("bracket [%v, %v], want both ends", full.Lower, full.Upper)
 	}
-	resumed := interruptResume(t, s, 10)
+	resumed, _ := interruptResume(t, s, 10)
 	if resumed.Lower != full.Lower || resumed.Upper != full.Upper || resumed.LowerCut != full.LowerCut ||
 		len(resumed.Points) != len(full.Points) {
 		t.Errorf("resumed [%v, %v] (%d points), uninterrupted [%v, %v] (%d points)",
@@ -60,13 +60,13 @@ func mustBracket(t *testing.T, s BracketSettings) BracketResult {
 
 // interruptResume runs the bracket with a store, interrupts it after stop
 // runs, checks that it failed and kept at least those runs, and returns the
-// bracket resumed from the store.
-func interruptResume(t *testing.T, s BracketSettings, stop int) BracketResult {
+// bracket resumed from the store and the interrupted one.
+func interruptResume(t *testing.T, s BracketSettings, stop int) (resumed, cut BracketResult) {
 	t.Helper()
 	store := memStore{}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	_, err := Bracket(ctx, s, store, func(done, total int) {
+	cut, err := Bracket(ctx, s, store, func(done, total int) {
 		if n++; n == stop {
 			cancel()
 		}
@@ -77,11 +77,11 @@ func interruptResume(t *testing.T, s BracketSettings, stop int) BracketResult {
 	if len(store) < stop {
 		t.Fatalf("%d runs recorded before the interruption, want at least %d", len(store), stop)
 	}
-	resumed, err := Bracket(context.Background(), s, store, nil)
+	resumed, err = Bracket(context.Background(), s, store, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resumed
+	return resumed, cut
 }
 
 // samePoints fails when two brackets' per-point tables differ.

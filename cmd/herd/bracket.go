@@ -319,23 +319,31 @@ func bracketTable(results []compare.BracketResult) *table.Table {
 		if h.Why != "" {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("N = %d: no half_scaled: %s", s.Servers, h.Why))
 		}
-		if s.HalfWidth > 0 && !(h.Bounded() && h.Upper-h.Lower <= s.HalfWidth) {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("N = %d: half_scaled's interval [%s, %s] is wider than --half-width %g after %d points run in full (at most %d added)",
-				s.Servers, fstr4(h.Lower), fstr4(h.Upper), s.HalfWidth, r.HalfPoints, compare.HalfMaxPoints))
-		}
 	}
-	if len(results) > 0 && results[0].Settings.HalfWidth > 0 {
-		var ns []string
-		for _, r := range results {
-			ns = append(ns, fmt.Sprintf("%d at N = %d", r.HalfPoints, r.Settings.Servers))
-		}
-		t.Notes = append(t.Notes, fmt.Sprintf("--half-width %g: points run in full for half_scaled (at T_½ and where the fit puts the chance of a tip at 0.2 and 0.8; counted in points, not in the bracket): %s",
-			results[0].Settings.HalfWidth, strings.Join(ns, ", ")))
-	}
+	halfWidthNotes(t, results)
 	if len(results) > 0 && results[0].Settings.Cut != 300 {
 		t.Notes = append(t.Notes, fmt.Sprintf("the *_300 columns use runs cut at %d refreshes", results[0].Settings.Cut))
 	}
 	return t
+}
+
+// halfWidthNotes says, under --half-width, how many points each bracket
+// ran in full for T_½, and warns where its interval is still wider.
+func halfWidthNotes(t *table.Table, results []compare.BracketResult) {
+	if len(results) == 0 || results[0].Settings.HalfWidth <= 0 {
+		return
+	}
+	w := results[0].Settings.HalfWidth
+	var ns []string
+	for _, r := range results {
+		ns = append(ns, fmt.Sprintf("%d at N = %d", r.HalfPoints, r.Settings.Servers))
+		if h := r.Half; !(h.Bounded() && h.Upper-h.Lower <= w) {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("N = %d: half_scaled's interval [%s, %s] is wider than --half-width %g after %d points run in full (at most %d added)",
+				r.Settings.Servers, fstr4(h.Lower), fstr4(h.Upper), w, r.HalfPoints, compare.HalfMaxPoints))
+		}
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("--half-width %g: points run in full for half_scaled (at T_½ and where the fit puts the chance of a tip at 0.2 and 0.8; counted in points, not in the bracket): %s",
+		w, strings.Join(ns, ", ")))
 }
 
 // fstr4 writes x to 4 decimals, "none" where it is NaN (an open end).

@@ -122,8 +122,9 @@ func TestEdgeCheckpointConfirm(t *testing.T) {
 
 // TestEdgeServersCheckpoint: herd edge --servers interrupted once or twice
 // with --checkpoint F exits 1 saying that F resumes; the same command with
-// F then prints the bytes of a run never interrupted, with one worker or
-// two, having taken the finished particle runs from F.
+// F then prints the bytes of a run never interrupted, whether cut and
+// resumed with one worker or two, having taken the finished particle runs
+// from F.
 func TestEdgeServersCheckpoint(t *testing.T) {
 	t.Parallel()
 	base := []string{"edge", "--dispatchers", "5", "--load", "0.8", "--servers", "30,40", "--model-edge", "3.1631964844955442",
@@ -139,22 +140,23 @@ func TestEdgeServersCheckpoint(t *testing.T) {
 	}
 	all := int(1<<40 - ctx.left.Load())
 	for _, c := range []struct {
-		cuts    []int
-		workers string
+		cuts             []int
+		workers, resumed string
 	}{
-		{[]int{all / 2}, "1"},
-		{[]int{all / 4, all / 4}, "2"},
+		{[]int{all / 2}, "1", "2"},
+		{[]int{all / 4, all / 4}, "2", "1"},
 	} {
 		t.Run(fmt.Sprint(c.cuts, c.workers), func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "s.ckpt")
-			args := append(append([]string(nil), base...), "--workers", c.workers, "--checkpoint", path, "--checkpoint-every", "1h")
+			args := append(append([]string(nil), base...), "--checkpoint", path, "--checkpoint-every", "1h", "--workers", c.workers)
 			for _, n := range c.cuts {
 				out, errs, code := herdCtx(newCountdown(n), args...)
 				if code != 1 || !strings.Contains(errs, "holds ") || !strings.Contains(errs, "the same command with --checkpoint "+path+" resumes") || !strings.Contains(out, `"partial": true`) {
 					t.Fatalf("cut at poll %d of %d: exit %d, stderr %q, stdout %s; want 1, partial, and how to resume", n, all, code, errs, out)
 				}
 			}
+			args[len(args)-1] = c.resumed
 			got, errs, code := herd(t, args...)
 			if code != 0 || got != want || !regexp.MustCompile(`resuming: [1-9]\d* runs finished`).MatchString(errs) {
 				t.Fatalf("resumed: exit %d, stderr %q; stdout\n%s\nwant (uninterrupted)\n%s", code, errs, got, want)

@@ -48,7 +48,8 @@ the same command with the same FILE takes what the journal holds instead of
 computing it and prints the bytes an uninterrupted run prints, whatever
 --workers. A FILE made for other arguments or another version is refused.
 With --servers, --checkpoint keeps each cell's finished particle runs; a
-run stopped part way starts again from the empty board.
+run stopped part way starts again from the empty board, and the map's edge
+is searched again unless --model-edge gives it.
 Until the first edge ends, the heartbeat's time left is the cost model's
 (√k/(1−λ)³, times 15·max(C, 1/C)^2.4 for sizes other than exp, scaled
 from k = 5, λ = 0.99 to this machine by a 30-map probe of its speed);

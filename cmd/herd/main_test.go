@@ -745,6 +745,17 @@ func TestScalingFrom(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "0 bounded T_½ (half_* columns) at distinct N") {
 		t.Errorf("--fit half without half_* columns: err %v", err)
 	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", csvPath, "--fit", "half", "--half-width", "0.1"}, "--half-width: the brackets are read from --from"},
+		{[]string{"--half-width", "0.1"}, "--half-width narrows each bracket's T_½, which only --fit half uses"},
+	} {
+		if _, _, err := scaling("", c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err %v, want %q", c.args, err, c.want)
+		}
+	}
 	_, _, err = scaling("", "--from", csvPath, "--fit", "ends")
 	if err == nil || err.Error() != `--fit "ends": want bracket or half` {
 		t.Errorf("--fit ends: err %v", err)

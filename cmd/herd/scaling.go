@@ -31,6 +31,9 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 		return usagef("--fit %q: want bracket or half", *fitOn)
 	}
 	half := *fitOn == "half"
+	if fs.Changed("half-width") && !half {
+		return usagef("--half-width narrows each bracket's T_½, which only --fit half uses")
+	}
 	results, runErr, err := scalingBrackets(ctx, e, f, *from, *predict, half)
 	if err != nil {
 		return err
@@ -45,6 +48,7 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 		return usagef("--from %s: %d bracket(s): %v", *from, len(results), fitErr)
 	}
 	t := scalingTable(results, fit, fitErr, half)
+	halfWidthNotes(t, results)
 	if *from == "" {
 		f.modelNote(t)
 	}
