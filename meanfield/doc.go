@@ -562,17 +562,23 @@
 // with its default 6 runs of 1,000 refreshes, the prediction with 6–8 runs
 // per period, seed 0; nothing tuned). Edge, exponential sizes: at k = 3,
 // 5, 10 and λ = 0.8, 0.9, 0.95 (k = 3 at λ = 0.8 has no edge, §5) and
-// N = 25, 100, 400 and 1,600 (N = 1,600 at k = 10 for λ = 0.9 only; k = 10
-// at λ = 0.95 later, with seed 1 for both), the predicted T_½(1−λ)² lies
-// inside the bracket in 27 of 30 cells and within 0.03–0.11 bracket widths
-// of it in the other 3 (k = 10, λ = 0.95: 9.172, 7.836, 7.223 at N = 25,
-// 100, 400 against [9.083, 9.659], [7.761, 8.017], [7.164, 7.335]); the
-// prediction took 7–55 s per cell at k ≤ 5 and 11–63 s at k = 10 on two
+// N = 25, 100, 400 and 1,600 (k = 10 at λ = 0.95, and k = 10 at N = 1,600
+// for λ = 0.8 and 0.95, later, with seed 1 for both), the predicted
+// T_½(1−λ)² lies inside the bracket in 29 of 32 cells and within
+// 0.03–0.11 bracket widths of it in the other 3. At k = 10, λ = 0.95 it
+// gives 9.172, 7.836, 7.223 and 7.002 at N = 25, 100, 400 and 1,600
+// against [9.083, 9.659], [7.761, 8.017], [7.164, 7.335] and [6.951,
+// 7.079] (herd bracket's T_½ there 7.028 [6.993, 7.068]; z = −1.21, z as
+// below), at k = 10, λ = 0.8, N = 1,600 8.023 against [8.003, 8.051]
+// (T_½ 8.028 [8.009, 8.048]; z = −0.21; bracket 18 s, prediction 1.2 s
+// on two busy cores; λ = 0.95: 723 s and 10 s). The prediction took 7–55 s per cell at k ≤ 5 and 11–63 s at k = 10 on two
 // busy cores; on two idle cores, herd edge --servers with its model edge,
 // before and after the loose maps (above): 3.7 → 2.8 s (k = 3, λ = 0.9,
 // N = 25), 10.9 → 8.0 s (k = 5, λ = 0.9, N = 100), 24.9 → 18.5 s
 // (k = 10, λ = 0.9, N = 100) and 40.2 → 29.2 s (k = 5, λ = 0.95,
-// N = 400). With h2:4 sizes (herd bracket's brackets and the predictions
+// N = 400), and since under 10 s at every cell (the slowest, k = 10,
+// λ = 0.95, N = 25: 9.07 s; BenchmarkFiniteEdge's k10_l0.95_n25_w2 8.43 s).
+// With h2:4 sizes (herd bracket's brackets and the predictions
 // at seed 1; 6 runs per period unless said) the particle map, which
 // forgets, predicted above the bracket's middle in 15 of 17 cells (k = 3,
 // 5, 10, λ = 0.8, 0.9, 0.95, N = 25, 100, 400; k = 5, λ = 0.95, N = 400
