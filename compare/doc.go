@@ -18,7 +18,9 @@
 //     where a run tips with probability ½, to all the points (logistic,
 //     Firth's penalised likelihood, profile 95% interval): what
 //     meanfield.FiniteEdge predicts, with an error the bracket's single
-//     end points do not state.
+//     end points do not state; HalfWidth goes on after the bracket,
+//     running points in full until that interval is narrow enough
+//     (refineHalf), without moving the bracket.
 //   - Finite-size scaling (scaling.go): edge(N) = edge(∞) + a·N^(−β) fitted
 //     to at least 4 brackets, with its χ² and degrees of freedom.
 //   - The law (law.go): x_edge = a·(k − b) fitted by least squares
