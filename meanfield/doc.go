@@ -672,7 +672,9 @@
 // [11.431, 11.537] as the particle map's 11.487 was. At k = 3, λ = 0.95
 // (bracket 711 s, prediction 1,562 s on two busy cores) they give 3.913
 // [3.906, 3.920], inside [3.854, 3.950] (T_½ 3.909 [3.878, 3.941]:
-// z = +0.26).
+// z = +0.26), and at k = 10, λ = 0.9 (2,289 s and 1,388 s) 27.250
+// [27.185, 27.316], inside [27.142, 27.267] (T_½ 27.245 [27.181,
+// 27.314]: z = +0.11).
 // The shift from the map's edge scales as N^(−1/2) (exponential
 // sizes): at k = 5, λ = 0.9, 2.899 (map), 4.007,
 // 3.325, 3.080 at N = 25, 100, 400 against brackets [3.832, 4.077],
