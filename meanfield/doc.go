@@ -665,9 +665,11 @@
 // against T_½ 26.248 [26.207, 26.292]: the servers' runs tip in 3, 1
 // and 1 of 6 at 26.176, 26.208 and 26.240 where herd sim tips in 6 of
 // 6, 2 of 3 and 3 of 6 at 26.168, 26.208 and 26.248; with 24 runs
-// 26.175 [26.143, 26.206], inside the bracket, z = −2.72: there the
-// prediction lies about 0.07 (0.3%) below the simulator's edge, the one
-// cell where the comparison that can fail does. At k = 5,
+// 26.175 [26.143, 26.206], inside the bracket, z = −2.72. Narrowed by
+// herd bracket --half-width 0.04 (20 points run in full, 1,173 s), the
+// simulator's T_½ there is 26.203 [26.183, 26.222], and z = −2.06 with 6
+// runs, −1.50 with 24: the prediction lies 0.03–0.06 (0.1–0.2%) below it,
+// within its noise. At k = 5,
 // λ = 0.9 the servers' runs give 11.484 [11.453, 11.516], inside
 // [11.431, 11.537] as the particle map's 11.487 was. At k = 3, λ = 0.95
 // (bracket 711 s, prediction 1,562 s on two busy cores) they give 3.913
