@@ -589,7 +589,7 @@ func (b *bracketer) halfTarget(h TipHalf, i int) float64 {
 	target := c + sign*d
 	near, best := math.NaN(), d/4
 	for x := range b.points {
-		if dist := math.Abs(x - target); !b.complete(x) && (dist < best || dist == best && x < near) {
+		if dist := math.Abs(x - target); (dist < best || dist == best && x < near) && !b.complete(x) {
 			near, best = x, dist
 		}
 	}

@@ -713,20 +713,17 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		j, n int // the (k, λ) of settings[j], N
 	}
 	var cells []cell
-	var labels []string
+	var labels, ids []string // the progress's labels, the checkpoint's cells
 	for j, s := range settings {
 		for _, n := range o.servers {
 			cells = append(cells, cell{j, n})
 			label := fmt.Sprintf("k=%d λ=%g", s.Dispatchers, s.Load)
+			id := label + fmt.Sprintf(" N=%d", n)
 			if len(o.servers) > 1 {
-				label += fmt.Sprintf(" N=%d", n)
+				label = id
 			}
-			labels = append(labels, label)
+			labels, ids = append(labels, label), append(ids, id)
 		}
-	}
-	ids := make([]string, len(cells))
-	for i, c := range cells {
-		ids[i] = fmt.Sprintf("k=%d λ=%g N=%d", settings[c.j].Dispatchers, settings[c.j].Load, c.n)
 	}
 	cp, journals, err := openFiniteCheckpoint(e, o, ids)
 	if err != nil {
