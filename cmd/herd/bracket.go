@@ -280,7 +280,7 @@ func bracketModelEdge(ctx context.Context, e *env, mode string, s compare.Bracke
 	}
 	w := max(1, s.Workers)
 	es := meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: svc, Workers: w}
-	p := computeEdges(ctx, e, "bracket: the model's edge", mode, []meanfield.EdgeSettings{es}, w, 0)[0]
+	p := computeEdges(ctx, e, "bracket: the model's edge", mode, []meanfield.EdgeSettings{es}, w, 0, nil)[0]
 	if ctx.Err() != nil {
 		return 0, errInterrupted
 	}

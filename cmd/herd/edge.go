@@ -84,7 +84,7 @@ func runEdge(ctx context.Context, e *env, args []string) error {
 	if o.confirm {
 		confirmMaps = o.confirmMaps
 	}
-	all := computeEdges(ctx, e, "edge", o.progress, searches, o.workers, confirmMaps)
+	all := computeEdges(ctx, e, "edge", o.progress, searches, o.workers, confirmMaps, cp.ended)
 	if err := cp.close(ctx, e); err != nil {
 		return err
 	}
@@ -435,7 +435,7 @@ func lawSeries(ks []int) plotting.Series {
 // computeEdges computes the edges of settings (compare.Edges) on the
 // worker pool, with progress on stderr in mode (progress.Auto, …): the one
 // schedule of herd edge and herd law.
-func computeEdges(ctx context.Context, e *env, name, mode string, settings []meanfield.EdgeSettings, workers, confirmMaps int) []compare.EdgePoint {
+func computeEdges(ctx context.Context, e *env, name, mode string, settings []meanfield.EdgeSettings, workers, confirmMaps int, ended func(i int)) []compare.EdgePoint {
 	labels := make([]string, len(settings))
 	weights := make([]float64, len(settings))
 	for i, s := range settings {
@@ -493,7 +493,12 @@ func computeEdges(ctx context.Context, e *env, name, mode string, settings []mea
 			prog.Estimate(i, searchLeft(p.MapsLeft, p.Maps, time.Since(began[i])))
 		},
 		Mapped: func(i int) { made[i].Add(1) },
-		End:    func(i int, p compare.EdgePoint) { prog.End(i, edgeStatus(p)) },
+		End: func(i int, p compare.EdgePoint) {
+			prog.End(i, edgeStatus(p))
+			if ended != nil {
+				ended(i)
+			}
+		},
 	})
 	prog.Close()
 	return pts
@@ -774,6 +779,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		}
 		t.AddRow(s.Dispatchers, s.Load, c.n, kind, r.ModelScaled, finite(r.Scaled), finite(r.Lower), finite(r.Upper),
 			finite(r.Refresh), r.HazardFit, finite(r.HazardSlope), len(r.Points), r.Maps)
+		cp.ended(i)
 	}
 	t.Warnings = failed
 	if err := cp.close(ctx, e); err != nil {
@@ -943,15 +949,30 @@ func openJournals(e *env, o edgeOutput, format string, ids []string, journals []
 // save offers every search's journal to the file (all taken when
 // stopping).
 func (c *edgeCheckpoint) save(stopping bool) {
-	for i, j := range c.journals {
-		c.Save(i, stopping, func() *[]byte {
-			b, err := j.MarshalBinary()
-			if err != nil {
-				return c.State(i) // plain data does not fail to encode; keep the last
-			}
-			return &b
-		})
+	for i := range c.journals {
+		c.saveOne(i, stopping)
 	}
+}
+
+// saveOne offers search i's journal to the file.
+func (c *edgeCheckpoint) saveOne(i int, stopping bool) {
+	c.Save(i, stopping, func() *[]byte {
+		b, err := c.journals[i].MarshalBinary()
+		if err != nil {
+			return c.State(i) // plain data does not fail to encode; keep the last
+		}
+		return &b
+	})
+}
+
+// ended takes search i's journal and writes the file, as the search
+// ends (nil: no checkpoint).
+func (c *edgeCheckpoint) ended(i int) {
+	if c == nil {
+		return
+	}
+	c.saveOne(i, true)
+	c.Flush() // a failure is told once by the file's Warn; the run goes on
 }
 
 // close takes every journal, writes the file a last time and, when the

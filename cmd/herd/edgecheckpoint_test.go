@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -160,6 +162,77 @@ func TestEdgeServersCheckpoint(t *testing.T) {
 			got, errs, code := herd(t, args...)
 			if code != 0 || got != want || !regexp.MustCompile(`resuming: [1-9]\d* runs finished`).MatchString(errs) {
 				t.Fatalf("resumed: exit %d, stderr %q; stdout\n%s\nwant (uninterrupted)\n%s", code, errs, got, want)
+			}
+		})
+	}
+}
+
+// snapshotCtx is a context that copies a file when polled for the n-th
+// time: what a hard kill (no Ctrl-C, no last write) would leave there.
+type snapshotCtx struct {
+	context.Context
+	path string
+	left atomic.Int64
+	snap []byte
+	err  error
+}
+
+func (c *snapshotCtx) Err() error {
+	if c.left.Add(-1) == 0 {
+		c.snap, c.err = os.ReadFile(c.path)
+	}
+	return c.Context.Err()
+}
+
+// TestEdgeCheckpointEachEnd: herd edge --checkpoint writes a search's
+// journal as the search ends, not only every --checkpoint-every and at
+// exit: the file as it stands in the last search (with --checkpoint-every
+// 1h, so that only an end writes it) resumes the ended searches without
+// running them again, to the uninterrupted run's bytes.
+func TestEdgeCheckpointEachEnd(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name                string
+		first, both, common []string
+	}{
+		{"map", []string{"--dispatchers", "4"}, []string{"--dispatchers", "4,5"}, []string{"--load", "0.9"}},
+		{"servers", []string{"--servers", "30"}, []string{"--servers", "30,40"},
+			[]string{"--dispatchers", "5", "--load", "0.8", "--model-edge", "3.1631964844955442", "--refreshes", "100", "--runs", "4"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			common := append([]string{"--workers", "1", "--format", "json"}, c.common...)
+			base := append([]string{"edge"}, c.both...)
+			base = append(base, common...)
+			want, errs, code := herd(t, base...)
+			if code != 0 {
+				t.Fatalf("uninterrupted: exit %d, %s", code, errs)
+			}
+			// The polls of the first search alone; a few past them the
+			// second is at work and the first has ended.
+			first := append(append([]string{"edge"}, c.first...), common...)
+			count := newCountdown(1 << 40)
+			if _, errs, code := herdCtx(count, first...); code != 0 {
+				t.Fatalf("first alone: exit %d, %s", code, errs)
+			}
+			polls := int64(1<<40) - count.left.Load()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "e.ckpt")
+			snap := &snapshotCtx{Context: context.Background(), path: path}
+			snap.left.Store(polls + 3)
+			args := append(append([]string(nil), base...), "--checkpoint", path, "--checkpoint-every", "1h")
+			if got, errs, code := herdCtx(snap, args...); code != 0 || got != want {
+				t.Fatalf("with --checkpoint: exit %d, %s; stdout\n%s\nwant\n%s", code, errs, got, want)
+			}
+			if snap.err != nil || snap.snap == nil {
+				t.Fatalf("no file at poll %d: %v", polls+3, snap.err)
+			}
+			if err := os.WriteFile(path, snap.snap, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, errs, code := herd(t, args...)
+			if code != 0 || got != want || !regexp.MustCompile(`resuming: [1-9]\d* runs finished`).MatchString(errs) {
+				t.Fatalf("resumed from the file at poll %d: exit %d, stderr %q; stdout\n%s\nwant\n%s", polls+3, code, errs, got, want)
 			}
 		})
 	}

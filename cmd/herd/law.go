@@ -70,7 +70,7 @@ func runLaw(ctx context.Context, e *env, args []string) error {
 			return usagef("--dispatchers %d, --load/--ladder %g: %v", es.Dispatchers, es.Load, err)
 		}
 	}
-	pts := computeEdges(ctx, e, "law", o.progress, settings, o.workers, 0)
+	pts := computeEdges(ctx, e, "law", o.progress, settings, o.workers, 0, nil)
 	n := len(settings) / len(o.sizes)
 	laws := make([]compare.Law, len(o.sizes))
 	for i := range laws {

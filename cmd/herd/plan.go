@@ -256,7 +256,7 @@ func computePlan(ctx context.Context, e *env, in planInput) compare.PlanResult {
 			if s.Load > autoExactMax || cost > planExactBudget {
 				return compare.EdgePoint{}, false
 			}
-			return computeEdges(ctx, e, "plan", "never", []meanfield.EdgeSettings{s}, in.workers, 0)[0], true
+			return computeEdges(ctx, e, "plan", "never", []meanfield.EdgeSettings{s}, in.workers, 0, nil)[0], true
 		}}
 	return compare.Plan(ctx, s, compare.PlanHooks{Stage: func(i int) { prog.Stage(compare.PlanStages[i]) }, Weigh: prog.Weigh, RunDone: prog.Done, Bracket: prog.Growing})
 }
