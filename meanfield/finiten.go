@@ -1054,7 +1054,8 @@ type FiniteEdgeSettings struct {
 	// ParticlesAuto, runs the servers for phase-type sizes up to
 	// ServerParticlesMaxN and the board otherwise.
 	Particles Particles
-	// Stop, when not nil, is polled before every period of every run;
+	// Stop, when not nil, is polled before every period of every run,
+	// and after the maps of the map's edge search when ModelScaled is 0;
 	// once it reports true the search returns with an error wrapping
 	// ErrStopped (herd's Ctrl-C). It is not a setting of the computation.
 	Stop func() bool `json:"-"`
@@ -1241,7 +1242,7 @@ func FiniteEdge(s FiniteEdgeSettings) (FiniteEdgeResult, error) {
 	out := FiniteEdgeResult{Servers: s.Servers, Refreshes: s.Refreshes, Scaled: math.NaN(), Refresh: math.NaN(), Lower: math.NaN(), Upper: math.NaN()}
 	x0 := s.ModelScaled
 	if x0 == 0 {
-		e, err := Edge(EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service, Workers: s.Workers, HerdMaps: -1})
+		e, err := Edge(EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service, Workers: s.Workers, HerdMaps: -1, Stop: s.Stop})
 		out.Maps += e.Maps
 		out.ModelMaps = e.Maps
 		if err != nil {

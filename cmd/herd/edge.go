@@ -734,32 +734,30 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 	if err != nil {
 		return err
 	}
-	var failed []string
+	models, failed := finiteModelEdges(ctx, e, settings, o)
+	if ctx.Err() != nil {
+		t.Partial = true
+		cells = nil
+	}
 	prog := newFiniteProgress(e, o.progress, "edge", "edges", labels)
 	defer prog.close()
-	// The map's edge of the (k, λ) in hand, from its first N's search
-	// (FiniteEdge computes it when ModelScaled is 0), with its maps.
-	var model float64
-	var modelMaps int
 	for i, c := range cells {
-		s := settings[c.j]
+		s, m := settings[c.j], models[c.j]
 		if ctx.Err() != nil {
 			t.Partial = true
 			break
 		}
-		if i == 0 || cells[i-1].j != c.j {
-			model, modelMaps = o.modelEdge, 0
-		}
 		kind := o.particles.Resolve(s.Service, c.n).String()
+		if m.scaled == 0 {
+			prog.end(i, "failed")
+			t.AddRow(s.Dispatchers, s.Load, c.n, kind, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+			continue
+		}
 		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,
-			Servers: c.n, Refreshes: o.refreshes, Replications: o.runs, ModelScaled: model, Seed: o.seed,
+			Servers: c.n, Refreshes: o.refreshes, Replications: o.runs, ModelScaled: m.scaled, Seed: o.seed,
 			Particles: o.particles, Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i, 0), Progress: prog.edgeProgress(i),
 			Journal: journals[i]})
-		if model == 0 && r.ModelScaled > 0 {
-			model, modelMaps = r.ModelScaled, r.ModelMaps
-		} else {
-			r.Maps += modelMaps
-		}
+		r.Maps += m.maps
 		if errors.Is(err, meanfield.ErrStopped) {
 			prog.end(i, "stopped")
 			t.Partial = true
@@ -792,6 +790,45 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		return fmt.Errorf("%d edge(s) failed: %s", len(failed), failed[0])
 	}
 	return ctx.Err()
+}
+
+// finiteModel is the map's edge for herd edge --servers at one (k, λ):
+// T_edge(1−λ)² (0 where there is none) and the maps its search made.
+type finiteModel struct {
+	scaled float64
+	maps   int
+}
+
+// finiteModelEdges gives the map's edge for each of settings' (k, λ),
+// --model-edge as given or computed by herd edge's own search (its
+// progress, and its stop within a map of Ctrl-C), before any particle run,
+// and a failure for each that has none.
+func finiteModelEdges(ctx context.Context, e *env, settings []meanfield.EdgeSettings, o edgeOutput) ([]finiteModel, []string) {
+	models := make([]finiteModel, len(settings))
+	if o.modelEdge > 0 {
+		for j := range models {
+			models[j].scaled = o.modelEdge
+		}
+		return models, nil
+	}
+	searches := make([]meanfield.EdgeSettings, len(settings))
+	for j, s := range settings {
+		searches[j] = meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service, Workers: max(o.workers, 1), HerdMaps: -1}
+	}
+	var failed []string
+	for j, p := range computeEdges(ctx, e, "edge --servers: the map's edge", o.progress, searches, o.workers, 0, nil) {
+		models[j].maps = p.Result.Maps
+		switch {
+		case ctx.Err() != nil:
+		case p.Err != nil:
+			failed = append(failed, fmt.Sprintf("k=%d λ=%g: the map's edge: %v", p.Settings.Dispatchers, p.Settings.Load, p.Err))
+		case p.Result.Status != meanfield.Found:
+			failed = append(failed, fmt.Sprintf("k=%d λ=%g: the map has no edge", p.Settings.Dispatchers, p.Settings.Load))
+		default:
+			models[j].scaled = p.Result.Scaled
+		}
+	}
+	return models, failed
 }
 
 // groupThousands writes n ≥ 0 with commas between groups of three digits

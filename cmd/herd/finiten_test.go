@@ -199,6 +199,36 @@ func TestFiniteEdgeNoEdge(t *testing.T) {
 	}
 }
 
+// TestFiniteEdgeModelStops: herd edge --servers without --model-edge
+// searches the map's edge with herd edge's own search, which polls Ctrl-C
+// after its maps, before any particle run: the run polls its context more
+// than the same run given that edge, by more than half the search's maps
+// (414 polls for 427 maps when written), and a cut among those polls ends
+// it with no particle run (no row). Before, the search polled nothing.
+func TestFiniteEdgeModelStops(t *testing.T) {
+	t.Parallel()
+	base := []string{"edge", "--dispatchers", "5", "--load", "0.8", "--servers", "30", "--refreshes", "100", "--runs", "4", "--format", "csv", "--workers", "1"}
+	polls := func(args ...string) (int64, map[string]string) {
+		ctx := newCountdown(1 << 40)
+		out, errs, code := herdCtx(ctx, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, %s", args, code, errs)
+		}
+		return 1<<40 - ctx.left.Load(), csvRows(t, out)[0]
+	}
+	searched, row := polls(base...)
+	given, grow := polls(append(base, "--model-edge", "3.1631964844955442")...) // the map's edge, all its digits
+	maps, _ := strconv.Atoi(row["maps"])
+	gmaps, _ := strconv.Atoi(grow["maps"])
+	if model := int64(maps - gmaps); model <= 0 || 2*(searched-given) <= model {
+		t.Fatalf("%d polls with the map's edge searched (%d maps), %d with it given (%d maps): want more than one for every two maps more", searched, maps, given, gmaps)
+	}
+	out, errs, code := herdCtx(newCountdown(int(searched-given)/2), base...)
+	if code != 1 || len(csvRows(t, out)) != 0 || !strings.Contains(out, "partial") {
+		t.Errorf("cut in the map's edge search: exit %d, stderr %q, stdout\n%s\nwant exit 1, partial, no row", code, errs, out)
+	}
+}
+
 // TestFiniteEdgeMatchesAPI: herd edge --servers 11,14 at k = 5, λ = 0.7
 // (cheap cells with a fitted hazard: about 4.5 s of CPU per N, twice that
 // here for the direct calls; the runs' seeds once followed the period, so

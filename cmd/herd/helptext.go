@@ -43,13 +43,15 @@ Long searches (--checkpoint FILE). A search near λ = 1 or with heavy-tailed
 sizes makes thousands of slow maps. With --checkpoint, each search's journal (every
 iteration run it finished, the herd's classification and the spectra, and
 the last boards of the plain runs in progress) is kept in FILE, written
-atomically at the start, every --checkpoint-every and on Ctrl-C or SIGTERM;
+atomically at the start, every --checkpoint-every, as each search ends, and
+on Ctrl-C or SIGTERM;
 the same command with the same FILE takes what the journal holds instead of
 computing it and prints the bytes an uninterrupted run prints, whatever
 --workers. A FILE made for other arguments or another version is refused.
 With --servers, --checkpoint keeps each cell's finished particle runs; a
 run stopped part way starts again from the empty board, and the map's edge
-is searched again unless --model-edge gives it.
+is searched again (before any particle run, stopped by Ctrl-C within a map)
+unless --model-edge gives it.
 Until the first edge ends, the heartbeat's time left is the cost model's
 (√k/(1−λ)³, times 15·max(C, 1/C)^2.4 for sizes other than exp, scaled
 from k = 5, λ = 0.99 to this machine by a 30-map probe of its speed);
