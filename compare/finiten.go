@@ -47,7 +47,9 @@ type FiniteEdgeSettings struct {
 	Seed    uint64
 	Workers int
 	// Stop, when not nil, is polled with ctx before every refresh period
-	// of the prediction's particle runs; either ends it (an error
+	// of the prediction's particle runs (and after the maps of the map's
+	// edge search, where neither ModelScaled nor the bracket gives it);
+	// either ends it (an error
 	// wrapping meanfield.ErrStopped). A progress report counts the
 	// periods through it; it is not a setting of the computation.
 	Stop func() bool

@@ -434,7 +434,8 @@ func lawSeries(ks []int) plotting.Series {
 
 // computeEdges computes the edges of settings (compare.Edges) on the
 // worker pool, with progress on stderr in mode (progress.Auto, …): the one
-// schedule of herd edge and herd law.
+// schedule of herd edge and herd law. ended, when not nil, is called with
+// each search's index as it ends (herd edge's checkpoint).
 func computeEdges(ctx context.Context, e *env, name, mode string, settings []meanfield.EdgeSettings, workers, confirmMaps int, ended func(i int)) []compare.EdgePoint {
 	labels := make([]string, len(settings))
 	weights := make([]float64, len(settings))
@@ -734,7 +735,8 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 	if err != nil {
 		return err
 	}
-	models, failed := finiteModelEdges(ctx, e, settings, o)
+	models := finiteModelEdges(ctx, e, settings, o)
+	var failed []string
 	if ctx.Err() != nil {
 		t.Partial = true
 		cells = nil
@@ -748,8 +750,10 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 			break
 		}
 		kind := o.particles.Resolve(s.Service, c.n).String()
-		if m.scaled == 0 {
+		if m.err != nil {
+			prog.begin(ctx, i, 0)
 			prog.end(i, "failed")
+			failed = append(failed, fmt.Sprintf("k=%d λ=%g N=%d: %v", s.Dispatchers, s.Load, c.n, m.err))
 			t.AddRow(s.Dispatchers, s.Load, c.n, kind, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 			continue
 		}
@@ -793,42 +797,42 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 }
 
 // finiteModel is the map's edge for herd edge --servers at one (k, λ):
-// T_edge(1−λ)² (0 where there is none) and the maps its search made.
+// T_edge(1−λ)², the maps its search made, and why there is none (err,
+// worded as meanfield.FiniteEdge words it).
 type finiteModel struct {
 	scaled float64
 	maps   int
+	err    error
 }
 
 // finiteModelEdges gives the map's edge for each of settings' (k, λ),
 // --model-edge as given or computed by herd edge's own search (its
-// progress, and its stop within a map of Ctrl-C), before any particle run,
-// and a failure for each that has none.
-func finiteModelEdges(ctx context.Context, e *env, settings []meanfield.EdgeSettings, o edgeOutput) ([]finiteModel, []string) {
+// progress, and its stop within a map of Ctrl-C), before any particle run.
+func finiteModelEdges(ctx context.Context, e *env, settings []meanfield.EdgeSettings, o edgeOutput) []finiteModel {
 	models := make([]finiteModel, len(settings))
 	if o.modelEdge > 0 {
 		for j := range models {
 			models[j].scaled = o.modelEdge
 		}
-		return models, nil
+		return models
 	}
 	searches := make([]meanfield.EdgeSettings, len(settings))
 	for j, s := range settings {
-		searches[j] = meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service, Workers: max(o.workers, 1), HerdMaps: -1}
+		searches[j] = meanfield.EdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service, Workers: s.Workers, HerdMaps: -1}
 	}
-	var failed []string
 	for j, p := range computeEdges(ctx, e, "edge --servers: the map's edge", o.progress, searches, o.workers, 0, nil) {
-		models[j].maps = p.Result.Maps
+		m := &models[j]
+		m.maps = p.Result.Maps
 		switch {
-		case ctx.Err() != nil:
 		case p.Err != nil:
-			failed = append(failed, fmt.Sprintf("k=%d λ=%g: the map's edge: %v", p.Settings.Dispatchers, p.Settings.Load, p.Err))
+			m.err = p.Err
 		case p.Result.Status != meanfield.Found:
-			failed = append(failed, fmt.Sprintf("k=%d λ=%g: the map has no edge", p.Settings.Dispatchers, p.Settings.Load))
+			m.err = fmt.Errorf("meanfield: finite edge: the map has no edge at k = %d, λ = %v", p.Settings.Dispatchers, p.Settings.Load)
 		default:
-			models[j].scaled = p.Result.Scaled
+			m.scaled = p.Result.Scaled
 		}
 	}
-	return models, failed
+	return models
 }
 
 // groupThousands writes n ≥ 0 with commas between groups of three digits
@@ -862,8 +866,8 @@ type journal interface {
 // searches run: a sweep.Checkpointer whose points are the searches, each
 // with its journal (meanfield.EdgeSettings.Journal, or with --servers
 // FiniteEdgeSettings.Journal, encoded by its MarshalBinary) as its
-// state, offered every --checkpoint-every and taken when the run ends or
-// is interrupted. A search given its journal back makes no run twice and
+// state, offered every --checkpoint-every and taken as each search ends
+// and when the run ends or is interrupted. A search given its journal back makes no run twice and
 // ends with the uninterrupted search's result, so stdout is the bytes of
 // an uninterrupted command. A nil one is none.
 type edgeCheckpoint struct {

@@ -192,30 +192,34 @@ func (c *snapshotCtx) Err() error {
 func TestEdgeCheckpointEachEnd(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		name                string
-		first, both, common []string
+		name       string
+		flag, a, b string // two searches: --flag a,b
+		common     []string
 	}{
-		{"map", []string{"--dispatchers", "4"}, []string{"--dispatchers", "4,5"}, []string{"--load", "0.9"}},
-		{"servers", []string{"--servers", "30"}, []string{"--servers", "30,40"},
+		{"map", "--dispatchers", "4", "5", []string{"--load", "0.9"}},
+		{"servers", "--servers", "30", "40",
 			[]string{"--dispatchers", "5", "--load", "0.8", "--model-edge", "3.1631964844955442", "--refreshes", "100", "--runs", "4"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			common := append([]string{"--workers", "1", "--format", "json"}, c.common...)
-			base := append([]string{"edge"}, c.both...)
-			base = append(base, common...)
+			cmd := func(v string) []string { return append([]string{"edge", c.flag, v}, common...) }
+			base := cmd(c.a + "," + c.b)
 			want, errs, code := herd(t, base...)
 			if code != 0 {
 				t.Fatalf("uninterrupted: exit %d, %s", code, errs)
 			}
-			// The polls of the first search alone; a few past them the
-			// second is at work and the first has ended.
-			first := append(append([]string{"edge"}, c.first...), common...)
-			count := newCountdown(1 << 40)
-			if _, errs, code := herdCtx(count, first...); code != 0 {
-				t.Fatalf("first alone: exit %d, %s", code, errs)
+			// The polls of each search alone: a few past the larger
+			// count, one search has ended and the other is at work,
+			// whichever runs first.
+			var polls int64
+			for _, v := range []string{c.a, c.b} {
+				count := newCountdown(1 << 40)
+				if _, errs, code := herdCtx(count, cmd(v)...); code != 0 {
+					t.Fatalf("%s %s alone: exit %d, %s", c.flag, v, code, errs)
+				}
+				polls = max(polls, int64(1<<40)-count.left.Load())
 			}
-			polls := int64(1<<40) - count.left.Load()
 			dir := t.TempDir()
 			path := filepath.Join(dir, "e.ckpt")
 			snap := &snapshotCtx{Context: context.Background(), path: path}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -165,37 +166,40 @@ func TestFinitePointMatchesAPI(t *testing.T) {
 	checkFiniteJSON(t, js, finitePointColumns, map[string]any{"servers": 10.0, "seed": 1.0}, want)
 }
 
-// TestFiniteEdgeNoEdge: a cell where the map has no edge (k = 2, λ = 0.8,
-// package doc §5) gives an empty row, a warning naming the cell, exit 1,
-// and every column, in CSV and in JSON.
+// TestFiniteEdgeNoEdge: cells where the map has no edge (k = 2, λ = 0.8,
+// package doc §5) give each an empty row, a warning naming the cell and a
+// progress line with the time it took, exit 1, and every column, in CSV
+// and in JSON.
 func TestFiniteEdgeNoEdge(t *testing.T) {
 	t.Parallel()
-	args := finiteArgs(0, "--servers", "10")
+	args := finiteArgs(0, "--servers", "10,20")
 	out, errs, code := herd(t, append(args, "--format", "csv")...)
-	if code != 1 || !strings.Contains(errs, "k=2 λ=0.8") || !strings.Contains(errs, "no edge") {
-		t.Errorf("exit %d, stderr %q; want exit 1 and the cell's warning", code, errs)
+	for _, n := range []string{"10", "20"} {
+		if code != 1 || !strings.Contains(errs, "k=2 λ=0.8 N="+n+": meanfield: finite edge: the map has no edge") || !strings.Contains(errs, "2 edge(s) failed") {
+			t.Errorf("exit %d, stderr %q; want exit 1 and each cell's warning", code, errs)
+		}
 	}
 	header := strings.SplitN(out, "\n", 2)[0]
 	if got := strings.Split(header, ",")[:len(finiteEdgeColumns)]; !reflect.DeepEqual(got, finiteEdgeColumns) {
 		t.Errorf("CSV columns %v, want %v", got, finiteEdgeColumns)
 	}
 	rows := csvRows(t, out)
-	if len(rows) != 1 || rows[0]["servers"] != "10" || rows[0]["edge_scaled"] != "" {
-		t.Errorf("rows %v, want one with servers 10 and no edge", rows)
+	if len(rows) != 2 || rows[0]["servers"] != "10" || rows[1]["servers"] != "20" || rows[0]["edge_scaled"] != "" || rows[1]["edge_scaled"] != "" {
+		t.Errorf("rows %v, want servers 10 and 20 with no edge", rows)
 	}
 	js, jerrs, code := herd(t, append(args, "--format", "json", "--progress", "always")...)
 	if code != 1 {
 		t.Errorf("json: exit %d, want 1", code)
 	}
-	if !strings.Contains(jerrs, "edge 1/1: k=2 λ=0.8: failed in ") {
-		t.Errorf("--progress always: stderr %q, want the cell's progress line", jerrs)
+	if !regexp.MustCompile(`edge 1/2: k=2 λ=0\.8 N=10: failed in [0-9.]+(ns|µs|ms|s);`).MatchString(jerrs) {
+		t.Errorf("--progress always: stderr %q, want the cell's progress line and its time", jerrs)
 	}
 	doc := finiteJSON(t, js, finiteEdgeColumns)
-	if w, _ := doc.Meta["warnings"].([]any); len(w) != 1 || !strings.Contains(w[0].(string), "no edge") {
+	if w, _ := doc.Meta["warnings"].([]any); len(w) != 2 || !strings.Contains(w[1].(string), "N=20: meanfield: finite edge: the map has no edge") {
 		t.Errorf("JSON warnings %v, want the no-edge warning", doc.Meta["warnings"])
 	}
-	if len(doc.Rows) != 1 || doc.Rows[0]["edge_scaled"] != nil {
-		t.Errorf("JSON rows %v, want one with a null edge", doc.Rows)
+	if len(doc.Rows) != 2 || doc.Rows[0]["edge_scaled"] != nil || doc.Rows[1]["edge_scaled"] != nil {
+		t.Errorf("JSON rows %v, want two with a null edge", doc.Rows)
 	}
 }
 
@@ -208,6 +212,10 @@ func TestFiniteEdgeNoEdge(t *testing.T) {
 func TestFiniteEdgeModelStops(t *testing.T) {
 	t.Parallel()
 	base := []string{"edge", "--dispatchers", "5", "--load", "0.8", "--servers", "30", "--refreshes", "100", "--runs", "4", "--format", "csv", "--workers", "1"}
+	model, err := meanfield.Edge(meanfield.EdgeSettings{Dispatchers: 5, Load: 0.8, HerdMaps: -1})
+	if err != nil || model.Status != meanfield.Found {
+		t.Fatalf("the map's edge: %v, %v", model.Status, err)
+	}
 	polls := func(args ...string) (int64, map[string]string) {
 		ctx := newCountdown(1 << 40)
 		out, errs, code := herdCtx(ctx, args...)
@@ -217,14 +225,14 @@ func TestFiniteEdgeModelStops(t *testing.T) {
 		return 1<<40 - ctx.left.Load(), csvRows(t, out)[0]
 	}
 	searched, row := polls(base...)
-	given, grow := polls(append(base, "--model-edge", "3.1631964844955442")...) // the map's edge, all its digits
+	given, grow := polls(append(base, "--model-edge", strconv.FormatFloat(model.Scaled, 'g', -1, 64))...)
 	maps, _ := strconv.Atoi(row["maps"])
 	gmaps, _ := strconv.Atoi(grow["maps"])
 	if model := int64(maps - gmaps); model <= 0 || 2*(searched-given) <= model {
 		t.Fatalf("%d polls with the map's edge searched (%d maps), %d with it given (%d maps): want more than one for every two maps more", searched, maps, given, gmaps)
 	}
-	out, errs, code := herdCtx(newCountdown(int(searched-given)/2), base...)
-	if code != 1 || len(csvRows(t, out)) != 0 || !strings.Contains(out, "partial") {
+	out, errs, code := herdCtx(newCountdown(int(searched-given)/2), append(base, "--format", "json")...)
+	if doc := finiteJSON(t, out, finiteEdgeColumns); code != 1 || len(doc.Rows) != 0 || !strings.Contains(out, `"partial": true`) {
 		t.Errorf("cut in the map's edge search: exit %d, stderr %q, stdout\n%s\nwant exit 1, partial, no row", code, errs, out)
 	}
 }
