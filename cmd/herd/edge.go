@@ -706,9 +706,11 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 			{Name: "dispatchers"}, {Name: "load", Exact: true}, {Name: "servers"}, {Name: "particles"}, {Name: "model_scaled", Digits: 5},
 			{Name: "edge_scaled", Digits: 4}, {Name: "edge_lower", Digits: 4}, {Name: "edge_upper", Digits: 4},
 			{Name: "edge_refresh", Digits: 5}, {Name: "hazard_fit"}, {Name: "hazard_slope", Digits: 3}, {Name: "points"}, {Name: "maps"},
+			{Name: "half_scaled", Digits: 4}, {Name: "half_lower", Digits: 4}, {Name: "half_upper", Digits: 4},
 		},
 		Notes: []string{
 			"edge_scaled: T(1−λ)² at which a run from the empty board tips within " + groupThousands(o.refreshes) + " refreshes with probability ½ (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes), from a constant-hazard fit to the particle runs (particles: servers, the N servers themselves, each keeping its queue and job in service, each dispatcher filling the water on its own Poisson clock; board, the particle map, the next board N independent draws from the map's image at a noisy load); [edge_lower, edge_upper] its 95% interval (the search's own bracket where hazard_fit is false); model_scaled: the map's edge (N → ∞); maps: the map's edge search (made once per dispatchers and load) and the row's particle runs",
+			"half_scaled: the same runs' T(1−λ)² of probability ½ by herd bracket's estimator (a logistic fit of the tipped runs against T(1−λ)² over the probes, Firth's penalised likelihood), with its 95% profile-likelihood interval [half_lower, half_upper]: what herd bracket's half_scaled is compared with; it and edge_scaled differ where the chance of tipping per refresh is not constant over a run",
 		},
 	}
 	addSizes(t, o.base.Service, false)
@@ -754,7 +756,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 			prog.begin(ctx, i, 0)
 			prog.end(i, "failed")
 			failed = append(failed, fmt.Sprintf("k=%d λ=%g N=%d: %v", s.Dispatchers, s.Load, c.n, m.err))
-			t.AddRow(s.Dispatchers, s.Load, c.n, kind, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+			t.AddRow(s.Dispatchers, s.Load, c.n, kind, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 			continue
 		}
 		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,
@@ -770,7 +772,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		if err != nil {
 			prog.end(i, "failed")
 			failed = append(failed, fmt.Sprintf("k=%d λ=%g N=%d: %v", s.Dispatchers, s.Load, c.n, err))
-			t.AddRow(s.Dispatchers, s.Load, c.n, kind, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+			t.AddRow(s.Dispatchers, s.Load, c.n, kind, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 			continue
 		}
 		if r.Status != meanfield.Found {
@@ -779,8 +781,9 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		} else {
 			prog.end(i, "edge "+strconv.FormatFloat(r.Scaled, 'f', 4, 64))
 		}
+		h := finiteTipHalf(r.Points)
 		t.AddRow(s.Dispatchers, s.Load, c.n, kind, r.ModelScaled, finite(r.Scaled), finite(r.Lower), finite(r.Upper),
-			finite(r.Refresh), r.HazardFit, finite(r.HazardSlope), len(r.Points), r.Maps)
+			finite(r.Refresh), r.HazardFit, finite(r.HazardSlope), len(r.Points), r.Maps, finite(h.Scaled), finite(h.Lower), finite(h.Upper))
 		cp.ended(i)
 	}
 	t.Warnings = failed
@@ -794,6 +797,19 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		return fmt.Errorf("%d edge(s) failed: %s", len(failed), failed[0])
 	}
 	return ctx.Err()
+}
+
+// finiteTipHalf fits herd bracket's T_½ (compare.FitTipHalf) to a finite
+// edge search's probes: those where the empty board reaches the balanced
+// state, the others having no runs.
+func finiteTipHalf(points []meanfield.FiniteEdgePoint) compare.TipHalf {
+	var stats []compare.PointStat
+	for _, p := range points {
+		if p.Balanced && p.Runs > 0 {
+			stats = append(stats, compare.PointStat{Scaled: p.Scaled, Refresh: p.Refresh, Runs: p.Runs, Tipped: p.Tipped, MedianTip: p.MedianTip})
+		}
+	}
+	return compare.FitTipHalf(stats)
 }
 
 // finiteModel is the map's edge for herd edge --servers at one (k, λ):

@@ -123,7 +123,8 @@ var finitePointColumns = []string{"dispatchers", "load", "refresh", "servers",
 
 // finiteEdgeColumns are herd edge --servers' columns, in CSV order.
 var finiteEdgeColumns = []string{"dispatchers", "load", "servers", "particles", "model_scaled",
-	"edge_scaled", "edge_lower", "edge_upper", "edge_refresh", "hazard_fit", "hazard_slope", "points", "maps"}
+	"edge_scaled", "edge_lower", "edge_upper", "edge_refresh", "hazard_fit", "hazard_slope", "points", "maps",
+	"half_scaled", "half_lower", "half_upper"}
 
 // TestFinitePointMatchesAPI: herd point --servers 10 at k = 2, λ = 0.5,
 // T = 2 (a small board: about 0.1 s) prints, to the last bit (CSV writes
@@ -268,9 +269,21 @@ func TestFiniteEdgeMatchesAPI(t *testing.T) {
 		if r.Status != meanfield.Found || !r.HazardFit || r.ModelMaps == 0 {
 			t.Fatalf("FiniteEdge at N = %d: status %v, hazard fit %v, model maps %d: not the known case", n, r.Status, r.HazardFit, r.ModelMaps)
 		}
+		// half_*: herd bracket's fit to the probes with runs.
+		var stats []compare.PointStat
+		for _, p := range r.Points {
+			if p.Runs > 0 {
+				stats = append(stats, compare.PointStat{Scaled: p.Scaled, Runs: p.Runs, Tipped: p.Tipped})
+			}
+		}
+		h := compare.FitTipHalf(stats)
+		if math.IsNaN(h.Scaled) {
+			t.Fatalf("N = %d: no T_½ of the probes (%s): not the known case", n, h.Why)
+		}
 		checkFiniteRow(t, rows[i], map[string]float64{
 			"servers": float64(n), "model_scaled": r.ModelScaled, "edge_scaled": r.Scaled, "edge_lower": r.Lower, "edge_upper": r.Upper,
 			"edge_refresh": r.Refresh, "hazard_slope": r.HazardSlope, "points": float64(len(r.Points)), "maps": float64(r.Maps),
+			"half_scaled": h.Scaled, "half_lower": h.Lower, "half_upper": h.Upper,
 		})
 		if rows[i]["hazard_fit"] != "true" {
 			t.Errorf("N = %d: hazard_fit %q, want true", n, rows[i]["hazard_fit"])
