@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -685,8 +686,9 @@ func edgeStatus(p compare.EdgePoint) string {
 // --refreshes periods (1,000) from the empty board tips with probability ½
 // at N servers (meanfield.FiniteEdge; package doc, §8), from --runs runs
 // per probed period (6) seeded from --seed (1), with the 95% interval of
-// its hazard fit. Each row's maps count the map's edge search and its own
-// particle runs, so a row is what FiniteEdge alone gives at its N.
+// its hazard fit, and beside it herd bracket's logistic T_½ of the same
+// runs (finiteTipHalf). Each row's maps count the map's edge search and
+// its own particle runs, so a row is what FiniteEdge alone gives at its N.
 func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSettings, o edgeOutput) error {
 	ns := make([]string, len(o.servers))
 	for i, n := range o.servers {
@@ -710,7 +712,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		},
 		Notes: []string{
 			"edge_scaled: T(1−λ)² at which a run from the empty board tips within " + groupThousands(o.refreshes) + " refreshes with probability ½ (board mean above max(3/(1−λ), 0.1·T) for 5 refreshes), from a constant-hazard fit to the particle runs (particles: servers, the N servers themselves, each keeping its queue and job in service, each dispatcher filling the water on its own Poisson clock; board, the particle map, the next board N independent draws from the map's image at a noisy load); [edge_lower, edge_upper] its 95% interval (the search's own bracket where hazard_fit is false); model_scaled: the map's edge (N → ∞); maps: the map's edge search (made once per dispatchers and load) and the row's particle runs",
-			"half_scaled: the same runs' T(1−λ)² of probability ½ by herd bracket's estimator (a logistic fit of the tipped runs against T(1−λ)² over the probes, Firth's penalised likelihood), with its 95% profile-likelihood interval [half_lower, half_upper]: what herd bracket's half_scaled is compared with; it and edge_scaled differ where the chance of tipping per refresh is not constant over a run",
+			"half_scaled: the same runs' T(1−λ)² of probability ½ by herd bracket's estimator (a logistic fit of the tipped runs against T(1−λ)² over the probes, Firth's penalised likelihood), with its 95% penalised profile-likelihood interval [half_lower, half_upper], to set beside herd bracket's half_scaled: the two fits are different curves (edge_scaled's, a hazard constant over a run and log-linear in T, also reads the tipping times) and need not agree; empty on a row without an edge, where the estimate would lie outside the probes, and at an interval end the probes do not bound (often so with few runs)",
 		},
 	}
 	addSizes(t, o.base.Service, false)
@@ -781,7 +783,10 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		} else {
 			prog.end(i, "edge "+strconv.FormatFloat(r.Scaled, 'f', 4, 64))
 		}
-		h := finiteTipHalf(r.Points)
+		h := compare.TipHalf{Scaled: math.NaN(), Lower: math.NaN(), Upper: math.NaN()}
+		if r.Status == meanfield.Found {
+			h = finiteTipHalf(r.Points)
+		}
 		t.AddRow(s.Dispatchers, s.Load, c.n, kind, r.ModelScaled, finite(r.Scaled), finite(r.Lower), finite(r.Upper),
 			finite(r.Refresh), r.HazardFit, finite(r.HazardSlope), len(r.Points), r.Maps, finite(h.Scaled), finite(h.Lower), finite(h.Upper))
 		cp.ended(i)
@@ -800,16 +805,24 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 }
 
 // finiteTipHalf fits herd bracket's T_½ (compare.FitTipHalf) to a finite
-// edge search's probes: those where the empty board reaches the balanced
-// state, the others having no runs.
+// edge search's probes with runs (where the empty board does not reach
+// the balanced state there are none). An estimate outside the probes'
+// span is an extrapolation of the logistic curve and is not given (all
+// NaN); its interval is FitTipHalf's as it stands.
 func finiteTipHalf(points []meanfield.FiniteEdgePoint) compare.TipHalf {
 	var stats []compare.PointStat
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range points {
-		if p.Balanced && p.Runs > 0 {
+		if p.Runs > 0 {
 			stats = append(stats, compare.PointStat{Scaled: p.Scaled, Refresh: p.Refresh, Runs: p.Runs, Tipped: p.Tipped, MedianTip: p.MedianTip})
+			lo, hi = min(lo, p.Scaled), max(hi, p.Scaled)
 		}
 	}
-	return compare.FitTipHalf(stats)
+	h := compare.FitTipHalf(stats)
+	if !(h.Scaled >= lo && h.Scaled <= hi) {
+		return compare.TipHalf{Scaled: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Slope: h.Slope, Why: "outside the probes"}
+	}
+	return h
 }
 
 // finiteModel is the map's edge for herd edge --servers at one (k, λ):

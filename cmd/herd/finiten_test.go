@@ -269,25 +269,65 @@ func TestFiniteEdgeMatchesAPI(t *testing.T) {
 		if r.Status != meanfield.Found || !r.HazardFit || r.ModelMaps == 0 {
 			t.Fatalf("FiniteEdge at N = %d: status %v, hazard fit %v, model maps %d: not the known case", n, r.Status, r.HazardFit, r.ModelMaps)
 		}
-		// half_*: herd bracket's fit to the probes with runs.
-		var stats []compare.PointStat
-		for _, p := range r.Points {
-			if p.Runs > 0 {
-				stats = append(stats, compare.PointStat{Scaled: p.Scaled, Runs: p.Runs, Tipped: p.Tipped})
-			}
-		}
-		h := compare.FitTipHalf(stats)
-		if math.IsNaN(h.Scaled) {
-			t.Fatalf("N = %d: no T_½ of the probes (%s): not the known case", n, h.Why)
-		}
 		checkFiniteRow(t, rows[i], map[string]float64{
 			"servers": float64(n), "model_scaled": r.ModelScaled, "edge_scaled": r.Scaled, "edge_lower": r.Lower, "edge_upper": r.Upper,
 			"edge_refresh": r.Refresh, "hazard_slope": r.HazardSlope, "points": float64(len(r.Points)), "maps": float64(r.Maps),
-			"half_scaled": h.Scaled, "half_lower": h.Lower, "half_upper": h.Upper,
 		})
 		if rows[i]["hazard_fit"] != "true" {
 			t.Errorf("N = %d: hazard_fit %q, want true", n, rows[i]["hazard_fit"])
 		}
+	}
+}
+
+// TestFiniteEdgeHalf: herd edge --servers' half_* columns are
+// compare.FitTipHalf over meanfield.FiniteEdge's probes with runs, each in
+// its own column (a cell whose interval is bounded at both ends: k = 5,
+// λ = 0.8, N = 30, 4 runs of 100 refreshes, about 1 s); a row without an
+// edge (N = 4, seed 5: the runs still tip at the scan's end, where the
+// logistic curve put T_½ at 719) leaves them empty; and an estimate
+// outside the probes is not given.
+func TestFiniteEdgeHalf(t *testing.T) {
+	t.Parallel()
+	const model = 3.1631926534274837 // the map's edge at k = 5, λ = 0.8
+	out, errs, code := herd(t, "edge", "--dispatchers", "5", "--load", "0.8", "--servers", "30", "--model-edge", strconv.FormatFloat(model, 'g', -1, 64),
+		"--refreshes", "100", "--runs", "4", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: 5, Load: 0.8, Servers: 30, ModelScaled: model, Refreshes: 100, Replications: 4, Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats []compare.PointStat
+	for _, p := range r.Points {
+		if p.Runs > 0 {
+			stats = append(stats, compare.PointStat{Scaled: p.Scaled, Runs: p.Runs, Tipped: p.Tipped})
+		}
+	}
+	h := compare.FitTipHalf(stats)
+	if !h.Bounded() || r.Status != meanfield.Found {
+		t.Fatalf("FiniteEdge %v, T_½ of its probes %+v: not the known case (bounded)", r.Status, h)
+	}
+	checkFiniteRow(t, csvRows(t, out)[0], map[string]float64{"edge_scaled": r.Scaled, "half_scaled": h.Scaled, "half_lower": h.Lower, "half_upper": h.Upper})
+
+	out, _, code = herd(t, "edge", "--dispatchers", "5", "--load", "0.7", "--servers", "4", "--runs", "2", "--refreshes", "2000", "--seed", "5",
+		"--model-edge", "3.1025028818615663", "--format", "csv")
+	row := csvRows(t, out)[0]
+	if code != 1 || row["edge_scaled"] != "" || row["points"] == "0" || row["half_scaled"] != "" || row["half_lower"] != "" || row["half_upper"] != "" {
+		t.Errorf("a row without an edge: exit %d, row %v; want exit 1, probes, and no edge_scaled or half_*", code, row)
+	}
+
+	// Probes that all tip but the highest: the logistic estimate lies
+	// above the span, and is not given; one probe more above, it is.
+	pts := []meanfield.FiniteEdgePoint{{Scaled: 1, Balanced: true, Runs: 6, Tipped: 6}, {Scaled: 1.1, Balanced: true, Runs: 6, Tipped: 6},
+		{Scaled: 1.2, Balanced: true, Runs: 6, Tipped: 5}, {Scaled: 0.9}}
+	if got := finiteTipHalf(pts); !math.IsNaN(got.Scaled) || !math.IsNaN(got.Lower) || !math.IsNaN(got.Upper) {
+		t.Errorf("estimate above the probes: %+v, want none", got)
+	}
+	pts = append(pts, meanfield.FiniteEdgePoint{Scaled: 1.3, Balanced: true, Runs: 6, Tipped: 0})
+	want := compare.FitTipHalf([]compare.PointStat{{Scaled: 1, Runs: 6, Tipped: 6}, {Scaled: 1.1, Runs: 6, Tipped: 6}, {Scaled: 1.2, Runs: 6, Tipped: 5}, {Scaled: 1.3, Runs: 6, Tipped: 0}})
+	if got := finiteTipHalf(pts); got != want || !(got.Scaled > 1.2 && got.Scaled < 1.3) {
+		t.Errorf("with a probe above: %+v, want FitTipHalf's %+v inside (1.2, 1.3)", got, want)
 	}
 }
 

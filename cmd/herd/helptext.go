@@ -370,8 +370,9 @@ paused by sequential stopping do not count; which they are depends only on
 their point's earlier runs, so the fit is as valid as with fixed runs. An
 interval end the points do not bound is empty; herd scaling --from tables written
 before these columns leave them empty. herd edge --servers fits the same
-model to its own runs (its half_scaled, beside the constant-hazard
-edge_scaled), so the two tools' T_½ can be compared by one estimator.
+logistic model to its own runs (its half_scaled, beside edge_scaled, a
+constant-hazard fit that also reads the tipping times), so a prediction
+and a bracket can be set side by side by one estimator.
 
 --half-width W. Where the tipping chance falls slowly with T (a wide
 transition at small N), the bracket's points place T_½ loosely. With
