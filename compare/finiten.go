@@ -117,7 +117,7 @@ func FiniteEdgeCheck(ctx context.Context, s FiniteEdgeSettings) (FiniteEdgeRow, 
 		return row, err
 	}
 	if e.Status != meanfield.Found {
-		return row, fmt.Errorf("compare: finite edge: no edge found at N = %d (runs still tip at twice the map's edge)", s.Servers)
+		return row, fmt.Errorf("compare: finite edge: no edge found at N = %d (runs still tip at 1.64 times the map's edge)", s.Servers)
 	}
 	row.ModelScaled = e.ModelScaled
 	row.Predicted, row.PredictedLower, row.PredictedUpper = e.Scaled, e.Lower, e.Upper

@@ -1182,7 +1182,8 @@ type FiniteEdgePoint struct {
 // FiniteEdgeResult is the finite-N edge of FiniteEdge.
 type FiniteEdgeResult struct {
 	// Status is Found, or NotFound when the runs still tip with
-	// probability at least ½ at twice the map's edge.
+	// probability at least ½ at the scan's last probe, 1.64 times the map's
+	// edge.
 	Status Status
 	// Servers and Refreshes are N and the run length R.
 	Servers, Refreshes int

@@ -779,7 +779,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		}
 		if r.Status != meanfield.Found {
 			prog.end(i, "none")
-			failed = append(failed, fmt.Sprintf("k=%d λ=%g N=%d: runs still tip at twice the map's edge", s.Dispatchers, s.Load, c.n))
+			failed = append(failed, fmt.Sprintf("k=%d λ=%g N=%d: runs still tip at 1.64 times the map's edge, the search's last probe", s.Dispatchers, s.Load, c.n))
 		} else {
 			prog.end(i, "edge "+strconv.FormatFloat(r.Scaled, 'f', 4, 64))
 		}
@@ -787,8 +787,12 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		if r.Status == meanfield.Found {
 			h = finiteTipHalf(r.Points)
 		}
+		slope := finite(r.HazardSlope)
+		if !r.HazardFit {
+			slope = nil // no fit, no slope (FiniteEdge leaves it 0)
+		}
 		t.AddRow(s.Dispatchers, s.Load, c.n, kind, r.ModelScaled, finite(r.Scaled), finite(r.Lower), finite(r.Upper),
-			finite(r.Refresh), r.HazardFit, finite(r.HazardSlope), len(r.Points), r.Maps, finite(h.Scaled), finite(h.Lower), finite(h.Upper))
+			finite(r.Refresh), r.HazardFit, slope, len(r.Points), r.Maps, finite(h.Scaled), finite(h.Lower), finite(h.Upper))
 		cp.ended(i)
 	}
 	t.Warnings = failed

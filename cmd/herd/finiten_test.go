@@ -284,7 +284,8 @@ func TestFiniteEdgeMatchesAPI(t *testing.T) {
 // its own column (a cell whose interval is bounded at both ends: k = 5,
 // λ = 0.8, N = 30, 4 runs of 100 refreshes, about 1 s); a row without an
 // edge (N = 4, seed 5: the runs still tip at the scan's end, where the
-// logistic curve put T_½ at 719) leaves them empty; and an estimate
+// logistic curve put T_½ at 719) leaves them empty, and hazard_slope
+// with them (no hazard fit); and an estimate
 // outside the probes is not given.
 func TestFiniteEdgeHalf(t *testing.T) {
 	t.Parallel()
@@ -313,8 +314,8 @@ func TestFiniteEdgeHalf(t *testing.T) {
 	out, _, code = herd(t, "edge", "--dispatchers", "5", "--load", "0.7", "--servers", "4", "--runs", "2", "--refreshes", "2000", "--seed", "5",
 		"--model-edge", "3.1025028818615663", "--format", "csv")
 	row := csvRows(t, out)[0]
-	if code != 1 || row["edge_scaled"] != "" || row["points"] == "0" || row["half_scaled"] != "" || row["half_lower"] != "" || row["half_upper"] != "" {
-		t.Errorf("a row without an edge: exit %d, row %v; want exit 1, probes, and no edge_scaled or half_*", code, row)
+	if code != 1 || row["edge_scaled"] != "" || row["points"] == "0" || row["hazard_slope"] != "" || row["half_scaled"] != "" || row["half_lower"] != "" || row["half_upper"] != "" {
+		t.Errorf("a row without an edge: exit %d, row %v; want exit 1, probes, and no edge_scaled, hazard_slope or half_*", code, row)
 	}
 
 	// Probes that all tip but the highest: the logistic estimate lies
