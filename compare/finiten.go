@@ -84,6 +84,45 @@ type FiniteEdgeRow struct {
 	// interval's width over 3.92; NaN where the bracket has no bounded
 	// T_½ (TipHalf.Bounded) or the prediction's interval is open.
 	HalfZ float64
+	// PredictedHalf is the bracket's estimator, FiniteTipHalf, fitted to
+	// the prediction's own runs, and PredictedHalfZ sets it against the
+	// bracket's Half as HalfZ does Predicted: one estimator on both sides
+	// (NaN where either is not bounded).
+	PredictedHalf  TipHalf
+	PredictedHalfZ float64
+}
+
+// FiniteTipHalf fits the bracket's T_½ estimator (FitTipHalf, a logistic
+// curve) to meanfield.FiniteEdge's probes with runs (where the empty
+// board does not reach the balanced state there are none), beside
+// FiniteEdge's own constant-hazard fit: the two are different curves and
+// need not agree on the same runs. An estimate outside the probes' span
+// is an extrapolation and is not given (all NaN, Why says so).
+func FiniteTipHalf(points []meanfield.FiniteEdgePoint) TipHalf {
+	var stats []PointStat
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range points {
+		if p.Runs > 0 {
+			stats = append(stats, PointStat{Scaled: p.Scaled, Refresh: p.Refresh, Runs: p.Runs, Tipped: p.Tipped, MedianTip: p.MedianTip})
+			lo, hi = min(lo, p.Scaled), max(hi, p.Scaled)
+		}
+	}
+	h := FitTipHalf(stats)
+	if !(h.Scaled >= lo && h.Scaled <= hi) {
+		return TipHalf{Scaled: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Slope: h.Slope, Why: "outside the probes"}
+	}
+	return h
+}
+
+// halfZ is (x − h)/√(s_x² + s_h²) for two estimates with 95% intervals,
+// each standard error the interval's width over 3.92; NaN where an
+// interval is open (a NaN end) or h is not bounded.
+func halfZ(x, lower, upper float64, h TipHalf) float64 {
+	if !h.Bounded() {
+		return math.NaN()
+	}
+	sx, sh := (upper-lower)/3.92, (h.Upper-h.Lower)/3.92
+	return (x - h.Scaled) / math.Sqrt(sx*sx+sh*sh)
 }
 
 // FiniteEdgeCheck predicts the edge at one cell and sets it against the
@@ -123,10 +162,11 @@ func FiniteEdgeCheck(ctx context.Context, s FiniteEdgeSettings) (FiniteEdgeRow, 
 	row.Predicted, row.PredictedLower, row.PredictedUpper = e.Scaled, e.Lower, e.Upper
 	row.BracketLower, row.BracketUpper = br.Lower, br.Upper
 	row.Miss, row.Widths, row.Holds = bracketMiss(e.Scaled, br.Lower, br.Upper)
-	row.HalfZ = math.NaN()
-	if h := br.Half; h.Bounded() {
-		sp, sh := (e.Upper-e.Lower)/3.92, (h.Upper-h.Lower)/3.92
-		row.HalfZ = (e.Scaled - h.Scaled) / math.Sqrt(sp*sp+sh*sh)
+	row.HalfZ = halfZ(e.Scaled, e.Lower, e.Upper, br.Half)
+	row.PredictedHalf = FiniteTipHalf(e.Points)
+	row.PredictedHalfZ = math.NaN()
+	if ph := row.PredictedHalf; ph.Bounded() {
+		row.PredictedHalfZ = halfZ(ph.Scaled, ph.Lower, ph.Upper, br.Half)
 	}
 	return row, nil
 }

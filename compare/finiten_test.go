@@ -36,13 +36,17 @@ func TestBracketMiss(t *testing.T) {
 // TestFiniteEdgeCheckK5 sets the prediction at k = 5, λ = 0.8, N = 100
 // against the bracket herd bracket measured for issue 45 (--servers 100
 // --dispatchers 5 --load 0.8, seed 1: [3.47952, 3.5586], model edge
-// 3.16320): the row must hold (within one bracket width).
+// 3.16320): the row must hold (within one bracket width); with a T_½
+// given the bracket, the row's z's are the hazard fit's and the logistic
+// fit's (FiniteTipHalf, bounded here) of the same runs, each by its own
+// interval.
 func TestFiniteEdgeCheckK5(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the particle map (about 15 s)")
 	}
 	t.Parallel()
-	br := &BracketResult{Lower: 3.47952, Upper: 3.5586, ModelScaled: 3.1631964844955442}
+	half := TipHalf{Scaled: 3.52, Lower: 3.48, Upper: 3.56} // a made-up T_½ of the bracket, for the z's
+	br := &BracketResult{Lower: 3.47952, Upper: 3.5586, ModelScaled: 3.1631964844955442, Half: half}
 	row, err := FiniteEdgeCheck(context.Background(), FiniteEdgeSettings{Servers: 100, Dispatchers: 5, Load: 0.8,
 		Bracket: br, Replications: 6, Workers: 2})
 	if err != nil {
@@ -53,6 +57,16 @@ func TestFiniteEdgeCheckK5(t *testing.T) {
 	}
 	if row.Sizes != "exp" || row.ModelScaled != br.ModelScaled {
 		t.Errorf("row %+v", row)
+	}
+	// The z's: the hazard fit's and the logistic fit's of the same runs,
+	// each against the bracket's T_½ by the same formula.
+	z := func(x, lo, hi float64) float64 {
+		a, b := (hi-lo)/3.92, (half.Upper-half.Lower)/3.92
+		return (x - half.Scaled) / math.Sqrt(a*a+b*b)
+	}
+	ph := row.PredictedHalf
+	if !ph.Bounded() || row.HalfZ != z(row.Predicted, row.PredictedLower, row.PredictedUpper) || row.PredictedHalfZ != z(ph.Scaled, ph.Lower, ph.Upper) {
+		t.Errorf("logistic T_½ of the prediction %+v, z %v and %v: want bounded, each z from its own fit", ph, row.HalfZ, row.PredictedHalfZ)
 	}
 }
 

@@ -208,6 +208,8 @@ func PredictScaling(ctx context.Context, results []BracketResult, workers int, h
 		if err != nil {
 			row.Predicted, row.PredictedLower, row.PredictedUpper = math.NaN(), math.NaN(), math.NaN()
 			row.Miss, row.Widths, row.Holds, row.HalfZ = math.NaN(), math.NaN(), false, math.NaN()
+			row.PredictedHalf = TipHalf{Scaled: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Slope: math.NaN()}
+			row.PredictedHalfZ = math.NaN()
 			row.BracketLower, row.BracketUpper = r.Lower, r.Upper
 			if row.ModelScaled == 0 {
 				row.ModelScaled = r.ModelScaled

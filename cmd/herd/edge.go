@@ -687,7 +687,7 @@ func edgeStatus(p compare.EdgePoint) string {
 // at N servers (meanfield.FiniteEdge; package doc, §8), from --runs runs
 // per probed period (6) seeded from --seed (1), with the 95% interval of
 // its hazard fit, and beside it herd bracket's logistic T_½ of the same
-// runs (finiteTipHalf). Each row's maps count the map's edge search and
+// runs (compare.FiniteTipHalf). Each row's maps count the map's edge search and
 // its own particle runs, so a row is what FiniteEdge alone gives at its N.
 func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSettings, o edgeOutput) error {
 	ns := make([]string, len(o.servers))
@@ -785,7 +785,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		}
 		h := compare.TipHalf{Scaled: math.NaN(), Lower: math.NaN(), Upper: math.NaN()}
 		if r.Status == meanfield.Found {
-			h = finiteTipHalf(r.Points)
+			h = compare.FiniteTipHalf(r.Points)
 		}
 		slope := finite(r.HazardSlope)
 		if !r.HazardFit {
@@ -806,27 +806,6 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		return fmt.Errorf("%d edge(s) failed: %s", len(failed), failed[0])
 	}
 	return ctx.Err()
-}
-
-// finiteTipHalf fits herd bracket's T_½ (compare.FitTipHalf) to a finite
-// edge search's probes with runs (where the empty board does not reach
-// the balanced state there are none). An estimate outside the probes'
-// span is an extrapolation of the logistic curve and is not given (all
-// NaN); its interval is FitTipHalf's as it stands.
-func finiteTipHalf(points []meanfield.FiniteEdgePoint) compare.TipHalf {
-	var stats []compare.PointStat
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, p := range points {
-		if p.Runs > 0 {
-			stats = append(stats, compare.PointStat{Scaled: p.Scaled, Refresh: p.Refresh, Runs: p.Runs, Tipped: p.Tipped, MedianTip: p.MedianTip})
-			lo, hi = min(lo, p.Scaled), max(hi, p.Scaled)
-		}
-	}
-	h := compare.FitTipHalf(stats)
-	if !(h.Scaled >= lo && h.Scaled <= hi) {
-		return compare.TipHalf{Scaled: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Slope: h.Slope, Why: "outside the probes"}
-	}
-	return h
 }
 
 // finiteModel is the map's edge for herd edge --servers at one (k, λ):

@@ -322,12 +322,12 @@ func TestFiniteEdgeHalf(t *testing.T) {
 	// above the span, and is not given; one probe more above, it is.
 	pts := []meanfield.FiniteEdgePoint{{Scaled: 1, Balanced: true, Runs: 6, Tipped: 6}, {Scaled: 1.1, Balanced: true, Runs: 6, Tipped: 6},
 		{Scaled: 1.2, Balanced: true, Runs: 6, Tipped: 5}, {Scaled: 0.9}}
-	if got := finiteTipHalf(pts); !math.IsNaN(got.Scaled) || !math.IsNaN(got.Lower) || !math.IsNaN(got.Upper) {
+	if got := compare.FiniteTipHalf(pts); !math.IsNaN(got.Scaled) || !math.IsNaN(got.Lower) || !math.IsNaN(got.Upper) {
 		t.Errorf("estimate above the probes: %+v, want none", got)
 	}
 	pts = append(pts, meanfield.FiniteEdgePoint{Scaled: 1.3, Balanced: true, Runs: 6, Tipped: 0})
 	want := compare.FitTipHalf([]compare.PointStat{{Scaled: 1, Runs: 6, Tipped: 6}, {Scaled: 1.1, Runs: 6, Tipped: 6}, {Scaled: 1.2, Runs: 6, Tipped: 5}, {Scaled: 1.3, Runs: 6, Tipped: 0}})
-	if got := finiteTipHalf(pts); got != want || !(got.Scaled > 1.2 && got.Scaled < 1.3) {
+	if got := compare.FiniteTipHalf(pts); got != want || !(got.Scaled > 1.2 && got.Scaled < 1.3) {
 		t.Errorf("with a probe above: %+v, want FitTipHalf's %+v inside (1.2, 1.3)", got, want)
 	}
 }
@@ -593,6 +593,19 @@ func TestScalingPredict(t *testing.T) {
 		}
 		if _, ok := rows[i]["predict_seconds"]; !ok {
 			t.Errorf("row %d: no predict_seconds", i)
+		}
+		// One estimator on both sides: the bracket's logistic T_½ of the
+		// prediction's own runs against the bracket's.
+		ph := p.PredictedHalf
+		lz := math.NaN()
+		if ph.Bounded() && results[i].Half.Bounded() {
+			sp, sh := (ph.Upper-ph.Lower)/3.92, (results[i].Half.Upper-results[i].Half.Lower)/3.92
+			lz = (ph.Scaled - results[i].Half.Scaled) / math.Sqrt(sp*sp+sh*sh)
+		}
+		checkFiniteRow(t, rows[i], map[string]float64{"predicted_logistic": ph.Scaled, "predicted_logistic_lower": ph.Lower,
+			"predicted_logistic_upper": ph.Upper, "predicted_logistic_z": lz})
+		if !(lz == p.PredictedHalfZ || math.IsNaN(lz) && math.IsNaN(p.PredictedHalfZ)) {
+			t.Errorf("row %d: PredictedHalfZ %v, want %v", i, p.PredictedHalfZ, lz)
 		}
 	}
 	svg, err := os.ReadFile(plot)

@@ -91,12 +91,15 @@ func runScaling(ctx context.Context, e *env, args []string) error {
 func addPredictions(t *table.Table, results []compare.BracketResult, preds []compare.FiniteEdgeRow, errs []error) error {
 	t.Columns = append(t.Columns, table.Column{Name: "predicted_scaled", Digits: 4}, table.Column{Name: "predicted_lower", Digits: 4},
 		table.Column{Name: "predicted_upper", Digits: 4}, table.Column{Name: "predicted_widths", Digits: 3},
-		table.Column{Name: "predicted_half_z", Digits: 3}, table.Column{Name: "predict_seconds", Digits: 3})
-	t.Notes = append(t.Notes, "predicted_scaled: T(1−λ)² at which a run from the empty board tips within the brackets' run length with probability ½ at that N, from the model (the particle runs, servers' for phase-type sizes and the particle map's for exponential ones, with the brackets' detector and seed; nothing fitted to the brackets); [predicted_lower, predicted_upper] its 95% interval; predicted_widths: its distance outside the bracket in bracket widths (0 inside); predicted_half_z: its difference from half_scaled, the simulator's own T_½, over their combined standard errors (each its 95% interval's width/3.92; empty where either interval is open)")
+		table.Column{Name: "predicted_half_z", Digits: 3}, table.Column{Name: "predict_seconds", Digits: 3},
+		table.Column{Name: "predicted_logistic", Digits: 4}, table.Column{Name: "predicted_logistic_lower", Digits: 4},
+		table.Column{Name: "predicted_logistic_upper", Digits: 4}, table.Column{Name: "predicted_logistic_z", Digits: 3})
+	t.Notes = append(t.Notes, "predicted_scaled: T(1−λ)² at which a run from the empty board tips within the brackets' run length with probability ½ at that N, from the model (the particle runs, servers' for phase-type sizes and the particle map's for exponential ones, with the brackets' detector and seed; nothing fitted to the brackets); [predicted_lower, predicted_upper] its 95% interval; predicted_widths: its distance outside the bracket in bracket widths (0 inside); predicted_half_z: its difference from half_scaled, the simulator's own T_½, over their combined standard errors (each its 95% interval's width/3.92; empty where either interval is open)",
+		"predicted_logistic: half_scaled's estimator (a logistic fit, herd edge --servers' half_scaled) applied to the prediction's own runs, with its 95% interval [predicted_logistic_lower, predicted_logistic_upper] (empty where it would lie outside the runs' probes, or at an end they do not bound); predicted_logistic_z: its difference from half_scaled as predicted_half_z's, one estimator on both sides (predicted_scaled's hazard fit and the logistic one are different curves and need not agree on the same runs)")
 	var first error
 	for i := range t.Rows {
 		if i >= len(preds) {
-			t.Rows[i] = append(t.Rows[i], nil, nil, nil, nil, nil, nil)
+			t.Rows[i] = append(t.Rows[i], nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 			continue
 		}
 		p := preds[i]
@@ -107,7 +110,8 @@ func addPredictions(t *table.Table, results []compare.BracketResult, preds []com
 			}
 		}
 		t.Rows[i] = append(t.Rows[i], finite(p.Predicted), finite(p.PredictedLower), finite(p.PredictedUpper),
-			finite(p.Widths), finite(p.HalfZ), p.PredictSeconds)
+			finite(p.Widths), finite(p.HalfZ), p.PredictSeconds,
+			finite(p.PredictedHalf.Scaled), finite(p.PredictedHalf.Lower), finite(p.PredictedHalf.Upper), finite(p.PredictedHalfZ))
 	}
 	return first
 }
