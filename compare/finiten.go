@@ -109,7 +109,9 @@ func FiniteTipHalf(points []meanfield.FiniteEdgePoint) TipHalf {
 	}
 	h := FitTipHalf(stats)
 	if !(h.Scaled >= lo && h.Scaled <= hi) {
-		return TipHalf{Scaled: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Slope: h.Slope, Why: "outside the probes"}
+		out := NoTipHalf("outside the probes")
+		out.Slope = h.Slope
+		return out
 	}
 	return h
 }
@@ -163,11 +165,8 @@ func FiniteEdgeCheck(ctx context.Context, s FiniteEdgeSettings) (FiniteEdgeRow, 
 	row.BracketLower, row.BracketUpper = br.Lower, br.Upper
 	row.Miss, row.Widths, row.Holds = bracketMiss(e.Scaled, br.Lower, br.Upper)
 	row.HalfZ = halfZ(e.Scaled, e.Lower, e.Upper, br.Half)
-	row.PredictedHalf = FiniteTipHalf(e.Points)
-	row.PredictedHalfZ = math.NaN()
-	if ph := row.PredictedHalf; ph.Bounded() {
-		row.PredictedHalfZ = halfZ(ph.Scaled, ph.Lower, ph.Upper, br.Half)
-	}
+	ph := FiniteTipHalf(e.Points)
+	row.PredictedHalf, row.PredictedHalfZ = ph, halfZ(ph.Scaled, ph.Lower, ph.Upper, br.Half)
 	return row, nil
 }
 

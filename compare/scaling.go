@@ -208,7 +208,7 @@ func PredictScaling(ctx context.Context, results []BracketResult, workers int, h
 		if err != nil {
 			row.Predicted, row.PredictedLower, row.PredictedUpper = math.NaN(), math.NaN(), math.NaN()
 			row.Miss, row.Widths, row.Holds, row.HalfZ = math.NaN(), math.NaN(), false, math.NaN()
-			row.PredictedHalf = TipHalf{Scaled: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Slope: math.NaN()}
+			row.PredictedHalf = NoTipHalf("no prediction")
 			row.PredictedHalfZ = math.NaN()
 			row.BracketLower, row.BracketUpper = r.Lower, r.Upper
 			if row.ModelScaled == 0 {

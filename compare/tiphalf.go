@@ -37,6 +37,12 @@ type TipHalf struct {
 	Why string
 }
 
+// NoTipHalf is the TipHalf of no estimate: every number NaN, why the
+// reason.
+func NoTipHalf(why string) TipHalf {
+	return TipHalf{Scaled: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Slope: math.NaN(), Why: why}
+}
+
 // Bounded reports an estimate inside a 95% interval bounded at both ends
 // (false for the zero TipHalf, and where the points leave an end open).
 func (h TipHalf) Bounded() bool { return h.Lower < h.Scaled && h.Scaled < h.Upper }
@@ -53,7 +59,7 @@ type tipObs struct {
 // FitTipHalf fits TipHalf to the points' full-length outcomes (Tipped of
 // Runs).
 func FitTipHalf(points []PointStat) TipHalf {
-	out := TipHalf{Scaled: math.NaN(), Lower: math.NaN(), Upper: math.NaN(), Slope: math.NaN()}
+	out := NoTipHalf("")
 	var obs []tipObs
 	var n, k, xc float64
 	for _, p := range points {

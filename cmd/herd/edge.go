@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -687,8 +686,9 @@ func edgeStatus(p compare.EdgePoint) string {
 // at N servers (meanfield.FiniteEdge; package doc, §8), from --runs runs
 // per probed period (6) seeded from --seed (1), with the 95% interval of
 // its hazard fit, and beside it herd bracket's logistic T_½ of the same
-// runs (compare.FiniteTipHalf). Each row's maps count the map's edge search and
-// its own particle runs, so a row is what FiniteEdge alone gives at its N.
+// runs (compare.FiniteTipHalf). Each row's maps count the map's edge
+// search and its own particle runs, so a row is what FiniteEdge alone
+// gives at its N.
 func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSettings, o edgeOutput) error {
 	ns := make([]string, len(o.servers))
 	for i, n := range o.servers {
@@ -754,18 +754,16 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 			break
 		}
 		kind := o.particles.Resolve(s.Service, c.n).String()
-		if m.err != nil {
-			prog.begin(ctx, i, 0)
-			prog.end(i, "failed")
-			failed = append(failed, fmt.Sprintf("k=%d λ=%g N=%d: %v", s.Dispatchers, s.Load, c.n, m.err))
-			t.AddRow(s.Dispatchers, s.Load, c.n, kind, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
-			continue
+		stop := prog.begin(ctx, i, 0)
+		var r meanfield.FiniteEdgeResult
+		err := m.err // the map has no edge here: no particle run
+		if err == nil {
+			r, err = meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,
+				Servers: c.n, Refreshes: o.refreshes, Replications: o.runs, ModelScaled: m.scaled, Seed: o.seed,
+				Particles: o.particles, Workers: min(max(o.workers, 1), 64), Stop: stop, Progress: prog.edgeProgress(i),
+				Journal: journals[i]})
+			r.Maps += m.maps
 		}
-		r, err := meanfield.FiniteEdge(meanfield.FiniteEdgeSettings{Dispatchers: s.Dispatchers, Load: s.Load, Service: s.Service,
-			Servers: c.n, Refreshes: o.refreshes, Replications: o.runs, ModelScaled: m.scaled, Seed: o.seed,
-			Particles: o.particles, Workers: min(max(o.workers, 1), 64), Stop: prog.begin(ctx, i, 0), Progress: prog.edgeProgress(i),
-			Journal: journals[i]})
-		r.Maps += m.maps
 		if errors.Is(err, meanfield.ErrStopped) {
 			prog.end(i, "stopped")
 			t.Partial = true
@@ -783,7 +781,7 @@ func runEdgeFinite(ctx context.Context, e *env, settings []meanfield.EdgeSetting
 		} else {
 			prog.end(i, "edge "+strconv.FormatFloat(r.Scaled, 'f', 4, 64))
 		}
-		h := compare.TipHalf{Scaled: math.NaN(), Lower: math.NaN(), Upper: math.NaN()}
+		h := compare.NoTipHalf("no edge")
 		if r.Status == meanfield.Found {
 			h = compare.FiniteTipHalf(r.Points)
 		}
@@ -879,9 +877,9 @@ type journal interface {
 // with its journal (meanfield.EdgeSettings.Journal, or with --servers
 // FiniteEdgeSettings.Journal, encoded by its MarshalBinary) as its
 // state, offered every --checkpoint-every and taken as each search ends
-// and when the run ends or is interrupted. A search given its journal back makes no run twice and
-// ends with the uninterrupted search's result, so stdout is the bytes of
-// an uninterrupted command. A nil one is none.
+// and when the run ends or is interrupted. A search given its journal
+// back makes no run twice and ends with the uninterrupted search's result,
+// so stdout is the bytes of an uninterrupted command. A nil one is none.
 type edgeCheckpoint struct {
 	*sweep.Checkpointer[struct{}, []byte]
 	journals []journal
